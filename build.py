@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Build Gradwalk's static site into dist/, or serve it.
+
+    python build.py                 build dist/ (a no-op when nothing changed)
+    python build.py serve [--port]  build if needed, then serve dist/ on localhost
+
+dist/ holds the pinned Pyodide runtime (from npm), micropip (from PyPI), the
+engine as a wheel, everything in web/, and build.json, which tells the page's
+worker the file names to load. Downloads are kept in .cache/ and checked
+against the pins below, so a warm build works offline.
+"""
+
+import argparse
+import signal
+import sys
+import time
+from pathlib import Path
+
+from buildtools import BuildError, fetch, serve, site
+
+ROOT = Path(__file__).resolve().parent
+
+PINS = site.Pins(
+    pyodide_version="314.0.7",
+    pyodide_integrity="sha512-0YvXxEhfEdpLfb/XkM2BFAeMROq0iMUX2bzzH9pOttyMcWkwq+HbE5uyuGD82LN7y2q+SNvi/6V5JEsOlD2R1A==",
+    pyodide_python="3.14",
+    micropip_version="0.11.1",
+    micropip_sha256="768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3",
+)
+
+
+def build(dist: Path = ROOT / "dist", cache: Path = ROOT / ".cache",
+          force: bool = False, log=print) -> dict | None:
+    """Make dist/ current. Returns build.json's content when it built, None when
+    dist/ was already up to date. Raises BuildError on a fixable failure."""
+    build_id = site.compute_build_id(ROOT, PINS)
+    if not force and site.is_current(dist, build_id):
+        log(f"dist/ is up to date (build {build_id}).")
+        return None
+    started = time.monotonic()
+    tgz = fetch.pyodide_tarball(cache, PINS.pyodide_version, PINS.pyodide_integrity, log)
+    whl = fetch.micropip_wheel(cache, PINS.micropip_version, PINS.micropip_sha256,
+                               PINS.pyodide_python, log)
+    info = site.assemble(ROOT, dist, PINS, build_id, tgz, whl)
+    log(f"built {dist} (build {build_id}) in {time.monotonic() - started:.1f} s.")
+    return info
+
+
+def serve_forever(dist: Path, port: int, host: str) -> None:
+    server = serve.make_server(dist, port, host)
+    # Ctrl-C and a plain `kill` both stop the server the same clean way (SIGINT
+    # is re-armed because a shell starts background jobs with it ignored).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
+    print(f"Serving {dist} at {serve.url_of(server)} (Ctrl-C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("\nStopped.", flush=True)
+    finally:
+        server.server_close()
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--dist", type=Path, default=ROOT / "dist",
+                        help="output folder (default: dist/)")
+    common.add_argument("--cache", type=Path, default=ROOT / ".cache",
+                        help="download cache (default: .cache/)")
+    common.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    common.add_argument("-v", "--verbose", action="store_true",
+                        help="on a failure, also show the failing tool's output")
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command")
+    commands.add_parser("build", parents=[common], help="build dist/ (the default)")
+    serve_cmd = commands.add_parser("serve", parents=[common],
+                                    help="build if needed, then serve dist/")
+    serve_cmd.add_argument("--port", type=int, default=8000, help="default: 8000 (0: any free port)")
+    serve_cmd.add_argument("--host", default="127.0.0.1", help="default: 127.0.0.1")
+
+    # `python build.py [options]` means `python build.py build [options]`.
+    if not argv or argv[0] not in ("build", "serve", "-h", "--help"):
+        argv = ["build", *argv]
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    try:
+        build(args.dist.resolve(), args.cache.resolve(), force=args.force)
+        if args.command == "serve":
+            serve_forever(args.dist.resolve(), args.port, args.host)
+        return 0
+    except BuildError as e:
+        if args.verbose and e.__cause__ is not None:
+            print(str(e.__cause__).rstrip(), file=sys.stderr)
+        print(f"build.py: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # disk full, permissions, ...: still one sentence, no traceback
+        where = f" ({e.filename})" if e.filename else ""
+        print(f"build.py: {e.strerror or e}{where}; fix that and run the build again.",
+              file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nbuild.py: interrupted.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,203 @@
+"""Assemble dist/: the static site with the Pyodide runtime, micropip, the
+engine wheel, the web front end and build.json.
+
+The site is assembled in a staging folder next to dist/ and swapped in at the
+end, so dist/ is never half-written (a server running on it keeps working, and
+an interrupted build leaves the previous dist/ intact).
+"""
+
+import hashlib
+import json
+import shutil
+import tarfile
+import tomllib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from . import BuildError
+from .hashing import sha256_hex
+from .wheel import write_wheel
+
+# The Pyodide files the browser needs; the npm package also carries type
+# declarations, source maps and demo consoles that a site does not.
+RUNTIME_FILES = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
+PYODIDE_DIR = "pyodide"  # dist/pyodide/: the runtime, its lock file and micropip
+WHEELS_DIR = "wheels"    # dist/wheels/<hash>/: the engine wheel
+BUILD_JSON = "build.json"
+
+_SKIP_NAMES = {"__pycache__", ".DS_Store", ".pytest_cache"}
+_SKIP_SUFFIXES = (".pyc", ".pyo", "~", ".swp")
+
+
+@dataclass(frozen=True)
+class Pins:
+    """Exact versions and hashes of everything downloaded. Changing one changes
+    the build id, so dist/ is rebuilt."""
+
+    pyodide_version: str
+    pyodide_integrity: str  # npm's sha512 SRI string for the tarball
+    pyodide_python: str     # the Python version inside that Pyodide, for pip download
+    micropip_version: str
+    micropip_sha256: str
+
+
+def input_files(root: Path) -> list[Path]:
+    """Every file whose content goes into dist/ or decides how it is built."""
+    files = [root / "build.py", root / "pyproject.toml"]
+    files += _walk(root / "buildtools", "*.py")
+    files += _walk(root / "engine", "*.py")
+    files += _walk(root / "presets", "*.toml")
+    files += _walk(root / "web", "*")
+    return [f for f in files if f.is_file()]
+
+
+def compute_build_id(root: Path, pins: Pins) -> str:
+    """A hash of the pins and of every input file's path and content."""
+    h = hashlib.sha256(json.dumps(asdict(pins), sort_keys=True).encode())
+    for path in input_files(root):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0")
+        h.update(path.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()[:20]
+
+
+def is_current(dist: Path, build_id: str) -> bool:
+    """True when dist/ was built from exactly these inputs and is complete."""
+    try:
+        info = json.loads((dist / BUILD_JSON).read_text())
+    except (OSError, ValueError):
+        return False
+    if info.get("build_id") != build_id:
+        return False
+    return all((dist / rel).is_file() for rel in info.get("downloads", {}))
+
+
+def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
+             pyodide_tgz: Path, micropip_whl: Path) -> dict:
+    """Build the whole site into a staging folder, then swap it in for dist/."""
+    staging = dist.parent / f".{dist.name}-staging"
+    old = dist.parent / f".{dist.name}-old"
+    for leftover in (staging, old):
+        shutil.rmtree(leftover, ignore_errors=True)
+    try:
+        _copy_web(root / "web", staging)
+        _copy_runtime(pyodide_tgz, staging / PYODIDE_DIR)
+        micropip_rel = _add_micropip(micropip_whl, staging / PYODIDE_DIR)
+        engine_rel = _add_engine_wheel(root, staging)
+
+        downloads = [f"{PYODIDE_DIR}/{name}" for name in RUNTIME_FILES]
+        downloads += [micropip_rel, engine_rel]
+        info = {
+            "build_id": build_id,
+            "pyodide_version": pins.pyodide_version,
+            "pyodide_index": f"{PYODIDE_DIR}/",
+            "micropip_wheel": micropip_rel,
+            "engine_wheel": engine_rel,
+            "engine_wheel_sha256": sha256_hex(staging / engine_rel),
+            # Sizes let the worker turn downloaded bytes into a progress fraction.
+            "downloads": {rel: (staging / rel).stat().st_size for rel in downloads},
+        }
+        (staging / BUILD_JSON).write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
+
+        if dist.exists():
+            dist.rename(old)
+        staging.rename(dist)
+        return info
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _copy_web(web: Path, out: Path) -> None:
+    """web/ is copied as-is to the site root."""
+    out.mkdir(parents=True)
+    for src in _walk(web, "*"):
+        rel = src.relative_to(web)
+        if rel.parts[0] in (PYODIDE_DIR, WHEELS_DIR, BUILD_JSON):
+            raise BuildError(
+                f"web/{rel.parts[0]} clashes with a file the build generates; rename it "
+                "and run the build again."
+            )
+        if src.is_file():
+            (out / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, out / rel)
+
+
+def _copy_runtime(tgz: Path, out: Path) -> None:
+    """Copy just the runtime files out of the npm tarball (which keeps them in package/)."""
+    out.mkdir(parents=True)
+    try:
+        with tarfile.open(tgz) as tar:
+            for name in RUNTIME_FILES:
+                member = tar.extractfile(f"package/{name}")
+                (out / name).write_bytes(member.read())
+    except (tarfile.TarError, KeyError) as e:
+        raise BuildError(
+            f"{tgz} is damaged or lacks a runtime file; delete it and run the build again."
+        ) from e
+
+
+def _add_micropip(whl: Path, pyodide_dir: Path) -> str:
+    """Put the PyPI micropip wheel next to the runtime and point the lock file's
+    micropip entry at it. The wheel on PyPI is not byte-identical to the one
+    Pyodide's lock file describes, so we rewrite that one entry's file name and
+    sha256; loadPackage("micropip") then still checks integrity."""
+    shutil.copyfile(whl, pyodide_dir / whl.name)
+    lock_path = pyodide_dir / "pyodide-lock.json"
+    lock = json.loads(lock_path.read_text())
+    entry = lock["packages"]["micropip"]
+    entry["file_name"] = whl.name
+    entry["sha256"] = sha256_hex(whl)
+    lock_path.write_text(json.dumps(lock, separators=(",", ":")))
+    return f"{PYODIDE_DIR}/{whl.name}"
+
+
+def _add_engine_wheel(root: Path, site: Path) -> str:
+    """Build the engine wheel: engine/**/*.py plus presets/*.toml as
+    engine/_presets/*.toml. It goes under wheels/<content hash>/ so a browser
+    never reuses a stale cached copy, while the file name stays a valid wheel name."""
+    engine = root / "engine"
+    if not (engine / "__init__.py").is_file():
+        raise BuildError(
+            "engine/__init__.py is missing, so there is no engine to package; restore "
+            "engine/ and run the build again."
+        )
+    files = {p.relative_to(root).as_posix(): p.read_bytes() for p in _walk(engine, "*.py")}
+    for preset in _walk(root / "presets", "*.toml"):
+        files[f"engine/_presets/{preset.name}"] = preset.read_bytes()
+
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    tmp_dir = site / WHEELS_DIR / "tmp"
+    whl = write_wheel(
+        tmp_dir,
+        name=project["name"],
+        version=project["version"],
+        summary=project.get("description", ""),
+        requires_python=project.get("requires-python", ">=3.11"),
+        files=files,
+    )
+    final_dir = site / WHEELS_DIR / sha256_hex(whl)[:16]
+    final_dir.mkdir(parents=True)
+    whl = whl.replace(final_dir / whl.name)
+    tmp_dir.rmdir()
+    return whl.relative_to(site).as_posix()
+
+
+def _walk(folder: Path, pattern: str) -> list[Path]:
+    """Files under folder matching pattern, sorted, without caches and editor debris."""
+    if not folder.is_dir():
+        return []
+    found = []
+    for path in sorted(folder.rglob(pattern)):
+        rel = path.relative_to(folder)
+        if any(part in _SKIP_NAMES for part in rel.parts) or path.name.endswith(_SKIP_SUFFIXES):
+            continue
+        if path.is_file():
+            found.append(path)
+    return found

@@ -1,0 +1,193 @@
+// The engine's Web Worker (a module worker): it boots Pyodide from this site,
+// has micropip install the engine wheel from this site, and then answers the
+// page's requests with engine.api.handle. Protocol (docs/api.md, "Worker protocol"):
+//
+//   page -> worker   {id, request: "<json string>"}
+//   worker -> page   {id, response: "<json string>"}  or  {id, error: "...", detail}
+//   during boot      {type: "progress", stage, fraction}   fraction: overall, 0..1
+//   end of boot      {type: "ready"}  or  {type: "failed", message: "<one sentence>"}
+//
+// Nothing is fetched from anywhere but this site: build.json (written by
+// build.py) names the runtime folder and the wheels, so no hash is hard-coded here.
+
+// This file sits at the site root, next to build.json.
+const SITE = new URL("./", import.meta.url);
+
+// How the overall progress fraction is split between the boot stages.
+const DOWNLOAD_SHARE = 0.8;
+const STAGE_START = { "starting Python": 0.85, "installing the engine": 0.9 };
+
+const boot = bootEngine().then(
+  (handle) => {
+    self.postMessage({ type: "ready" });
+    return handle;
+  },
+  (error) => {
+    self.postMessage({ type: "failed", message: sentence(error) });
+    return null;
+  },
+);
+
+// Requests are answered one at a time, in the order they came (the engine is
+// synchronous; awaiting the same settled promise keeps the order).
+self.onmessage = async (event) => {
+  const { id, request } = event.data ?? {};
+  const handle = await boot;
+  if (handle === null) {
+    self.postMessage({ id, error: "The engine is not running because it failed to start." });
+    return;
+  }
+  try {
+    self.postMessage({ id, response: handle(request) });
+  } catch (error) {
+    self.postMessage({ id, error: sentence(error), detail: String(error?.message ?? error) });
+  }
+};
+
+async function bootEngine() {
+  const build = await fetchJSON(new URL("build.json", SITE));
+  const progress = new Progress(build);
+  // Pyodide swallows some failures (a 404 for the .wasm only logs a warning and
+  // then waits forever), so every download is watched and the first failure
+  // ends the boot at once, whatever Pyodide does with it.
+  const failed = watchDownloads(progress);
+  const orFail = (promise) => Promise.race([promise, failed]);
+
+  progress.stage("downloading");
+  const indexURL = new URL(build.pyodide_index, SITE).href;
+  const runtimeURL = new URL("pyodide.mjs", indexURL).href;
+  const { loadPyodide } = await orFail(
+    import(runtimeURL).catch(() => {
+      throw new Error(`Could not load ${build.pyodide_index}pyodide.mjs.`);
+    }),
+  );
+  const pyodide = await orFail(
+    loadPyodide({
+      indexURL,
+      // Packages (micropip) come from the same folder; never from a CDN.
+      packageBaseUrl: indexURL,
+      stdout: () => {},
+    }),
+  );
+
+  progress.stage("installing the engine");
+  // The lock file in dist/ lists micropip's file name and sha256, so this
+  // load is integrity-checked by the browser.
+  const loadErrors = [];
+  await orFail(
+    pyodide.loadPackage("micropip", {
+      messageCallback: () => {},
+      errorCallback: (message) => loadErrors.push(message),
+    }),
+  );
+  if (!pyodide.loadedPackages.micropip) {
+    throw new Error(`Could not load micropip (${loadErrors.join(" ") || "unknown error"}).`);
+  }
+  const micropip = pyodide.pyimport("micropip");
+  await orFail(micropip.install(new URL(build.engine_wheel, SITE).href));
+  const api = pyodide.pyimport("engine.api");
+  progress.done();
+  return (request) => api.handle(request);
+}
+
+async function fetchJSON(url) {
+  // build.json changes with every build, so always revalidate it.
+  const response = await fetch(url, { cache: "no-cache" });
+  return response.json();
+}
+
+// Wrap fetch so that every download (ours, Pyodide's, micropip's) is counted
+// for the progress bar and a failed one is noticed. The wrapper only watches:
+// callers get exactly what fetch gave them. Returns a promise that rejects with
+// a readable error on the first failure.
+function watchDownloads(progress) {
+  let reject;
+  const failed = new Promise((_, r) => (reject = r));
+  failed.catch(() => {}); // a failure after boot is reported to the caller, not as unhandled
+  const realFetch = self.fetch.bind(self);
+  self.fetch = async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input), SITE);
+    const name = url.pathname.split("/").pop();
+    let response;
+    try {
+      response = await realFetch(input, init);
+    } catch (error) {
+      const why = init?.integrity ? "network error or failed integrity check" : "network error";
+      reject(new Error(`Could not download ${name} (${why}).`));
+      throw error;
+    }
+    if (!response.ok) {
+      reject(new Error(`Could not download ${name} (${response.status}).`));
+      return response;
+    }
+    return progress.count(url, response);
+  };
+  return failed;
+}
+
+// Turns downloaded bytes of the runtime files into an overall boot fraction
+// and posts progress messages (at most one per percent).
+class Progress {
+  constructor(build) {
+    // Only what goes through fetch can be counted: the .wasm, the stdlib zip and
+    // the lock file (the bulk of the bytes). The .mjs files come through
+    // import(), and the wheels are tiny and belong to the install stage.
+    this.sizes = new Map();
+    for (const [rel, size] of Object.entries(build.downloads ?? {})) {
+      if (!rel.endsWith(".whl") && !rel.endsWith(".mjs")) {
+        this.sizes.set(new URL(rel, SITE).pathname, size);
+      }
+    }
+    this.total = [...this.sizes.values()].reduce((a, b) => a + b, 0);
+    this.loaded = new Map();
+    this.current = null;
+    this.lastPosted = -1;
+  }
+
+  stage(name, fraction = STAGE_START[name] ?? 0) {
+    this.current = name;
+    this.post(fraction, true);
+  }
+
+  post(fraction, force = false) {
+    if (!force && fraction - this.lastPosted < 0.01) return;
+    this.lastPosted = fraction;
+    self.postMessage({ type: "progress", stage: this.current, fraction });
+  }
+
+  done() {
+    this.post(1, true);
+  }
+
+  count(url, response) {
+    if (!this.sizes.has(url.pathname) || !response.body) return response;
+    const counter = new TransformStream({
+      transform: (chunk, controller) => {
+        this.loaded.set(url.pathname, (this.loaded.get(url.pathname) ?? 0) + chunk.byteLength);
+        this.onBytes();
+        controller.enqueue(chunk);
+      },
+    });
+    return new Response(response.body.pipeThrough(counter), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  }
+
+  onBytes() {
+    if (this.current !== "downloading") return;
+    let loaded = 0;
+    for (const [path, size] of this.sizes) loaded += Math.min(this.loaded.get(path) ?? 0, size);
+    if (loaded >= this.total) this.stage("starting Python");
+    else this.post((DOWNLOAD_SHARE * loaded) / this.total);
+  }
+}
+
+// One readable sentence for the page. Python errors arrive as full tracebacks,
+// whose last line ("ValueError: ...") is what a person needs.
+function sentence(error) {
+  const text = String(error?.message ?? error ?? "Unknown error").trim();
+  const lines = text.split("\n").filter((line) => line.trim() !== "");
+  return lines.length > 1 ? lines[lines.length - 1].trim() : text;
+}

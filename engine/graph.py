@@ -1,0 +1,63 @@
+"""A computation graph as numbered data: nodes in topological order and their edges.
+
+The Value objects link child → parents. The page, the traces and the layout want plain
+indices instead: node ``i`` is the i-th node in topological order, edge ``j`` joins a
+parent to a child through one operand slot. ``a * a`` gives two edges, slots 0 and 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .value import Value, topological_order
+
+
+@dataclass(frozen=True)
+class Edge:
+    id: int
+    parent: int
+    child: int
+    slot: int
+    local: float
+
+
+@dataclass
+class Graph:
+    values: list[Value]
+    edges: list[Edge]
+    output: int
+    parent_edges: list[list[int]] = field(default_factory=list)  # node → edges into it
+    child_edges: list[list[int]] = field(default_factory=list)  # node → edges out of it
+
+    @classmethod
+    def of(cls, output: Value) -> "Graph":
+        values = topological_order(output)
+        index = {value: i for i, value in enumerate(values)}
+        edges = []
+        parent_edges = [[] for _ in values]
+        child_edges = [[] for _ in values]
+        for child, value in enumerate(values):
+            for slot, (parent, local) in enumerate(zip(value._prev, value._local)):
+                edge = Edge(len(edges), index[parent], child, slot, local)
+                edges.append(edge)
+                parent_edges[child].append(edge.id)
+                child_edges[edge.parent].append(edge.id)
+        return cls(values, edges, index[output], parent_edges, child_edges)
+
+    def __len__(self):
+        return len(self.values)
+
+    def is_input(self, node: int) -> bool:
+        return not self.parent_edges[node]
+
+    def label(self, node: int) -> str:
+        return self.values[node].label
+
+    @property
+    def inputs(self) -> list[int]:
+        """The leaves, in the order the program wrote them."""
+        leaves = [i for i in range(len(self)) if self.is_input(i)]
+        return sorted(leaves, key=lambda i: (self.values[i].line, self.values[i].col, i))
+
+    def reverse_topological_order(self) -> list[int]:
+        return list(range(len(self) - 1, -1, -1))

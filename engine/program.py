@@ -1,0 +1,455 @@
+"""Programs: a tiny straight-line subset of Python, turned into a graph of Values.
+
+A learner writes what they would write with micrograd::
+
+    a = Value(2.0, label="a")
+    b = a * a + 1          # numbers on either side
+    c = b.tanh()           # or tanh(b)
+    c += c ** 2            # augmented assignment makes a new node c'
+
+The source is parsed with :mod:`ast` and walked node by node against a whitelist; nothing
+from it is ever handed to ``eval`` or ``exec``. Everything outside the subset raises
+:class:`ProgramError` with a line, a column and one sentence a learner can act on.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+
+from . import numbers as num
+from .value import FUNCTIONS, Value, topological_order
+
+# Limits that keep every program small enough to draw and quick to compute.
+MAX_SOURCE_CHARS = 50_000
+MAX_LINES = 2_000
+MAX_NODES = 2_000
+MAX_DEPTH = 40  # nesting of one expression
+MAX_LITERAL = 1e12
+MAX_EXPONENT = 100.0
+MAX_LABEL_CHARS = 24
+READABLE_LABEL_CHARS = 12
+
+ALLOWED = "Value(...), numbers, + - * / **, and the functions " + ", ".join(FUNCTIONS)
+
+
+class ProgramError(Exception):
+    """A program outside the subset: a message a learner understands, and where."""
+
+    def __init__(self, message: str, line: int = 1, col: int = 1):
+        super().__init__(f"line {line}, column {col}: {message}")
+        self.message = message
+        self.line = line
+        self.col = col
+
+
+# Python constructs a learner might reach for, and how to name them in a message.
+_STATEMENT_WORDS = {
+    ast.For: "a for loop", ast.AsyncFor: "a for loop", ast.While: "a while loop",
+    ast.If: "an if statement", ast.With: "a with block", ast.AsyncWith: "a with block",
+    ast.FunctionDef: "a function definition", ast.AsyncFunctionDef: "a function definition",
+    ast.ClassDef: "a class definition", ast.Return: "return", ast.Delete: "del",
+    ast.Try: "a try block", ast.Raise: "raise", ast.Assert: "assert", ast.Global: "global",
+    ast.Nonlocal: "nonlocal", ast.Pass: "pass", ast.Break: "break", ast.Continue: "continue",
+    ast.AnnAssign: "an annotated assignment", ast.Match: "a match statement",
+}
+if hasattr(ast, "TryStar"):
+    _STATEMENT_WORDS[ast.TryStar] = "a try block"
+if hasattr(ast, "TypeAlias"):
+    _STATEMENT_WORDS[ast.TypeAlias] = "a type alias"
+
+_EXPRESSION_MESSAGES = {
+    ast.Lambda: "Lambdas aren't part of this language; write each step as its own assignment.",
+    ast.Subscript: "Indexing with [...] isn't supported; give each value its own name.",
+    ast.Compare: "Comparisons aren't supported; the graph only computes numbers.",
+    ast.BoolOp: "and/or aren't supported; the graph only computes numbers.",
+    ast.IfExp: "x if c else y isn't supported; a straight-line program has no branches.",
+    ast.NamedExpr: "The := operator isn't supported; use a separate assignment.",
+    ast.JoinedStr: "Strings aren't values here; use numbers.",
+    ast.List: "Lists aren't supported; give each value its own name.",
+    ast.Tuple: "Tuples aren't supported; give each value its own name.",
+    ast.Set: "Sets aren't supported; give each value its own name.",
+    ast.Dict: "Dictionaries aren't supported; give each value its own name.",
+    ast.ListComp: "Comprehensions aren't supported; write each step as its own assignment.",
+    ast.SetComp: "Comprehensions aren't supported; write each step as its own assignment.",
+    ast.DictComp: "Comprehensions aren't supported; write each step as its own assignment.",
+    ast.GeneratorExp: "Generators aren't supported; write each step as its own assignment.",
+    ast.Await: "await isn't supported in a straight-line program.",
+    ast.Yield: "yield isn't supported in a straight-line program.",
+    ast.YieldFrom: "yield isn't supported in a straight-line program.",
+    ast.Starred: "Starred expressions aren't supported here.",
+    ast.Slice: "Slices aren't supported here.",
+}
+
+_BINARY_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
+_RESERVED = {"Value", *FUNCTIONS}
+
+
+def _where(node) -> tuple[int, int]:
+    return getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1
+
+
+def _fail(node, message):
+    raise ProgramError(message, *_where(node))
+
+
+class Program:
+    """A parsed program: its graph, its variables and its output."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.variables: dict[str, Value] = {}
+        self.output: Value | None = None
+        self.inputs: dict[str, Value] = {}  # each input's name → its leaf Value
+        self.input_spans: dict[str, tuple[int, int, int, int]] = {}  # literal's position
+        self._labels: set[str] = set()
+        self._count = 0
+        self._temp = 0
+
+    # -- the entry point ----------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, source: str, values: dict[str, float] | None = None) -> "Program":
+        """Build the graph of ``source``; ``values`` replaces input values by name."""
+        program = cls(source)
+        tree = _parse_python(source)
+        if not tree.body:
+            raise ProgramError("The program is empty; write at least one assignment, like a = 2.", 1, 1)
+        program._overrides = dict(values or {})
+        for index, statement in enumerate(tree.body):
+            program._statement(statement, is_last=index == len(tree.body) - 1)
+        program.name_intermediates()
+        unknown = sorted(set(program._overrides) - set(program.inputs))
+        if unknown:
+            raise ProgramError(f"There is no input named {unknown[0]} to change.", 1, 1)
+        return program
+
+    @property
+    def nodes(self) -> list[Value]:
+        """Every node the output depends on, in topological order."""
+        return topological_order(self.output)
+
+    # -- statements ---------------------------------------------------------------------
+
+    def _statement(self, statement, is_last):
+        if isinstance(statement, ast.Assign):
+            if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
+                _fail(statement, "Assign one name at a time, like a = 2.")
+            name = self._target(statement.targets[0])
+            value = self._assigned(statement.value, name)
+        elif isinstance(statement, ast.AugAssign):
+            if not isinstance(statement.target, ast.Name):
+                _fail(statement, "Assign one name at a time, like a += 2.")
+            name = self._target(statement.target)
+            if name not in self.variables:
+                _fail(statement.target, f"{name} is used before it has a value; assign it on an earlier line.")
+            op = _BINARY_OPERATORS.get(type(statement.op))
+            if op is None:
+                _fail(statement, f"Only {ALLOWED} are allowed.")
+            value = self._binary(statement, op, self.variables[name], self._expression(statement.value, 1))
+            if not isinstance(value, Value):
+                _fail(statement, f"{name} holds a number, not a Value.")
+            self._label(value, name)
+        elif isinstance(statement, ast.Expr) and _is_backward_call(statement.value):
+            if not is_last:
+                _fail(statement, "Call .backward() only on the last line.")
+            target = statement.value.func.value
+            if target.id not in self.variables:
+                _fail(target, f"{target.id} is used before it has a value; assign it on an earlier line.")
+            self.output = self.variables[target.id]
+            return
+        elif isinstance(statement, ast.Expr):
+            _fail(statement, "This line computes something but doesn't store it; write name = ... .")
+        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+            _fail(statement, f"Imports aren't needed or allowed here: {ALLOWED} are already available.")
+        else:
+            word = _STATEMENT_WORDS.get(type(statement), "this kind of statement")
+            _fail(statement, f"Only straight-line assignments are allowed, so {word} can't be used.")
+        self.variables[name] = value
+        self.output = value
+
+    def _target(self, target: ast.Name) -> str:
+        name = target.id
+        if name in _RESERVED:
+            _fail(target, f"{name} is the name of a function here; choose another name.")
+        if name.startswith("__"):
+            _fail(target, "Names starting with __ are reserved; choose another name.")
+        if len(name) > MAX_LABEL_CHARS:
+            _fail(target, f"Names can be at most {MAX_LABEL_CHARS} characters long.")
+        return name
+
+    def _assigned(self, expression, name) -> Value:
+        """The right-hand side of ``name = ...``: a new input, or a computed node."""
+        result = self._expression(expression, 1)
+        if isinstance(result, _LiteralInput):  # name = Value(2.0, label="...")
+            return self._input(float(result), result.label or name, result.node, name)
+        if not isinstance(result, Value):  # name = 2, or name = 2 * 3: an input
+            return self._input(result, name, expression, name)
+        if not result.label:  # a node this line created; b = a just gives a a second name
+            self._label(result, name)
+        return result
+
+    def _input(self, number, label, expression, name) -> Value:
+        if name in self._overrides:
+            number = _checked_number(self._overrides[name], expression, "The new value of " + name)
+        leaf = Value(number)
+        self._place(leaf, expression)
+        self._label(leaf, label)
+        if name in self.inputs:
+            # A reassigned input: only the latest one can be changed by name.
+            del self.inputs[name]
+        self.inputs[name] = leaf
+        self.input_spans[name] = (expression.lineno, expression.col_offset,
+                                  expression.end_lineno, expression.end_col_offset)
+        return leaf
+
+    # -- expressions ----------------------------------------------------------------------
+
+    def _expression(self, node, depth):
+        """A Value, or a plain float when the expression involves no Value at all."""
+        if depth > MAX_DEPTH:
+            _fail(node, f"This expression is nested more than {MAX_DEPTH} levels deep; split it into steps.")
+        if isinstance(node, ast.Constant):
+            return _checked_literal(node)
+        if isinstance(node, ast.Name):
+            if node.id in self.variables:
+                return self.variables[node.id]
+            if node.id in _RESERVED:
+                _fail(node, f"{node.id} is a function; call it, like {node.id}(x).")
+            _fail(node, f"{node.id} is used before it has a value; assign it on an earlier line.")
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.USub):
+                operand = self._expression(node.operand, depth + 1)
+                return self._made(-operand, node) if isinstance(operand, Value) else -operand
+            if isinstance(node.op, ast.UAdd):
+                return self._expression(node.operand, depth + 1)
+            _fail(node, f"Only {ALLOWED} are allowed.")
+        if isinstance(node, ast.BinOp):
+            op = _BINARY_OPERATORS.get(type(node.op))
+            if op is None:
+                _fail(node, f"The operator {_operator_text(node.op)} isn't supported; use + - * / or **.")
+            left = self._expression(node.left, depth + 1)
+            right = self._expression(node.right, depth + 1)
+            return self._binary(node, op, left, right)
+        if isinstance(node, ast.Call):
+            return self._call(node, depth)
+        if isinstance(node, ast.Attribute):
+            _fail(node, f"{_attribute_text(node)} can't be used here; the allowed methods are "
+                        + ", ".join(f".{f}()" for f in FUNCTIONS) + ".")
+        _fail(node, _EXPRESSION_MESSAGES.get(type(node), f"Only {ALLOWED} are allowed."))
+
+    def _binary(self, node, op, left, right):
+        if op == "**":
+            if isinstance(right, Value):
+                _fail(node, "The exponent after ** must be a plain number, like x ** 2.")
+            if abs(right) > MAX_EXPONENT:
+                _fail(node, f"Exponents must be between -{MAX_EXPONENT:g} and {MAX_EXPONENT:g}.")
+        if not isinstance(left, Value) and not isinstance(right, Value):
+            return _fold(op, left, right)
+        if op == "+":
+            result = left + right
+        elif op == "-":
+            result = left - right
+        elif op == "*":
+            result = left * right
+        elif op == "/":
+            result = left / right
+        else:
+            result = left ** right
+        return self._made(result, node)
+
+    def _call(self, node, depth):
+        function = node.func
+        if isinstance(function, ast.Name) and function.id == "Value":
+            return self._value_call(node)
+        if isinstance(function, ast.Name) and function.id in FUNCTIONS:
+            if len(node.args) != 1 or node.keywords:
+                _fail(node, f"{function.id}() takes exactly one value, like {function.id}(x).")
+            argument = self._expression(node.args[0], depth + 1)
+            return self._function(node, function.id, argument)
+        if isinstance(function, ast.Attribute) and function.attr in FUNCTIONS:
+            if node.args or node.keywords:
+                _fail(node, f".{function.attr}() takes no arguments.")
+            argument = self._expression(function.value, depth + 1)
+            return self._function(node, function.attr, argument)
+        if isinstance(function, ast.Attribute):
+            _fail(function, f"{_attribute_text(function)}() can't be used here; the allowed methods are "
+                            + ", ".join(f".{f}()" for f in FUNCTIONS) + ".")
+        if isinstance(function, ast.Name):
+            _fail(node, f"{function.id}() isn't available; you can call Value, " + ", ".join(FUNCTIONS) + ".")
+        _fail(node, f"Only {ALLOWED} can be called.")
+
+    def _value_call(self, node):
+        """Value(2.0) or Value(2.0, label="a"): an input with a number literal."""
+        if len(node.args) != 1:
+            _fail(node, "Value() takes one number, like Value(2.0).")
+        label = None
+        for keyword in node.keywords:
+            if keyword.arg != "label":
+                _fail(keyword.value, "Value() only accepts a label= keyword, like Value(2.0, label='a').")
+            if not (isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, str)):
+                _fail(keyword.value, "A label must be a short text in quotes, like label='a'.")
+            label = keyword.value.value.strip()
+            if not label or len(label) > MAX_LABEL_CHARS or not label.isprintable():
+                _fail(keyword.value, f"A label must be 1 to {MAX_LABEL_CHARS} printable characters.")
+        number = self._expression(node.args[0], 1)
+        if isinstance(number, Value):
+            _fail(node.args[0], "Value() takes a plain number, like Value(2.0), not another value.")
+        # Handed back as a number that remembers it came from Value(...), so that
+        # `name = Value(2.0, label="x")` can become an input labelled x.
+        return _LiteralInput(number, label, node.args[0])
+
+    def _function(self, node, name, argument):
+        if not isinstance(argument, Value):
+            return _fold_function(name, argument)
+        return self._made(getattr(argument, name)(), node)
+
+    # -- bookkeeping ------------------------------------------------------------------------
+
+    def _made(self, value: Value, node) -> Value:
+        """Record a node the program just created: where it came from, and a count."""
+        self._count += 1
+        if self._count > MAX_NODES:
+            _fail(node, f"This program builds more than {MAX_NODES:,} nodes, which is too many to draw; make it shorter.")
+        self._place(value, node)
+        return value
+
+    @staticmethod
+    def _place(value, node):
+        value.line, value.col = _where(node)
+
+    def _label(self, value: Value, name: str):
+        """Give ``value`` a label nobody else has: c, then c', c'' when c is reassigned."""
+        label = name
+        while label in self._labels:
+            label += "'"
+        self._labels.add(label)
+        value.label = label
+
+    def name_intermediates(self):
+        """Readable, unique labels for the unnamed nodes (x1*w1, or t1, t2 when long)."""
+        for node in self.nodes:
+            if node.label:
+                continue
+            text = _readable(node)
+            if len(text) > READABLE_LABEL_CHARS or text in self._labels:
+                base = text if len(text) <= READABLE_LABEL_CHARS else None
+                if base is not None:
+                    suffix = 2
+                    while f"{base}#{suffix}" in self._labels:
+                        suffix += 1
+                    text = f"{base}#{suffix}"
+                else:
+                    self._temp += 1
+                    while f"t{self._temp}" in self._labels:
+                        self._temp += 1
+                    text = f"t{self._temp}"
+            self._labels.add(text)
+            node.label = text
+
+
+class _LiteralInput(float):
+    """The number from Value(...), remembered as an input rather than a folded constant."""
+
+    def __new__(cls, number, label, node):
+        self = super().__new__(cls, number)
+        self.label = label
+        self.node = node
+        return self
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def _parse_python(source) -> ast.Module:
+    if not isinstance(source, str):
+        raise ProgramError("The program must be text.", 1, 1)
+    if len(source) > MAX_SOURCE_CHARS:
+        raise ProgramError(f"This program is {len(source):,} characters long; the limit is {MAX_SOURCE_CHARS:,}.", 1, 1)
+    if source.count("\n") + 1 > MAX_LINES:
+        raise ProgramError(f"This program has more than {MAX_LINES:,} lines; make it shorter.", MAX_LINES + 1, 1)
+    if "\x00" in source:
+        line, col = _position_of(source, source.index("\x00"))
+        raise ProgramError("The program contains a NUL character; delete it.", line, col)
+    for index, char in enumerate(source):
+        if 0xD800 <= ord(char) <= 0xDFFF:
+            line, col = _position_of(source, index)
+            raise ProgramError("The program contains a character that isn't valid text; delete it.", line, col)
+    try:
+        return ast.parse(source, mode="exec")
+    except SyntaxError as error:
+        message = (error.msg or "invalid syntax").rstrip(".")
+        line = error.lineno or 1
+        col = error.offset or 1
+        raise ProgramError(f"Python can't read this line: {message}.", line, max(col, 1)) from None
+    except (ValueError, MemoryError, RecursionError):
+        raise ProgramError("Python can't read this program: it is nested too deeply or too large.", 1, 1) from None
+
+
+def _position_of(source, index):
+    line = source.count("\n", 0, index) + 1
+    col = index - (source.rfind("\n", 0, index) + 1) + 1
+    return line, col
+
+
+def _checked_literal(node) -> float:
+    value = node.value
+    if isinstance(value, bool) or value is None or value is Ellipsis:
+        _fail(node, f"{value!r} isn't a number; use numbers like 2 or -0.5.")
+    if isinstance(value, complex):
+        _fail(node, "Complex numbers aren't supported; use real numbers.")
+    if isinstance(value, (str, bytes)):
+        _fail(node, "Strings aren't values here; use numbers.")
+    return _checked_number(value, node, "This number")
+
+
+def _checked_number(value, node, what) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        _fail(node, f"{what} must be a number.")
+    if isinstance(value, int) and abs(value) > MAX_LITERAL:
+        _fail(node, f"{what} is too large; numbers must be between -{MAX_LITERAL:g} and {MAX_LITERAL:g}.")
+    number = float(value)
+    if not math.isfinite(number):
+        _fail(node, f"{what} isn't finite; numbers must be between -{MAX_LITERAL:g} and {MAX_LITERAL:g}.")
+    if abs(number) > MAX_LITERAL:
+        _fail(node, f"{what} is too large; numbers must be between -{MAX_LITERAL:g} and {MAX_LITERAL:g}.")
+    return number
+
+
+def _fold(op, x, y) -> float:
+    """Arithmetic on two plain numbers, done in floats so it can never run long."""
+    if op == "+":
+        return x + y
+    if op == "-":
+        return x - y
+    if op == "*":
+        return x * y
+    if op == "/":
+        return num.div(x, y)
+    return num.power(x, y)
+
+
+def _fold_function(name, x) -> float:
+    return getattr(Value(x), name)().data
+
+
+def _is_backward_call(node) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "backward" and isinstance(node.func.value, ast.Name)
+            and not node.args and not node.keywords)
+
+
+def _attribute_text(node) -> str:
+    return "." + node.attr
+
+
+def _operator_text(op) -> str:
+    return {ast.FloorDiv: "//", ast.Mod: "%", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">>",
+            ast.BitOr: "|", ast.BitAnd: "&", ast.BitXor: "^"}.get(type(op), type(op).__name__)
+
+
+def _readable(node: Value) -> str:
+    """A short text for an unnamed node, from its operation and its parents' labels."""
+    from .text import expression_text  # late import: text depends on value only
+
+    return expression_text(node, spaced=False)

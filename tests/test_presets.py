@@ -1,0 +1,447 @@
+"""The presets: their files, the numbers DESIGN.md promises, and every checkpoint's answer.
+
+Every number is recomputed by the engine (``Program.parse`` + ``backward()``) and compared
+with the table in DESIGN.md: with ``==`` where the true value is an integer that floating
+point represents exactly, and to the stated digits (or ``rel=1e-12`` against the closed
+form) where DESIGN.md writes ``≈``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from engine import Program
+
+PRESET_DIR = Path(__file__).resolve().parents[1] / "presets"
+PRESET_FILES = sorted(PRESET_DIR.glob("*.toml"))
+PRESET_IDS = [path.stem for path in PRESET_FILES]
+
+REQUIRED_KEYS = {"title": str, "position": int, "summary": str, "lesson": str, "program": str}
+CHECKPOINT_REQUIRED = {"id", "pass", "before_step", "question", "kind", "answer", "explanation"}
+CHECKPOINT_OPTIONAL = {"tolerance", "choices", "check", "values", "order"}
+
+# The programs of DESIGN.md's table, one statement per line (spaces don't matter).
+EXPECTED_PROGRAMS = {
+    "add-mul": ["a=2", "b=3", "c=4", "d=a+b", "e=d*c"],
+    "neuron": ["x1=2", "x2=0", "w1=-3", "w2=1", "b=6.8813735870195432",
+               "n=x1*w1+x2*w2+b", "o=tanh(n)"],
+    "square": ["a=3", "b=a*a"],
+    "diamond": ["a=2", "b=a+1", "c=3*a", "d=b*c"],
+    "lesson-graph": ["a=2", "b=-3", "c=a*b", "d=a+b", "e=c+d"],
+    "checkpoint": ["x=4", "y=-1", "p=x*y", "q=x+y", "r=p+q"],
+    "relu": ["a=2", "b=-3", "d=10", "c=a*b", "e=c+d", "f=relu(e)"],
+    "reuse": ["a=3", "b=a+a"],
+    "xx-xy": ["x=3", "y=10", "z=x*x+x*y"],
+    "cos": ["x1=1", "x2=2", "y=(x1-x2)**2+cos(x1+x2)"],
+    "double-diamond": ["a=2", "b=3", "c=a+b", "d=a*b", "e=c+d", "f=c*d", "y=e+f"],
+}
+
+
+def load(preset_id: str) -> dict:
+    with open(PRESET_DIR / f"{preset_id}.toml", "rb") as f:
+        return tomllib.load(f)
+
+
+def run(source: str, values: dict | None = None) -> Program:
+    prog = Program.parse(source, values) if values else Program.parse(source)
+    prog.output.backward()
+    return prog
+
+
+def run_preset(preset_id: str) -> Program:
+    return run(load(preset_id)["program"])
+
+
+def v(prog: Program, name: str):
+    return prog.variables[name]
+
+
+# -- the files ------------------------------------------------------------------------
+
+
+def test_all_presets_present():
+    assert set(PRESET_IDS) == set(EXPECTED_PROGRAMS)
+
+
+@pytest.mark.parametrize("preset_id", PRESET_IDS)
+def test_preset_file_schema(preset_id):
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", preset_id), "ids are kebab-case"
+    data = load(preset_id)
+    for key, kind in REQUIRED_KEYS.items():
+        assert isinstance(data.get(key), kind), f"{preset_id}: {key} missing or not {kind.__name__}"
+        if kind is str:
+            assert data[key].strip(), f"{preset_id}: {key} is empty"
+    assert set(data) <= set(REQUIRED_KEYS) | {"checkpoint"}, f"unknown keys in {preset_id}"
+    assert "id" not in data, "the id is the file name"
+    # 3 to 6 sentences (a full stop followed by a space or the end, not a decimal point).
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", data["lesson"].strip()) if s]
+    assert 3 <= len(sentences) <= 6, f"{preset_id}: lesson has {len(sentences)} sentences"
+
+    checkpoints = data.get("checkpoint")
+    assert isinstance(checkpoints, list) and checkpoints, f"{preset_id}: no checkpoints"
+    ids = [cp.get("id") for cp in checkpoints]
+    assert len(ids) == len(set(ids)), f"{preset_id}: duplicate checkpoint ids {ids}"
+    for cp in checkpoints:
+        where = f"{preset_id}/{cp.get('id')}"
+        assert CHECKPOINT_REQUIRED <= set(cp), f"{where}: missing {CHECKPOINT_REQUIRED - set(cp)}"
+        assert set(cp) <= CHECKPOINT_REQUIRED | CHECKPOINT_OPTIONAL, f"{where}: unknown keys"
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", cp["id"]), where
+        assert cp["pass"] in ("forward", "backward"), where
+        assert isinstance(cp["before_step"], int) and cp["before_step"] >= -1, where
+        assert cp["question"].strip() and cp["explanation"].strip(), where
+        if cp["kind"] == "number":
+            assert isinstance(cp["answer"], (int, float)) and not isinstance(cp["answer"], bool), where
+            assert isinstance(cp.get("tolerance"), (int, float)) and cp["tolerance"] > 0, where
+            assert "choices" not in cp, where
+        else:
+            assert cp["kind"] == "choice", where
+            choices = cp.get("choices")
+            assert isinstance(choices, list) and len(choices) >= 2, where
+            assert all(isinstance(c, str) and c.strip() for c in choices), where
+            assert len(set(choices)) == len(choices), where
+            assert isinstance(cp["answer"], int) and 0 <= cp["answer"] < len(choices), where
+            assert "tolerance" not in cp, where
+        if "check" in cp:
+            assert re.fullmatch(r"[A-Za-z_]\w*\.(grad|data)", cp["check"]), where
+        if "values" in cp:
+            assert isinstance(cp["values"], dict) and cp["values"], where
+        if "order" in cp:
+            assert isinstance(cp["order"], list) and cp["pass"] == "backward", where
+        if "values" in cp or "order" in cp:
+            assert "check" in cp, f"{where}: a what-if checkpoint must say what it checks"
+
+
+def test_positions_unique_and_ids_unique():
+    positions = [load(pid)["position"] for pid in PRESET_IDS]
+    assert len(positions) == len(set(positions)), positions
+    assert len(PRESET_IDS) == len(set(PRESET_IDS))
+    titles = [load(pid)["title"] for pid in PRESET_IDS]
+    assert len(titles) == len(set(titles)), titles
+    assert load("add-mul")["position"] == min(positions), "(a+b)·c is the first preset"
+
+
+@pytest.mark.parametrize("preset_id", PRESET_IDS)
+def test_program_is_the_design_program(preset_id):
+    lines = [line.replace(" ", "") for line in load(preset_id)["program"].strip().splitlines()]
+    assert lines == EXPECTED_PROGRAMS[preset_id]
+
+
+@pytest.mark.parametrize("preset_id", PRESET_IDS)
+def test_program_parses_and_every_node_is_used(preset_id):
+    prog = run_preset(preset_id)
+    nodes = prog.nodes
+    assert nodes[-1] is prog.output
+    # Every named variable is part of the output's graph (no dead lines in a preset).
+    ids = {id(n) for n in nodes}
+    for name, value in prog.variables.items():
+        assert id(value) in ids, f"{preset_id}: {name} does not reach the output"
+    for value in nodes:
+        assert math.isfinite(value.data) and math.isfinite(value.grad)
+
+
+def test_engine_presets_module_reads_these_files():
+    from engine.presets import get_preset, load_presets
+
+    presets = load_presets()
+    ids = [p["id"] for p in presets]
+    assert sorted(ids) == sorted(PRESET_IDS)
+    assert ids == sorted(PRESET_IDS, key=lambda pid: load(pid)["position"]), "chooser order"
+    for pid in PRESET_IDS:
+        preset = get_preset(pid)
+        assert preset["id"] == pid
+        raw = load(pid)
+        for key in REQUIRED_KEYS:
+            assert preset[key] == raw[key]
+
+
+# -- DESIGN.md's table ---------------------------------------------------------------
+
+
+def test_add_mul():
+    prog = run_preset("add-mul")
+    a, b, c, d, e = (v(prog, n) for n in "abcde")
+    assert (a.data, b.data, c.data, d.data, e.data) == (2, 3, 4, 5, 20)
+    assert a.grad == 4 and b.grad == 4  # addition copies
+    assert d._local == (1.0, 1.0)
+    assert c.grad == 5 and d.grad == 4 and e.grad == 1
+
+
+def test_neuron():
+    prog = run_preset("neuron")
+    g = {name: value.grad for name, value in prog.variables.items()}
+    o = v(prog, "o")
+    assert v(prog, "n").data == pytest.approx(0.8813735870195432, rel=1e-12)
+    assert round(o.data, 4) == 0.7071
+    assert o.data == pytest.approx(1 / math.sqrt(2), rel=1e-12)
+    assert g["n"] == pytest.approx(0.5, rel=1e-12)
+    assert g["x1"] == pytest.approx(-1.5, rel=1e-12)
+    assert g["w1"] == pytest.approx(1.0, rel=1e-12)
+    assert g["x2"] == pytest.approx(0.5, rel=1e-12)
+    assert g["w2"] == 0  # x2 = 0 exactly, so this one is exact
+    assert g["b"] == pytest.approx(0.5, rel=1e-12)
+    # The closed forms, with the engine's own o: n.grad = 1 - o**2, and so on.
+    assert g["n"] == pytest.approx(1 - o.data**2, rel=1e-12)
+    assert g["w1"] == pytest.approx(2 * g["n"], rel=1e-15)
+
+
+def test_square_two_edges():
+    prog = run_preset("square")
+    a, b = v(prog, "a"), v(prog, "b")
+    assert b.data == 9
+    assert len(b._prev) == 2 and all(p is a for p in b._prev), "a*a has two edges"
+    assert b._local == (3.0, 3.0)
+    assert a.grad == 6
+    # Overwriting instead of accumulating would give 3.
+    overwritten = 0.0
+    for parent, local in zip(b._prev, b._local):
+        overwritten = local * 1.0
+    assert overwritten == 3
+
+
+def test_diamond():
+    prog = run_preset("diamond")
+    a, b, c, d = (v(prog, n) for n in "abcd")
+    assert (b.data, c.data, d.data) == (3, 6, 18)
+    assert a.grad == 15 == 6 * a.data + 3
+
+
+def test_diamond_wrong_orders_lose_a_path():
+    """Visiting b or c before d loses that path's contribution to a.grad."""
+    prog = run_preset("diamond")
+    nodes = prog.nodes
+    a, b, c, d = (v(prog, n) for n in "abcd")
+    for order in itertools.permutations(nodes):
+        grads = simulate_order(prog, order)
+        pos = {id(n): i for i, n in enumerate(order)}
+        b_early = pos[id(b)] < pos[id(d)]
+        c_early = pos[id(c)] < pos[id(d)]
+        expected = 15 - (6 if b_early else 0) - (9 if c_early else 0)
+        assert grads[id(a)] == expected, [n.label for n in order]
+
+
+def test_lesson_graph():
+    prog = run_preset("lesson-graph")
+    assert v(prog, "e").data == -7
+    assert v(prog, "a").grad == -2 and v(prog, "b").grad == 3
+
+
+def test_checkpoint():
+    prog = run_preset("checkpoint")
+    assert v(prog, "r").data == -1
+    assert v(prog, "x").grad == 0 and v(prog, "y").grad == 5
+
+
+def test_relu():
+    prog = run_preset("relu")
+    assert v(prog, "c").data == -6 and v(prog, "e").data == 4 and v(prog, "f").data == 4
+    assert v(prog, "a").grad == -3 and v(prog, "b").grad == 2
+    assert v(prog, "c").grad == v(prog, "d").grad == v(prog, "e").grad == 1
+
+
+def test_relu_closed_when_input_negative():
+    prog = run(load("relu")["program"], {"d": 5})
+    assert v(prog, "e").data == -1 and v(prog, "f").data == 0
+    assert v(prog, "a").grad == 0 and v(prog, "b").grad == 0 and v(prog, "d").grad == 0
+
+
+def test_reuse():
+    prog = run_preset("reuse")
+    a, b = v(prog, "a"), v(prog, "b")
+    assert b.data == 6 and a.grad == 2
+    assert len(b._prev) == 2 and all(p is a for p in b._prev)
+
+
+def test_xx_xy():
+    prog = run_preset("xx-xy")
+    assert v(prog, "z").data == 39
+    assert v(prog, "x").grad == 16 and v(prog, "y").grad == 3
+
+
+def test_cos_example():
+    prog = run_preset("cos")
+    y, x1, x2 = v(prog, "y"), v(prog, "x1"), v(prog, "x2")
+    assert round(y.data, 5) == 0.01001
+    assert round(x1.grad, 5) == -2.14112
+    assert round(x2.grad, 5) == 1.85888
+    assert y.data == pytest.approx(1 + math.cos(3), rel=1e-12)
+    assert x1.grad == pytest.approx(-2 - math.sin(3), rel=1e-12)
+    assert x2.grad == pytest.approx(2 - math.sin(3), rel=1e-12)
+
+
+def test_double_diamond():
+    prog = run_preset("double-diamond")
+    g = {name: value.grad for name, value in prog.variables.items()}
+    assert [v(prog, n).data for n in ("c", "d", "e", "f", "y")] == [5, 6, 11, 30, 41]
+    assert g["y"] == g["e"] == g["f"] == 1
+    assert g["c"] == 7 and g["d"] == 6  # 1 + d, 1 + c
+    assert g["a"] == 25 and g["b"] == 19  # 1 + b + b(a+b) + ab, 1 + a + a(a+b) + ab
+
+
+# -- checkpoints ------------------------------------------------------------------------
+
+
+def simulate_order(prog: Program, order) -> dict[int, float]:
+    """Grads (by id) after seeding the output and visiting ``order``, rightly or not."""
+    grads = {id(n): 0.0 for n in prog.nodes}
+    grads[id(prog.output)] = 1.0
+    for node in order:
+        for parent, local in zip(node._prev, node._local):
+            grads[id(parent)] += local * grads[id(node)]
+    return grads
+
+
+def frame_count(prog: Program, pass_: str) -> int:
+    n = len(prog.nodes)
+    return n if pass_ == "forward" else n + 1
+
+
+def frame_index(prog: Program, cp: dict) -> int:
+    step = cp["before_step"]
+    return frame_count(prog, cp["pass"]) - 1 if step == -1 else step
+
+
+def state_after(prog: Program, pass_: str, frame: int, name: str, attr: str):
+    """``name``'s data or grad once frames 0..frame of the pass have been shown."""
+    nodes = prog.nodes
+    target = prog.variables[name]
+    if pass_ == "forward":
+        if attr == "grad":
+            return 0.0
+        return target.data if nodes.index(target) <= frame else None
+    if attr == "data":
+        return target.data
+    visits = list(reversed(nodes))[:frame]  # frame 0 is the seed, frame k visits node k-1
+    return simulate_order(prog, visits)[id(target)]
+
+
+def frame_touches(prog: Program, pass_: str, frame: int, name: str, attr: str) -> bool:
+    """Does this frame set the quantity (compute the node, seed it, or push into it)?"""
+    nodes = prog.nodes
+    target = prog.variables[name]
+    if pass_ == "forward":
+        return attr == "data" and nodes[frame] is target
+    if attr != "grad":
+        return False
+    if frame == 0:
+        return target is prog.output
+    visited = list(reversed(nodes))[frame - 1]
+    return any(parent is target for parent in visited._prev)
+
+
+def checked_value(prog_source: str, cp: dict):
+    name, attr = cp["check"].split(".")
+    if "values" in cp:
+        prog = run(prog_source, cp["values"])
+        return getattr(prog.variables[name], attr)
+    prog = run(prog_source)
+    if "order" in cp:
+        by_label = {n.label: n for n in prog.nodes}
+        assert sorted(cp["order"]) == sorted(by_label), "an order names every node exactly once"
+        order = [by_label[label] for label in cp["order"]]
+        if attr == "data":
+            return prog.variables[name].data
+        return simulate_order(prog, order)[id(prog.variables[name])]
+    return state_after(prog, cp["pass"], frame_index(prog, cp), name, attr)
+
+
+ALL_CHECKPOINTS = [
+    pytest.param(pid, cp, id=f"{pid}/{cp['id']}") for pid in PRESET_IDS for cp in load(pid)["checkpoint"]
+]
+
+
+@pytest.mark.parametrize("preset_id, cp", ALL_CHECKPOINTS)
+def test_checkpoint_step_in_range(preset_id, cp):
+    prog = run_preset(preset_id)
+    frame = frame_index(prog, cp)
+    assert 0 <= frame < frame_count(prog, cp["pass"])
+
+
+@pytest.mark.parametrize("preset_id, cp", [p for p in ALL_CHECKPOINTS if "check" in p.values[1]])
+def test_checkpoint_answer_matches_engine(preset_id, cp):
+    source = load(preset_id)["program"]
+    actual = checked_value(source, cp)
+    assert actual is not None
+    if cp["kind"] == "number":
+        assert abs(actual - cp["answer"]) <= cp["tolerance"], (actual, cp["answer"])
+        # The tolerance accepts the engine's value, and only values near it.
+        assert cp["tolerance"] <= max(1e-3, 1e-3 * abs(actual))
+    else:
+        numbers = [float(c.replace("−", "-")) for c in cp["choices"]]
+        right = numbers[cp["answer"]]
+        assert right == pytest.approx(actual, abs=1e-9), (right, actual)
+        for i, other in enumerate(numbers):
+            if i != cp["answer"]:
+                assert other != pytest.approx(actual, abs=1e-6), f"choice {i} is also right"
+
+
+@pytest.mark.parametrize(
+    "preset_id, cp",
+    [p for p in ALL_CHECKPOINTS if "check" in p.values[1] and not ({"values", "order"} & set(p.values[1]))],
+)
+def test_checkpoint_asked_just_before_its_answer_appears(preset_id, cp):
+    """The frame right after the question is the one that sets the asked quantity."""
+    prog = run_preset(preset_id)
+    name, attr = cp["check"].split(".")
+    assert name in prog.variables
+    frame = frame_index(prog, cp)
+    assert frame_touches(prog, cp["pass"], frame, name, attr), (
+        f"frame {frame} of the {cp['pass']} pass doesn't set {cp['check']}"
+    )
+
+
+@pytest.mark.parametrize("preset_id, cp", [p for p in ALL_CHECKPOINTS if "order" in p.values[1]])
+def test_wrong_order_checkpoints_are_really_wrong(preset_id, cp):
+    prog = run_preset(preset_id)
+    name, attr = cp["check"].split(".")
+    assert checked_value(load(preset_id)["program"], cp) != getattr(prog.variables[name], attr)
+
+
+def find_checkpoint(preset_id, **fields):
+    for cp in load(preset_id)["checkpoint"]:
+        if all(cp.get(k) == value for k, value in fields.items()):
+            return cp
+    raise AssertionError(f"{preset_id} has no checkpoint with {fields}")
+
+
+def test_required_checkpoints():
+    # The seed: the output's grad starts at 1.
+    cp = find_checkpoint("add-mul", **{"pass": "backward", "before_step": 0, "check": "e.grad"})
+    assert cp["answer"] == 1
+    # After the first backward step on (a+b)·c: d.grad = 4, c.grad = 5.
+    assert find_checkpoint("add-mul", before_step=1, check="d.grad")["answer"] == 4
+    assert find_checkpoint("add-mul", before_step=1, check="c.grad")["answer"] == 5
+    # The checkpoint preset's final grads.
+    assert find_checkpoint("checkpoint", check="x.grad")["answer"] == 0
+    assert find_checkpoint("checkpoint", check="y.grad")["answer"] == 5
+    assert find_checkpoint("neuron", check="w1.grad")["answer"] == 1
+    assert find_checkpoint("diamond", check="a.grad", kind="number")["answer"] == 15
+
+
+@pytest.mark.parametrize("preset_id", PRESET_IDS)
+def test_every_preset_has_a_checked_checkpoint(preset_id):
+    assert any("check" in cp for cp in load(preset_id)["checkpoint"])
+
+
+def test_trace_matches_frame_model():
+    """If engine.api exists, its frames follow the order these checkpoints assume."""
+    api = pytest.importorskip("engine.api")
+    import json
+
+    for pid in PRESET_IDS:
+        answer = json.loads(api.handle(json.dumps({"cmd": "load", "preset": pid})))
+        assert answer["ok"], answer
+        prog = run_preset(pid)
+        labels = [n.label for n in prog.nodes]
+        assert [n["label"] for n in answer["nodes"]] == labels
+        assert [f["node"] for f in answer["forward"]] == list(range(len(labels)))
+        backward = answer["backward"]
+        assert backward[0]["kind"] == "seed"
+        assert [f["node"] for f in backward[1:]] == list(reversed(range(len(labels))))
+        for node, value in zip(answer["nodes"], prog.nodes):
+            assert node["data"] == value.data and node["grad"] == value.grad

@@ -14,7 +14,7 @@ import math
 from .graph import Graph
 from .layout import layout
 from .presets import get_preset, load_presets
-from .program import MAX_LITERAL, Program, ProgramError
+from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError
 from .text import expression_text, fmt, local_text
 from .trace import correct_backward, experiment, forward_frames
 
@@ -136,8 +136,7 @@ def _values(values) -> dict[str, float]:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise RequestError(f"The new value of {_short(name)} must be a number.")
         if not math.isfinite(value) or abs(value) > MAX_LITERAL:
-            raise RequestError(f"The new value of {_short(name)} must be a finite number between "
-                               f"-{MAX_LITERAL:g} and {MAX_LITERAL:g}.")
+            raise RequestError(f"The new value of {_short(name)} must be a finite number {LITERAL_RANGE}.")
         checked[name] = float(value)
     return checked
 

@@ -30,6 +30,7 @@ MAX_EXPONENT = 100.0
 MAX_LABEL_CHARS = 24
 READABLE_LABEL_CHARS = 12
 
+LITERAL_RANGE = "between -1e12 and 1e12"
 ALLOWED = "Value(...), numbers, + - * / **, and the functions " + ", ".join(FUNCTIONS)
 
 
@@ -159,6 +160,7 @@ class Program:
             self.output = self.variables[target.id]
             return
         elif isinstance(statement, ast.Expr):
+            self._expression(statement.value, 1)  # reports a disallowed call such as print() first
             _fail(statement, "This line computes something but doesn't store it; write name = ... .")
         elif isinstance(statement, (ast.Import, ast.ImportFrom)):
             _fail(statement, f"Imports aren't needed or allowed here: {ALLOWED} are already available.")
@@ -293,7 +295,7 @@ class Program:
             if not label or len(label) > MAX_LABEL_CHARS or not label.isprintable():
                 _fail(keyword.value, f"A label must be 1 to {MAX_LABEL_CHARS} printable characters.")
         number = self._expression(node.args[0], 1)
-        if isinstance(number, Value):
+        if isinstance(number, (Value, _LiteralInput)):
             _fail(node.args[0], "Value() takes a plain number, like Value(2.0), not another value.")
         # Handed back as a number that remembers it came from Value(...), so that
         # `name = Value(2.0, label="x")` can become an input labelled x.
@@ -379,8 +381,14 @@ def _parse_python(source) -> ast.Module:
         return ast.parse(source, mode="exec")
     except SyntaxError as error:
         message = (error.msg or "invalid syntax").rstrip(".")
+        if "integer string conversion" in message:
+            message = f"this number has too many digits (numbers must be {LITERAL_RANGE})"
         line = error.lineno or 1
         col = error.offset or 1
+        if isinstance(error, IndentationError) and line <= source.count("\n") + 1:
+            # Point at the first character of the badly indented line (Python versions differ).
+            text = source.splitlines()[line - 1] if source.splitlines() else ""
+            col = len(text) - len(text.lstrip()) + 1
         raise ProgramError(f"Python can't read this line: {message}.", line, max(col, 1)) from None
     except (ValueError, MemoryError, RecursionError):
         raise ProgramError("Python can't read this program: it is nested too deeply or too large.", 1, 1) from None
@@ -407,12 +415,12 @@ def _checked_number(value, node, what) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         _fail(node, f"{what} must be a number.")
     if isinstance(value, int) and abs(value) > MAX_LITERAL:
-        _fail(node, f"{what} is too large; numbers must be between -{MAX_LITERAL:g} and {MAX_LITERAL:g}.")
+        _fail(node, f"{what} is too large; numbers must be {LITERAL_RANGE}.")
     number = float(value)
     if not math.isfinite(number):
-        _fail(node, f"{what} isn't finite; numbers must be between -{MAX_LITERAL:g} and {MAX_LITERAL:g}.")
+        _fail(node, f"{what} isn't finite; numbers must be {LITERAL_RANGE}.")
     if abs(number) > MAX_LITERAL:
-        _fail(node, f"{what} is too large; numbers must be between -{MAX_LITERAL:g} and {MAX_LITERAL:g}.")
+        _fail(node, f"{what} is too large; numbers must be {LITERAL_RANGE}.")
     return number
 
 

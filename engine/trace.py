@@ -209,8 +209,9 @@ def _explain(graph, late, lost, grads, correct) -> list[str]:
             if wrong:
                 sentence += ": " + ", ".join(
                     f"{graph.label(n)}.grad is {fmt(grads[n])}, not {fmt(correct[n])}" for n in wrong)
-            elif item["contribution"] == 0:
-                sentence += ", but that contribution was 0, so no grad changed"
+            else:
+                carried = "that path carried" if len(paths) == 1 else "those paths carried"
+                sentence += f", but {carried} 0 (a local derivative on the way is 0), so no input's grad changed"
         else:
             sentence += ", but the paths through it were already cut off earlier"
         sentences.append(sentence + ".")

@@ -1,0 +1,105 @@
+"""engine.api: JSON in, JSON out, errors as data, deterministic bytes."""
+
+import json
+import math
+
+import pytest
+
+from engine.api import handle
+
+
+def ask(**request):
+    return json.loads(handle(json.dumps(request)))
+
+
+def test_presets_lists_every_preset_with_its_program():
+    answer = ask(cmd="presets")
+    ids = [p["id"] for p in answer["presets"]]
+    assert {"add-mul", "neuron", "square", "diamond", "lesson-graph", "checkpoint", "relu", "reuse",
+            "xx-xy", "cos"} <= set(ids)
+    assert all(p["program"].strip() for p in answer["presets"])
+
+
+def test_load_a_preset_gives_graph_layout_and_frames():
+    answer = ask(cmd="load", preset="diamond")
+    assert answer["ok"]
+    labels = [n["label"] for n in answer["nodes"]]
+    assert labels == ["a", "b", "c", "d"]
+    assert answer["output"] == 3 and answer["inputs"] == [0]
+    assert [n["grad"] for n in answer["nodes"]] == [15.0, 6.0, 3.0, 1.0]
+    assert len(answer["forward"]) == 4 and len(answer["backward"]) == 5
+    assert len(answer["layout"]["nodes"]) == 4 and len(answer["layout"]["edges"]) == len(answer["edges"]) == 4
+    assert answer["experiment"] is None
+    edge = answer["edges"][0]
+    assert set(edge) == {"id", "parent", "child", "slot", "local", "local_text"}
+
+
+def test_load_with_new_values_rewrites_the_program():
+    answer = ask(cmd="load", preset="diamond", values={"a": 3})
+    assert answer["program"].startswith("a = 3\n")
+    assert answer["nodes"][0]["grad"] == 21.0
+
+
+def test_values_keep_the_rest_of_the_line():
+    answer = ask(cmd="load", program="a = Value(2.0, label='a')  # é input\nb = a * a", values={"a": -1.25})
+    assert answer["program"].splitlines()[0] == "a = Value(-1.25, label='a')  # é input"
+
+
+def test_load_with_an_order_runs_the_experiment():
+    answer = ask(cmd="load", preset="diamond", order=["b", "d", "c", "a"])
+    ex = answer["experiment"]
+    assert ex["grads"][0] == 9.0 and ex["correct_grads"][0] == 15.0
+    assert ex["explanation"][0].startswith("b was visited before d")
+
+
+@pytest.mark.parametrize("request_, kind, text", [
+    ({"cmd": "load", "program": "a = 2\nb = a.__class__"}, "program", ".__class__ can't be used"),
+    ({"cmd": "load", "preset": "nope"}, "request", 'no preset called "nope"'),
+    ({"cmd": "load"}, "request", 'either "preset" or "program"'),
+    ({"cmd": "load", "preset": "diamond", "program": "a=1"}, "request", "not both"),
+    ({"cmd": "load", "preset": "diamond", "values": {"a": "x"}}, "request", "must be a number"),
+    ({"cmd": "load", "preset": "diamond", "values": {"a": 1e300}}, "request", "finite number"),
+    ({"cmd": "load", "preset": "diamond", "values": {"zz": 1}}, "program", "no input named zz"),
+    ({"cmd": "load", "preset": "diamond", "order": ["d", "b"]}, "order", "leaves out"),
+    ({"cmd": "load", "preset": "diamond", "order": ["d", "b", "b", "a"]}, "order", "appears twice"),
+    ({"cmd": "load", "preset": "diamond", "order": ["d", "b", "c", "zz"]}, "order", 'no node called "zz"'),
+    ({"cmd": "load", "preset": "diamond", "order": "dbca"}, "order", "list of node labels"),
+    ({"cmd": "fly"}, "request", 'Unknown command "fly"'),
+    ({"nocmd": 1}, "request", 'must be an object with a "cmd"'),
+])
+def test_errors_come_back_as_data(request_, kind, text):
+    answer = json.loads(handle(json.dumps(request_)))
+    assert answer["ok"] is False
+    assert answer["error"]["kind"] == kind
+    assert text in answer["error"]["message"]
+
+
+def test_program_errors_carry_line_and_column():
+    answer = ask(cmd="load", program="a = 2\nb = open('x')")
+    assert (answer["error"]["line"], answer["error"]["col"]) == (2, 5)
+
+
+@pytest.mark.parametrize("request_text", ["", "not json", "[]", "1", '{"cmd": 3}', "{" * 10000, None, 42])
+def test_garbage_requests_never_raise(request_text):
+    answer = json.loads(handle(request_text))
+    assert answer["ok"] is False and answer["error"]["kind"] == "request"
+
+
+def test_non_finite_numbers_are_strings_in_valid_json():
+    text = handle(json.dumps({"cmd": "load", "program": "a = 0\nb = log(a)\nc = b * 0"}))
+    answer = json.loads(text)  # strict JSON: no NaN/Infinity tokens
+    assert "NaN" not in text.replace('"NaN"', "") and "Infinity" not in text.replace('"Infinity"', "").replace('"-Infinity"', "")
+    nodes = {n["label"]: n for n in answer["nodes"]}
+    assert nodes["b"]["data"] == "-Infinity" and nodes["c"]["data"] == "NaN"
+    assert math.isnan(float(nodes["c"]["data"]))
+
+
+def test_negative_zero_survives():
+    answer = ask(cmd="load", program="a = 0\nb = a * -1")
+    assert json.dumps(answer["nodes"][-1]["data"]) == "-0.0"
+
+
+def test_the_same_request_gives_the_same_bytes():
+    request = json.dumps({"cmd": "load", "preset": "neuron", "order": ["o", "n", "b", "x1", "w1", "x1*w1",
+                                                                        "x2", "w2", "x2*w2", "x1*w1+x2*w2"]})
+    assert handle(request) == handle(request)

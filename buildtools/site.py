@@ -159,9 +159,20 @@ def _add_micropip(whl: Path, pyodide_dir: Path) -> str:
 
 
 def _add_engine_wheel(root: Path, site: Path) -> str:
-    """Build the engine wheel: engine/**/*.py plus presets/*.toml as
-    engine/_presets/*.toml. It goes under wheels/<content hash>/ so a browser
-    never reuses a stale cached copy, while the file name stays a valid wheel name."""
+    """Put the engine wheel under wheels/<content hash>/, so a browser never reuses
+    a stale cached copy while the file name stays a valid wheel name."""
+    tmp_dir = site / WHEELS_DIR / "tmp"
+    whl = engine_wheel(root, tmp_dir)
+    final_dir = site / WHEELS_DIR / sha256_hex(whl)[:16]
+    final_dir.mkdir(parents=True)
+    whl = whl.replace(final_dir / whl.name)
+    tmp_dir.rmdir()
+    return whl.relative_to(site).as_posix()
+
+
+def engine_wheel(root: Path, out_dir: Path) -> Path:
+    """Write the engine wheel into out_dir: engine/**/*.py, plus presets/*.toml as
+    engine/_presets/*.toml (where the installed engine looks for them)."""
     engine = root / "engine"
     if not (engine / "__init__.py").is_file():
         raise BuildError(
@@ -173,20 +184,14 @@ def _add_engine_wheel(root: Path, site: Path) -> str:
         files[f"engine/_presets/{preset.name}"] = preset.read_bytes()
 
     project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
-    tmp_dir = site / WHEELS_DIR / "tmp"
-    whl = write_wheel(
-        tmp_dir,
+    return write_wheel(
+        out_dir,
         name=project["name"],
         version=project["version"],
         summary=project.get("description", ""),
         requires_python=project.get("requires-python", ">=3.11"),
         files=files,
     )
-    final_dir = site / WHEELS_DIR / sha256_hex(whl)[:16]
-    final_dir.mkdir(parents=True)
-    whl = whl.replace(final_dir / whl.name)
-    tmp_dir.rmdir()
-    return whl.relative_to(site).as_posix()
 
 
 def _walk(folder: Path, pattern: str) -> list[Path]:

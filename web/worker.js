@@ -92,8 +92,14 @@ async function bootEngine() {
 
 async function fetchJSON(url) {
   // build.json changes with every build, so always revalidate it.
+  const name = url.pathname.split("/").pop();
   const response = await fetch(url, { cache: "no-cache" });
-  return response.json();
+  if (!response.ok) throw new Error(`Could not download ${name} (${response.status}).`);
+  try {
+    return await response.json();
+  } catch {
+    throw new Error(`${name} is not valid JSON; rebuild the site with build.py.`);
+  }
 }
 
 // Wrap fetch so that every download (ours, Pyodide's, micropip's) is counted

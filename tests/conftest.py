@@ -1,0 +1,159 @@
+"""Shared fixtures: the built site, a server for it, and headless Chromium.
+
+    built_dist   dist/, built (or found up to date) once per session
+    site_url     dist/ served on a free localhost port by buildtools.serve,
+                 the same server code as `python build.py serve`
+    browser      Chromium through Playwright (the Debian build at /usr/bin/chromium)
+    page         a fresh browser context per test that fails the test on console
+                 errors, page errors and any request that leaves localhost
+    blank_page   `page`, opened on an empty HTML page of the site's origin, for
+                 tests that only need the site's modules (engine-client.js, ...)
+    open_blank   the same for another origin, e.g. a damaged copy from serve_copy
+    serve_copy   serves a copy of dist/ that a test may break on purpose
+
+Browser tests carry the `browser` marker (select with `-m browser`); a test that
+expects console errors opts out with `@pytest.mark.allow_console_errors`.
+"""
+
+import shutil
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # build.py and buildtools/ live at the repo root
+
+import build as build_script  # noqa: E402
+from buildtools import BuildError, serve  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+BLANK_PATH = "__test__/blank.html"
+BLANK_HTML = (
+    "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+    "<link rel='icon' href='data:,'><title>test page</title></head><body></body></html>"
+)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "browser: runs in headless Chromium (select with -m browser)")
+    config.addinivalue_line("markers", "node: runs the pinned Pyodide under Node.js")
+    config.addinivalue_line(
+        "markers", "allow_console_errors: the test expects console or page errors"
+    )
+
+
+def pytest_collection_modifyitems(items):
+    # Anything that uses the browser is a browser test, marked or not.
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def built_dist() -> Path:
+    """dist/, rebuilt only if an input changed since the last build."""
+    try:
+        build_script.build(log=lambda *args: None)
+    except BuildError as e:
+        pytest.fail(f"the build failed: {e}", pytrace=False)
+    return build_script.ROOT / "dist"
+
+
+@pytest.fixture(scope="session")
+def site_url(built_dist):
+    server, url = serve.serve_in_thread(built_dist)
+    yield url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing; install it with `apt-get install chromium`.",
+                    pytrace=False)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    context = browser.new_context()
+    context.set_default_timeout(15_000)  # no Playwright wait may hang a test
+    errors, strays = [], []
+
+    def guard(route):
+        # The site must work offline: nothing may leave this machine.
+        url = route.request.url
+        if urlsplit(url).hostname in LOCAL_HOSTS:
+            route.continue_()
+        else:
+            strays.append(url)
+            route.abort()
+
+    context.route("**/*", guard)
+    page = context.new_page()
+    page.on("console", lambda m: errors.append(f"console error: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    yield page
+    context.close()
+
+    problems = [f"request to a non-local origin: {u}" for u in strays]
+    if not request.node.get_closest_marker("allow_console_errors"):
+        problems += errors
+    if problems:
+        pytest.fail("\n".join(problems), pytrace=False)
+
+
+@pytest.fixture
+def open_blank(page):
+    """A function that opens `page` on an empty document at the given site's
+    origin (the document is made up by the test; the modules it imports come from
+    the site) and returns the page."""
+
+    def open_at(site_url: str):
+        page.route(f"**/{BLANK_PATH}",
+                   lambda route: route.fulfill(body=BLANK_HTML, content_type="text/html"))
+        page.goto(site_url + BLANK_PATH)
+        return page
+
+    return open_at
+
+
+@pytest.fixture
+def blank_page(open_blank, site_url):
+    """`page`, opened on an empty document of the built site's origin."""
+    return open_blank(site_url)
+
+
+@pytest.fixture
+def serve_copy(built_dist, tmp_path):
+    """Serve a copy of dist/ (to break on purpose) on its own port:
+    `url = serve_copy(lambda site: (site / "x").unlink())`."""
+    servers = []
+
+    def start(damage):
+        site = tmp_path / "site"
+        shutil.copytree(built_dist, site)
+        damage(site)
+        server, url = serve.serve_in_thread(site)
+        servers.append(server)
+        return url
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()

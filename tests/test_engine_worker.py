@@ -1,0 +1,164 @@
+"""The engine worker in Chromium, through web/engine-client.js: it boots from
+the site's own files, answers like CPython, reports progress, and every way it
+can go wrong ends in a readable rejection within its time limit, not a hang."""
+
+import json
+
+import pytest
+
+from engine import api
+
+pytestmark = pytest.mark.browser
+
+# Boots an engine in the page, runs `requests` through it, and returns what
+# happened. Every wait inside is bounded by engine-client's own timeouts; the
+# outer deadline is a last resort so that page.evaluate can never hang.
+BOOT_AND_CALL = """
+async ({ requests, options, parallel, deadlineMs }) => {
+  const { createEngine } = await import("/engine-client.js");
+  const run = async () => {
+    const progress = [];
+    const started = performance.now();
+    const engine = createEngine({ ...options, onProgress: (p) => progress.push(p) });
+    try {
+      await engine.ready;
+    } catch (error) {
+      return { failed: error.message, errorName: error.name, ms: performance.now() - started, progress };
+    }
+    const bootMs = performance.now() - started;
+    try {
+      const answers = parallel
+        ? await Promise.all(requests.map((r) => engine.call(r)))
+        : await (async () => { const out = []; for (const r of requests) out.push(await engine.call(r)); return out; })();
+      return { bootMs, answers, progress };
+    } catch (error) {
+      return { bootMs, callFailed: error.message, progress, afterRestart: await engine.ready.then(() => "ready", (e) => e.message) };
+    } finally {
+      engine.terminate();
+    }
+  };
+  const deadline = new Promise((resolve) => setTimeout(() => resolve({ hung: true }), deadlineMs));
+  return Promise.race([run(), deadline]);
+}
+"""
+
+
+def boot_and_call(page, requests=(), parallel=False, deadline_ms=60_000, **options):
+    result = page.evaluate(BOOT_AND_CALL, {"requests": list(requests), "options": options,
+                                           "parallel": parallel, "deadlineMs": deadline_ms})
+    assert not result.get("hung"), "the engine client hung past every one of its time limits"
+    return result
+
+
+def cpython(request: dict):
+    return json.loads(api.handle(json.dumps(request)))
+
+
+def test_worker_boots_and_answers_like_cpython(blank_page, record_property):
+    requests = [{"cmd": "presets"}, {"cmd": "load", "preset": "diamond"}]
+    result = boot_and_call(blank_page, requests)
+    assert "failed" not in result, result.get("failed")
+    record_property("boot_ms", round(result["bootMs"]))
+    print(f"engine boot in Chromium: {result['bootMs']:.0f} ms")
+    assert result["answers"] == [cpython(r) for r in requests]
+
+    stages = [p["stage"] for p in result["progress"]]
+    assert stages[0] == "downloading" and stages[-1] == "installing the engine"
+    assert "starting Python" in stages
+    order = ["downloading", "starting Python", "installing the engine"]
+    assert [order.index(s) for s in stages] == sorted(order.index(s) for s in stages)
+    fractions = [p["fraction"] for p in result["progress"]]
+    assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] == 1
+
+
+def test_parallel_calls_each_get_their_own_answer(blank_page):
+    ids = [p["id"] for p in cpython({"cmd": "presets"})["presets"]]
+    result = boot_and_call(blank_page, [{"cmd": "load", "preset": i} for i in ids], parallel=True)
+    assert "failed" not in result, result.get("failed")
+    assert [answer["preset"] for answer in result["answers"]] == ids
+
+
+def test_engine_errors_are_answers_not_failures(blank_page):
+    result = boot_and_call(blank_page, [{"cmd": "load", "program": "a = 2\nb = a +"}])
+    assert "failed" not in result and "callFailed" not in result, result
+    (answer,) = result["answers"]
+    assert answer["ok"] is False and answer["error"]["kind"] == "program"
+
+
+# Each missing file must end the boot with a sentence naming it, quickly: Pyodide
+# alone would wait forever on some of these.
+@pytest.mark.allow_console_errors
+@pytest.mark.parametrize("missing, message", [
+    ("pyodide/pyodide.asm.wasm", "Could not download pyodide.asm.wasm (404)."),
+    ("pyodide/python_stdlib.zip", "Could not download python_stdlib.zip (404)."),
+    ("pyodide/pyodide.mjs", "Could not load pyodide/pyodide.mjs."),
+    ("build.json", "Could not download build.json (404)."),
+    ("engine wheel", "Could not download gradwalk_engine-0.1.0-py3-none-any.whl (404)."),
+])
+def test_missing_runtime_file_fails_fast(serve_copy, open_blank, missing, message):
+    def damage(site):
+        rel = missing
+        if missing == "engine wheel":
+            rel = json.loads((site / "build.json").read_text())["engine_wheel"]
+        (site / rel).unlink()
+
+    page = open_blank(serve_copy(damage))
+    result = boot_and_call(page, bootTimeoutMs=20_000)
+    assert result.get("failed") == message
+    assert result["errorName"] == "EngineError"
+    assert result["ms"] < 15_000
+
+
+@pytest.mark.allow_console_errors
+def test_tampered_micropip_fails_its_integrity_check(serve_copy, open_blank):
+    def damage(site):
+        lock = site / "pyodide" / "pyodide-lock.json"
+        data = json.loads(lock.read_text())
+        wheel = site / "pyodide" / data["packages"]["micropip"]["file_name"]
+        wheel.write_bytes(wheel.read_bytes() + b"tampered")
+
+    page = open_blank(serve_copy(damage))
+    result = boot_and_call(page, bootTimeoutMs=20_000)
+    assert "micropip" in result.get("failed", "") and "integrity" in result["failed"]
+
+
+# Stand-in workers served at the site's origin, to drive the client's time limits.
+FAKE_WORKERS = {
+    "silent": "// never says anything\n",
+    "mute": "postMessage({ type: 'ready' }); onmessage = () => {};\n",
+    "broken": "this is not javascript(\n",
+}
+
+
+@pytest.fixture
+def fake_worker(blank_page):
+    loads = []
+
+    def serve_fake(route):
+        name = route.request.url.rsplit("/", 1)[1].removesuffix(".js")
+        loads.append(name)
+        route.fulfill(body=FAKE_WORKERS[name], content_type="text/javascript")
+
+    blank_page.route("**/__test__/workers/*.js", serve_fake)
+    return loads
+
+
+def test_boot_that_never_finishes_times_out(blank_page, fake_worker):
+    result = boot_and_call(blank_page, workerURL="/__test__/workers/silent.js", bootTimeoutMs=500)
+    assert result["failed"] == "The engine did not start within 0.5 s."
+    assert result["ms"] < 5_000
+
+
+def test_hung_call_times_out_and_restarts_the_worker(blank_page, fake_worker):
+    result = boot_and_call(blank_page, [{"cmd": "presets"}],
+                           workerURL="/__test__/workers/mute.js", callTimeoutMs=500)
+    assert result["callFailed"] == "The engine did not answer within 0.5 s, so it was restarted."
+    assert result["afterRestart"] == "ready"
+    assert fake_worker == ["mute", "mute"]  # a fresh worker replaced the hung one
+
+
+@pytest.mark.allow_console_errors
+def test_worker_script_error_rejects_boot(blank_page, fake_worker):
+    result = boot_and_call(blank_page, workerURL="/__test__/workers/broken.js", bootTimeoutMs=10_000)
+    assert result["failed"].startswith("The engine's worker stopped:")
+    assert result["ms"] < 5_000

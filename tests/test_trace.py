@@ -112,7 +112,7 @@ def test_the_output_visited_last_loses_everything():
 
 def test_a_lost_path_that_carried_zero_changes_no_grad_and_says_so():
     # relu(a) is dead at a = -1, so the path a → r → s carries 3 × 0 = 0.
-    graph, result, grads = run("a = -1\nr = relu(a)\ns = r * 3 + a", ["r", "r*3", "s", "a"])
+    graph, result, grads = run("a = -1\nr = relu(a)\ns = r * 3 + a", ["s", "r", "r*3", "a"])
     assert grads["a"] == 1.0 == result["correct_grads"][0]
     assert result["lost_path_count"] == 1
     assert result["explanation"] == [

@@ -69,8 +69,17 @@ def test_pyodide_answers_match_cpython_byte_for_byte(node, built_dist, tmp_path)
     answers = json.loads(answers_file.read_text())
     assert len(answers) == len(requests)
     mismatches = [
-        f"request {request}\n  cpython: {expected[:300]}\n  pyodide: {got[:300]}"
+        describe_difference(request, expected, got)
         for request, got in zip(requests, answers)
         if got != (expected := api.handle(request))
     ]
     assert not mismatches, f"{len(mismatches)} answers differ:\n" + "\n".join(mismatches[:5])
+
+
+def describe_difference(request: str, expected: str, got: str) -> str:
+    """The request and both answers around the first byte where they differ."""
+    at = next((i for i, (a, b) in enumerate(zip(expected, got)) if a != b),
+              min(len(expected), len(got)))
+    start = max(0, at - 120)
+    return (f"request {request[:200]}\n  first difference at character {at}:\n"
+            f"  cpython: ...{expected[start:at + 60]}\n  pyodide: ...{got[start:at + 60]}")

@@ -35,7 +35,7 @@ def build(dist: Path = ROOT / "dist", cache: Path = ROOT / ".cache",
     dist/ was already up to date. Raises BuildError on a fixable failure."""
     build_id = site.compute_build_id(ROOT, PINS)
     if not force and site.is_current(dist, build_id):
-        log(f"dist/ is up to date (build {build_id}).")
+        log(f"{dist} is up to date (build {build_id}).")
         return None
     started = time.monotonic()
     tgz = fetch.pyodide_tarball(cache, PINS.pyodide_version, PINS.pyodide_integrity, log)

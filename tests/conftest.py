@@ -106,7 +106,13 @@ def page(browser, request):
 
     context.route("**/*", guard)
     page = context.new_page()
-    page.on("console", lambda m: errors.append(f"console error: {m.text}") if m.type == "error" else None)
+
+    def on_console(message):
+        # Browsers ask for /favicon.ico on their own; a page without one is not broken.
+        if message.type == "error" and not message.location.get("url", "").endswith("/favicon.ico"):
+            errors.append(f"console error: {message.text} ({message.location.get('url')})")
+
+    page.on("console", on_console)
     page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
     yield page
     context.close()

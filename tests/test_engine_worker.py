@@ -122,6 +122,22 @@ def test_tampered_micropip_fails_its_integrity_check(serve_copy, open_blank):
     assert "micropip" in result.get("failed", "") and "integrity" in result["failed"]
 
 
+def test_wasm_served_with_a_generic_type_still_boots(blank_page):
+    # Some static hosts send .wasm as application/octet-stream.
+    relabelled = []
+
+    def generic_type(route):
+        response = route.fetch()
+        relabelled.append(route.request.url)
+        route.fulfill(response=response,
+                      headers={**response.headers, "content-type": "application/octet-stream"})
+
+    blank_page.route("**/*.wasm", generic_type)
+    result = boot_and_call(blank_page, [{"cmd": "presets"}])
+    assert "failed" not in result, result.get("failed")
+    assert relabelled and result["answers"][0]["ok"] is True
+
+
 # Stand-in workers served at the site's origin, to drive the client's time limits.
 FAKE_WORKERS = {
     "silent": "// never says anything\n",

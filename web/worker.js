@@ -126,9 +126,21 @@ function watchDownloads(progress) {
       reject(new Error(`Could not download ${name} (${response.status}).`));
       return response;
     }
-    return progress.count(url, response);
+    return progress.count(url, asWasm(url, response));
   };
   return failed;
+}
+
+// WebAssembly.instantiateStreaming refuses a .wasm that is not labelled
+// application/wasm, and Pyodide then waits forever. Some static hosts send
+// .wasm as application/octet-stream; the bytes are fine, so fix the label.
+function asWasm(url, response) {
+  if (!url.pathname.endsWith(".wasm") || response.headers.get("content-type") === "application/wasm") {
+    return response;
+  }
+  const headers = new Headers(response.headers);
+  headers.set("content-type", "application/wasm");
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 // Turns downloaded bytes of the runtime files into an overall boot fraction

@@ -16,7 +16,11 @@ from .layout import layout
 from .presets import get_preset, load_presets
 from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError
 from .text import expression_text, fmt, local_text
-from .trace import correct_backward, experiment, forward_frames
+from .descent import MAX_STEPS, descend
+from .forward_mode import forward_mode
+from .naive import naive_recursion
+from .paths import FAMILIES, growth, path_sums
+from .trace import correct_backward, experiment, forward_frames, run_backward
 
 MAX_REQUEST_CHARS = 200_000
 
@@ -63,9 +67,9 @@ def _dispatch(request: dict) -> dict:
              "program": p["program"]} for p in load_presets()]}
     if cmd == "preset":
         return {"ok": True, "preset": _preset(request.get("id"))}
-    if cmd == "load":
-        return load(request)
-    raise RequestError(f'Unknown command "{_short(cmd)}"; use presets, preset or load.')
+    if cmd in _MODES:
+        return _MODES[cmd](request)
+    raise RequestError(f'Unknown command "{_short(cmd)}"; use ' + ", ".join(["presets", "preset", *_MODES]) + ".")
 
 
 def _preset(preset_id) -> dict:
@@ -80,7 +84,8 @@ def _preset(preset_id) -> dict:
 # -- load: a program (or preset) → graph, layout, frames and an optional experiment --------
 
 
-def load(request: dict) -> dict:
+def _program(request: dict) -> tuple[str | None, str, Program]:
+    """The preset or program a request names, with its new input values applied."""
     preset_id, source = request.get("preset"), request.get("program")
     if (preset_id is None) == (source is None):
         raise RequestError('Give either "preset" or "program", not both or neither.')
@@ -94,9 +99,21 @@ def load(request: dict) -> dict:
         # Write the new values into the source, so the code shown matches the graph.
         source = _with_inputs(program, values)
         program = Program.parse(source)
+    return preset_id, source, program
+
+
+def _graph(request: dict) -> tuple[Graph, list[float]]:
+    graph = Graph.of(_program(request)[2].output)
+    return graph, correct_backward(graph)[1]
+
+
+def load(request: dict) -> dict:
+    """The whole trace of a program: graph, layout, forward and backward frames."""
+    preset_id, source, program = _program(request)
     graph = Graph.of(program.output)
     backward, grads = correct_backward(graph)
     order = request.get("order")
+    mode = _choice(request.get("mode", "push"), ("push", "pull"), "mode")
     return {
         "ok": True,
         "preset": preset_id,
@@ -110,8 +127,114 @@ def load(request: dict) -> dict:
         "layout": layout(graph),
         "forward": forward_frames(graph),
         "backward": backward,
-        "experiment": None if order is None else experiment(graph, _order(graph, order), grads),
+        "experiment": None if order is None else experiment(graph, _order(graph, order), grads, mode),
     }
+
+
+def naive(request: dict) -> dict:
+    """The recursive backward without a topological sort (lesson 002's grad_fn)."""
+    graph, grads = _graph(request)
+    return {"ok": True, **naive_recursion(graph, grads)}
+
+
+def forward(request: dict) -> dict:
+    """One forward-mode (tangent) pass with respect to the input named by "wrt"."""
+    graph, _ = _graph(request)
+    return {"ok": True, **forward_mode(graph, _input(graph, request.get("wrt")))}
+
+
+def paths(request: dict) -> dict:
+    """Every path from the input "wrt" to the output, with products that sum to its grad."""
+    graph, grads = _graph(request)
+    wrt = _input(graph, request.get("wrt"))
+    return {"ok": True, **path_sums(graph, wrt, grads[wrt])}
+
+
+def growth_table(request: dict) -> dict:
+    """Path-enumeration cost against one backward pass on ever bigger graphs."""
+    family = _choice(request.get("family", "diamonds"), tuple(FAMILIES), "family")
+    sizes = request.get("sizes", list(range(1, 11)))
+    if (not isinstance(sizes, list) or not 0 < len(sizes) <= 60
+            or not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= FAMILIES[family] for n in sizes)):
+        raise RequestError(f'"sizes" must be a list of whole numbers from 1 to {FAMILIES[family]}.')
+    return {"ok": True, "family": family, "rows": growth(family, sizes)}
+
+
+def again(request: dict) -> dict:
+    """backward() called a second time: without zero_grad every grad is added twice."""
+    graph, grads = _graph(request)
+    zero = request.get("zero_grad", False)
+    if not isinstance(zero, bool):
+        raise RequestError('"zero_grad" must be true or false.')
+    frames = []
+    start = grads
+    if zero:
+        frames.append({"kind": "zero", "node": graph.output, "line": graph.values[graph.output].line,
+                       "text": "zero_grad(): every grad goes back to 0 before the next backward pass.",
+                       "pushes": [], "changes": [{"node": i, "field": "grad", "before": g, "after": 0.0}
+                                                 for i, g in enumerate(grads)]})
+        start = [0.0] * len(graph)
+    more, final, _ = run_backward(graph, graph.reverse_topological_order(), start=start)
+    frames += more
+    out = graph.label(graph.output)
+    if zero:
+        explanation = ["After zero_grad() the second backward pass starts from 0 and gives the same grads as the first."]
+    else:
+        explanation = _again_explanation(graph, grads, final)
+    return {"ok": True, "zero_grad": zero, "frames": frames, "start_grads": grads, "grads": final,
+            "explanation": explanation}
+
+
+def _again_explanation(graph: Graph, first: list[float], second: list[float]) -> list[str]:
+    out = graph.label(graph.output)
+    middle = [i for i in range(len(graph)) if i != graph.output and not graph.is_input(i)]
+    changes = lambda nodes: ", ".join(f"{graph.label(i)}.grad {fmt(first[i])} → {fmt(second[i])}" for i in nodes)
+    sentences = [f"backward() sets {out}.grad = 1 again, but every other grad still holds the first pass's value "
+                 "and += adds the second pass on top of it."]
+    if middle:
+        sentences.append(f"The intermediate grads double ({changes(middle)}), and because they pass their doubled "
+                         f"totals on, the inputs get even more: {changes(graph.inputs)}.")
+        sentences.append("PyTorch keeps no grads on intermediate nodes, so there the inputs' grads would exactly "
+                         "double; micrograd keeps them, as here. Either way: call zero_grad() before backward().")
+    else:
+        sentences.append(f"Every input's grad doubles: {changes(graph.inputs)}. Call zero_grad() before backward().")
+    return sentences
+
+
+def descent(request: dict) -> dict:
+    """Gradient descent (or ascent) on chosen inputs."""
+    _, source, program = _program(request)
+    names = request.get("inputs", list(program.inputs))
+    if not isinstance(names, list) or not names or not all(name in program.inputs for name in names):
+        raise RequestError('"inputs" must list input names of this program, like ["x1", "x2"].')
+    rate = request.get("rate", 0.1)
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate <= 10:
+        raise RequestError("The learning rate must be a number above 0 and at most 10.")
+    steps = request.get("steps", 1)
+    if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS:
+        raise RequestError(f'"steps" must be a whole number from 1 to {MAX_STEPS}.')
+    ascend = request.get("ascend", False)
+    if not isinstance(ascend, bool):
+        raise RequestError('"ascend" must be true or false.')
+    return {"ok": True, **descend(source, {}, names, float(rate), steps, ascend)}
+
+
+_MODES = {"load": load, "naive": naive, "forward_mode": forward, "paths": paths, "growth": growth_table,
+          "again": again, "descend": descent}
+
+
+def _input(graph: Graph, label) -> int:
+    for node in graph.inputs:
+        if graph.label(node) == label:
+            return node
+    names = ", ".join(graph.label(n) for n in graph.inputs)
+    raise RequestError(f'"wrt" must name an input of this graph: {names}.')
+
+
+def _choice(value, allowed: tuple, what: str):
+    if value not in allowed:
+        raise RequestError(f'"{what}" must be one of ' + ", ".join(allowed) + ".")
+    return value
 
 
 def _nodes(graph: Graph, grads) -> list[dict]:

@@ -5,9 +5,14 @@ GPU) quietly returns inf or nan: 1.0 / 0.0, math.log(0.0), math.exp(1000.0), 1e2
 and (-8.0) ** 0.5 even returns a complex number. A learner who types such a program should
 see inf or nan on the graph, as a real autodiff library would show, not a crash. So every
 operation the engine performs goes through one of these functions.
+
+The transcendental functions come from :mod:`engine.libm`, which uses basic arithmetic only,
+so CPython and Pyodide compute the very same bits.
 """
 
 import math
+
+from . import libm
 
 INF = math.inf
 NAN = math.nan
@@ -26,46 +31,44 @@ def div(x: float, y: float) -> float:
 
 def power(x: float, p: float) -> float:
     """x ** p for real numbers; overflow gives inf, a non-real result gives nan."""
-    try:
-        result = x**p
-    except ZeroDivisionError:  # 0.0 ** negative
-        if p == int(p) and int(p) % 2 == 1:
-            return math.copysign(INF, x)
-        return INF
-    except OverflowError:
-        if x < 0 and p == int(p) and int(p) % 2 == 1:
-            return -INF
-        return INF
-    if isinstance(result, complex):  # a negative base to a fractional power
-        return NAN
-    return result
+    if p != p or x != x:
+        return 1.0 if p == 0.0 else NAN
+    if p == math.floor(p) and abs(p) <= 2**31:
+        n = int(p)
+        if x == 0.0 and n < 0:
+            # 0 ** -1 = inf; an odd power keeps the sign of zero: (-0.0) ** -1 = -inf.
+            return math.copysign(INF, x) if n % 2 else INF
+        if n < 0:
+            return div(1.0, libm.integer_power(x, -n))
+        return libm.integer_power(x, n)
+    if abs(p) == 0.5 and x >= 0.0:
+        root = math.sqrt(x)  # sqrt is correctly rounded by IEEE-754, so it is reproducible too
+        return root if p > 0 else div(1.0, root)
+    if x < 0.0:
+        return NAN  # a negative number to a fractional power is not a real number
+    if x == 0.0:
+        return 0.0 if p > 0 else INF
+    return libm.exp(p * libm.log(x))
 
 
 def exp(x: float) -> float:
-    try:
-        return math.exp(x)
-    except OverflowError:
-        return INF
+    return libm.exp(x)
 
 
 def log(x: float) -> float:
-    if x == 0.0:
-        return -INF
-    if x < 0.0 or math.isnan(x):
-        return NAN
-    return math.log(x)
+    return libm.log(x)
 
 
 def sin(x: float) -> float:
-    return NAN if math.isinf(x) else math.sin(x)
+    return libm.sin(x)
 
 
 def cos(x: float) -> float:
-    return NAN if math.isinf(x) else math.cos(x)
+    return libm.cos(x)
 
 
 def tanh(x: float) -> float:
-    return math.tanh(x)
+    return libm.tanh(x)
 
 
 def sigmoid(x: float) -> float:

@@ -24,7 +24,7 @@ from .value import FUNCTIONS, Value, topological_order
 MAX_SOURCE_CHARS = 50_000
 MAX_LINES = 2_000
 MAX_NODES = 2_000
-MAX_DEPTH = 40  # nesting of one expression
+MAX_DEPTH = 100  # nesting of one expression (a sum of n terms nests n deep)
 MAX_LITERAL = 1e12
 MAX_EXPONENT = 100.0
 MAX_LABEL_CHARS = 24

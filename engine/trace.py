@@ -10,7 +10,7 @@ they carried are reported as *lost*.
 from __future__ import annotations
 
 from .graph import Graph
-from .text import expression_text, fmt, forward_text, rule_text
+from .text import code_name, expression_text, fmt, forward_text, local_text, rule_text
 
 MAX_LISTED_PATHS = 50  # lost paths listed one by one; the count is always exact
 MAX_SENTENCES = 6
@@ -19,56 +19,115 @@ MAX_SENTENCES = 6
 def forward_frames(graph: Graph) -> list[dict]:
     """One frame per node, in topological order: the step that fills in its .data."""
     return [
-        {"node": i, "data": value.data, "line": value.line, "text": forward_text(value)}
+        {"node": i, "data": value.data, "line": value.line, "text": forward_text(value),
+         "changes": [_change(i, None, value.data, "data")]}
         for i, value in enumerate(graph.values)
     ]
 
 
-def run_backward(graph: Graph, order: list[int]) -> tuple[list[dict], list[float], list[dict]]:
-    """Run the push-style backward pass in ``order``; return frames, final grads, late pushes.
+def run_backward(graph: Graph, order: list[int], mode: str = "push",
+                 start: list[float] | None = None) -> tuple[list[dict], list[float], list[dict]]:
+    """Run the backward pass in ``order``; return frames, final grads and late contributions.
 
-    Exactly micrograd's loop: seed the output with 1, then each visited node adds
-    ``local × its grad`` into each parent's grad. A push into a parent that was already
-    visited still changes the parent's grad, but the parent will never pass it on.
+    ``push`` is micrograd's loop: seed the output with 1, then each visited node adds
+    ``local × its grad`` into each parent. A push into a parent that was already visited
+    still changes the parent's grad, but the parent never passes it on.
+
+    ``pull`` is the formula g_p = Σ g_c · ∂c/∂p: each visited node *sets* its grad to the
+    sum over its consumers, reading their grads as they are at that moment. A consumer that
+    has not been visited yet has no final grad to give.
+
+    ``start`` is the grads before the pass (all 0 unless backward runs a second time).
     """
     position = {node: step for step, node in enumerate(order)}
-    grads = [0.0] * len(graph)
+    grads = list(start) if start is not None else [0.0] * len(graph)
     out = graph.output
     out_label = graph.label(out)
+    before = grads[out]
     grads[out] = 1.0
     frames = [{
-        "kind": "seed", "node": out, "before": 0.0, "after": 1.0, "line": graph.values[out].line,
+        "kind": "seed", "node": out, "before": before, "after": 1.0, "line": graph.values[out].line,
         "text": f"Seed: {out_label}.grad = 1, because the output changes one for one with itself.",
+        "changes": [_change(out, before, 1.0)],
     }]
     late = []
+    visit = _pull_visit if mode == "pull" else _push_visit
     for step, node in enumerate(order):
-        frame_index = step + 1
-        value = graph.values[node]
-        upstream = grads[node]
-        pushes = []
-        for edge_id in graph.parent_edges[node]:
-            edge = graph.edges[edge_id]
-            parent = edge.parent
-            contribution = edge.local * upstream
-            before = grads[parent]
-            grads[parent] = after = before + contribution
-            # Pushing into an input after its visit is harmless: an input passes nothing on.
-            is_late = position[parent] < step and not graph.is_input(parent)
-            pushes.append({
-                "edge": edge_id, "parent": parent, "local": edge.local, "upstream": upstream,
-                "contribution": contribution, "before": before, "after": after, "late": is_late,
-                "rule": rule_text(value, edge.slot),
-            })
-            if is_late:
-                late.append({
-                    "frame": frame_index, "edge": edge_id, "parent": parent, "child": node,
-                    "contribution": contribution, "parent_visit_frame": position[parent] + 1,
-                })
-        frames.append({
-            "kind": "visit", "node": node, "upstream": upstream, "line": value.line,
-            "text": _visit_text(graph, node, upstream, pushes, position, step), "pushes": pushes,
-        })
+        frames.append(visit(graph, node, step, position, grads, late))
     return frames, grads, late
+
+
+def _push_visit(graph, node, step, position, grads, late) -> dict:
+    value = graph.values[node]
+    upstream = grads[node]
+    pushes = []
+    for edge_id in graph.parent_edges[node]:
+        edge = graph.edges[edge_id]
+        parent = edge.parent
+        contribution = edge.local * upstream
+        before = grads[parent]
+        grads[parent] = after = before + contribution
+        # Pushing into an input after its visit is harmless: an input passes nothing on.
+        is_late = position[parent] < step and not graph.is_input(parent)
+        pushes.append({
+            "edge": edge_id, "parent": parent, "local": edge.local, "upstream": upstream,
+            "contribution": contribution, "before": before, "after": after, "late": is_late,
+            "rule": rule_text(value, edge.slot),
+        })
+        if is_late:
+            late.append({"frame": step + 1, "edge": edge_id, "parent": parent, "child": node,
+                         "contribution": contribution, "parent_visit_frame": position[parent] + 1})
+    return {
+        "kind": "visit", "node": node, "upstream": upstream, "line": value.line,
+        "text": _visit_text(graph, node, upstream, pushes, position, step), "pushes": pushes,
+        "changes": [_change(p["parent"], p["before"], p["after"]) for p in pushes],
+    }
+
+
+def _pull_visit(graph, node, step, position, grads, late) -> dict:
+    """Pull: node.grad = Σ over consumers of consumer.grad × local, read right now."""
+    value = graph.values[node]
+    label = value.label
+    if node == graph.output:
+        return {"kind": "pull", "node": node, "upstream": grads[node], "line": value.line, "pushes": [],
+                "changes": [],
+                "text": f"Visit {label}: the output keeps its seed grad of 1; nothing uses it, so there is nothing to pull."}
+    before_visit = grads[node]
+    total = 0.0
+    pulls = []
+    for edge_id in graph.child_edges[node]:
+        edge = graph.edges[edge_id]
+        child = edge.child
+        child_grad = grads[child]
+        contribution = edge.local * child_grad
+        running_before, total = total, total + contribution
+        # A consumer's grad is final once it has been visited (the output's seed always is).
+        is_late = not (child == graph.output or position[child] < step)
+        pulls.append({
+            "edge": edge_id, "parent": node, "child": child, "local": edge.local, "upstream": child_grad,
+            "contribution": contribution, "before": running_before, "after": total, "late": is_late,
+            "rule": f"{code_name(label)}.grad += {local_text(graph.values[child], edge.slot)} * {code_name(graph.label(child))}.grad",
+        })
+        if is_late:
+            late.append({"frame": step + 1, "edge": edge_id, "parent": node, "child": child,
+                         "contribution": contribution, "child_visit_frame": position[child] + 1})
+    grads[node] = total
+    parts = []
+    for pull in pulls:
+        c = graph.label(pull["child"])
+        part = f"{fmt(pull['upstream'])} × {fmt(pull['local'])} from {c}"
+        if pull["late"]:
+            part += f" (too early: {c} has not been visited, so its grad isn't final)"
+        parts.append(part)
+    text = (f"Visit {label}: pull from its consumers, {label}.grad = " + " + ".join(parts)
+            + f" = {fmt(total)}." if pulls else f"Visit {label}: nothing uses it, so its grad is 0.")
+    return {"kind": "pull", "node": node, "upstream": total, "line": value.line, "text": text, "pushes": pulls,
+            "changes": [_change(node, before_visit, total)]}
+
+
+def _change(node: int, before: float, after: float, field: str = "grad") -> dict:
+    """One value a frame changes; stepping back applies ``before``, stepping forward ``after``."""
+    return {"node": node, "field": field, "before": before, "after": after}
 
 
 def _visit_text(graph, node, upstream, pushes, position, step) -> str:
@@ -103,13 +162,14 @@ def correct_backward(graph: Graph) -> tuple[list[dict], list[float]]:
 # -- the visit-order experiment -----------------------------------------------------------
 
 
-def experiment(graph: Graph, order: list[int], correct_grads: list[float]) -> dict:
+def experiment(graph: Graph, order: list[int], correct_grads: list[float], mode: str = "push") -> dict:
     """Run the backward pass in ``order`` and explain what went wrong, if anything."""
-    frames, grads, late = run_backward(graph, order)
+    frames, grads, late = run_backward(graph, order, mode)
     position = {node: step for step, node in enumerate(order)}
     is_topological = all(position[e.parent] > position[e.child] for e in graph.edges)
-    lost = _LostPaths(graph, position)
+    lost = _LostPaths(graph, position, mode)
     return {
+        "mode": mode,
         "order": list(order),
         "frames": frames,
         "grads": grads,
@@ -118,42 +178,52 @@ def experiment(graph: Graph, order: list[int], correct_grads: list[float]) -> di
         "late": late,
         "lost_paths": lost.listed,
         "lost_path_count": lost.count,
-        "harmless": _harmless(graph, position),
-        "explanation": _explain(graph, late, lost, grads, correct_grads),
+        "harmless": _harmless(graph, position, mode),
+        "explanation": _explain(graph, late, lost, grads, correct_grads, mode),
     }
 
 
 class _LostPaths:
     """The input → output paths whose contribution a visit order loses.
 
-    A path output = v0 ← v1 ← … ← vk = input carries its product of local derivatives only
-    if every node on it, except the input, is visited after the node before it
-    (v1 after v0, v2 after v1, …). The first place that fails is the *late edge*.
-    Counting is a linear dynamic program; listing stops at MAX_LISTED_PATHS.
+    A path output = v0 ← v1 ← … ← vk = input carries its product of local derivatives
+    only if each of its edges is *on time*:
+
+    * push mode: the edge's parent is visited after its child has pushed into it
+      (v1 after v0, v2 after v1, …); an input never needs to be visited;
+    * pull mode: the edge's child is visited before its parent pulls from it
+      (v1 before v2, …, v(k-1) before vk); the output's seed is always ready.
+
+    The first edge from the output that is not on time is the *late edge*. Counting is
+    a linear dynamic program; listing stops at MAX_LISTED_PATHS.
     """
 
-    def __init__(self, graph: Graph, position: dict[int, int]):
+    def __init__(self, graph: Graph, position: dict[int, int], mode: str):
         self.graph = graph
         self.position = position
+        self.mode = mode
         self.total = [0] * len(graph)  # paths from each node down to the inputs
         self.intact = [0] * len(graph)  # of those, how many survive this order
         for node in range(len(graph)):  # topological order: parents first
             total = intact = 0
             for edge_id in graph.parent_edges[node]:
                 parent = graph.edges[edge_id].parent
-                if graph.is_input(parent):
-                    total += 1
-                    intact += 1
-                else:
-                    total += self.total[parent]
-                    if position[parent] > position[node]:
-                        intact += self.intact[parent]
+                below_total = 1 if graph.is_input(parent) else self.total[parent]
+                below_intact = 1 if graph.is_input(parent) else self.intact[parent]
+                total += below_total
+                if self.on_time(graph.edges[edge_id]):
+                    intact += below_intact
             self.total[node], self.intact[node] = total, intact
         out = graph.output
         self.count = self.total[out] - self.intact[out]
         self.listed = []
         if self.count:
             self._walk(out, [out], 1.0, None)
+
+    def on_time(self, edge) -> bool:
+        if self.mode == "pull":
+            return edge.child == self.graph.output or self.position[edge.child] < self.position[edge.parent]
+        return self.graph.is_input(edge.parent) or self.position[edge.parent] > self.position[edge.child]
 
     def _walk(self, node, path, product, late_edge):
         graph = self.graph
@@ -163,7 +233,7 @@ class _LostPaths:
             edge = graph.edges[edge_id]
             parent = edge.parent
             broken = late_edge
-            if broken is None and not graph.is_input(parent) and self.position[parent] < self.position[node]:
+            if broken is None and not self.on_time(edge):
                 broken = edge_id
             if graph.is_input(parent):
                 if broken is not None:
@@ -176,8 +246,16 @@ class _LostPaths:
                 self._walk(parent, path + [parent], product * edge.local, broken)
 
 
-def _harmless(graph: Graph, position) -> list[dict]:
+def _harmless(graph: Graph, position, mode: str) -> list[dict]:
     notes = []
+    if mode == "pull":
+        out = graph.output
+        label = graph.label(out)
+        if position[out] != 0:
+            notes.append({"node": out, "text": (
+                f"{label} is not visited first, but in pull mode that does no harm: {label} is the output, "
+                f"its grad is the seed, and it has nothing to pull.")})
+        return notes
     for node in graph.inputs:
         consumers = sorted({graph.edges[e].child for e in graph.child_edges[node]
                             if position[graph.edges[e].child] > position[node]})
@@ -189,8 +267,11 @@ def _harmless(graph: Graph, position) -> list[dict]:
     return notes
 
 
-def _explain(graph, late, lost, grads, correct) -> list[str]:
+def _explain(graph, late, lost, grads, correct, mode="push") -> list[str]:
     if not late:
+        if mode == "pull":
+            return ["Every node was visited after all the nodes that use it, so each one pulled final grads "
+                    "and every grad is right."]
         return ["Every node was visited after all the nodes it feeds into, so every contribution "
                 "arrived in time and every grad is right."]
     sentences = []
@@ -200,7 +281,10 @@ def _explain(graph, late, lost, grads, correct) -> list[str]:
         shown = [" → ".join(graph.label(n) for n in p["nodes"]) for p in paths[:2]]
         inputs = sorted({p["nodes"][0] for p in paths}, key=lambda n: graph.inputs.index(n))
         wrong = [n for n in inputs if grads[n] != correct[n]]
-        sentence = f"{parent} was visited before {child} had added its contribution to {parent}"
+        if mode == "pull":
+            sentence = f"{parent} pulled from {child} before {child} had been visited ({child}.grad wasn't final yet)"
+        else:
+            sentence = f"{parent} was visited before {child} had added its contribution to {parent}"
         if shown:
             more = f" (and {len(paths) - 2} more)" if len(paths) > 2 else ""
             noun = "path" if len(paths) == 1 else "paths"

@@ -143,7 +143,7 @@ BAD_PROGRAMS = [
     ("a = " + "9" * 5000, 1, 1, "too many digits"),
     ("a = 1\n" + "a = a + a + a + a + a\n" * 600, 502, 5, "more than 2,000 nodes"),
     ("a = 1\n" + "a = a + 1\n" * 2500, 2001, 1, "more than 2,000 lines"),
-    ("a = 1\nb = " + "-" * 60 + "a", 2, 45, "nested more than 40 levels"),
+    ("a = 1\nb = " + "-" * 120 + "a", 2, 105, "nested more than 100 levels"),
     ("a = '" + "x" * 60_000 + "'", 1, 1, "the limit is 50,000"),
     ("", 1, 1, "The program is empty"),
     ("# only a comment\n", 1, 1, "The program is empty"),

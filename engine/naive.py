@@ -1,0 +1,115 @@
+"""The naive recursive backward pass, and where it double counts.
+
+A natural first attempt at backpropagation (it is the ``grad_fn`` code of many tutorials)
+has no topological sort: each node adds the incoming contribution to its grad and then
+immediately calls its own backward with its *running total*:
+
+    def backward(node, grad):
+        for parent, local in zip(node.parents, node.locals):
+            parent.grad += grad * local
+            if parent has parents of its own:
+                backward(parent, parent.grad)      # the running total, not the new part
+
+When an intermediate node is used twice, its second call re-sends the first contribution
+along with the new one, so everything above it is counted twice. On
+``a = 1; b = a + a; c = b + b`` it gives a.grad = 6 where the truth is 4. When only inputs
+are shared (a·a, x·x + x·y, the diamond) every intermediate is called once and the answer
+is right.
+
+The recursion is simulated with an explicit stack, so deep graphs don't overflow Python's
+stack, and stops after MAX_FRAMES frames: on shared nodes it grows exponentially.
+"""
+
+from __future__ import annotations
+
+from .graph import Graph
+from .text import fmt, rule_text
+
+MAX_FRAMES = 2_000
+
+
+def naive_recursion(graph: Graph, correct: list[float]) -> dict:
+    out = graph.output
+    grads = [0.0] * len(graph)
+    grads[out] = 1.0
+    sent = [0.0] * len(graph)  # what each node has already passed on, summed over its calls
+    frames = [{"kind": "seed", "node": out, "before": 0.0, "after": 1.0, "line": graph.values[out].line,
+               "text": f"Seed: {graph.label(out)}.grad = 1, then {graph.label(out)} calls its backward with 1.",
+               "changes": [{"node": out, "field": "grad", "before": 0.0, "after": 1.0}]}]
+    resends = []
+    stack = [[out, 1.0, 0]]  # (node, the grad it was called with, next parent slot)
+    sent[out] = 1.0
+    truncated = False
+    while stack:
+        if len(frames) >= MAX_FRAMES:
+            truncated = True
+            break
+        call = stack[-1]
+        node, grad, slot = call
+        edges = graph.parent_edges[node]
+        if slot == len(edges):
+            stack.pop()
+            continue
+        call[2] += 1
+        edge = graph.edges[edges[slot]]
+        parent = edge.parent
+        contribution = edge.local * grad
+        before = grads[parent]
+        grads[parent] = after = before + contribution
+        depth = len(stack) - 1  # how deep the sending call is nested
+        p, n = graph.label(parent), graph.label(node)
+        text = (f"{n} (called with {fmt(grad)}) sends {fmt(edge.local)} × {fmt(grad)} = {fmt(contribution)} "
+                f"to {p}: {p}.grad {fmt(before)} → {fmt(after)}.")
+        resent = 0.0
+        if not graph.is_input(parent):
+            # The parent now calls its own backward with its running total.
+            resent = sent[parent]
+            sent[parent] += after
+            if resent:
+                resends.append({"frame": len(frames), "node": parent, "resent": resent, "total": after})
+                text += (f" {p} calls its backward again with its running total {fmt(after)}, "
+                         f"re-sending the {fmt(resent)} it already passed on.")
+            else:
+                text += f" {p} calls its backward with {fmt(after)}."
+            stack.append([parent, after, 0])
+        frames.append({
+            "kind": "naive", "node": node, "upstream": grad, "depth": depth,
+            "line": graph.values[node].line, "text": text, "resent": resent,
+            "pushes": [{"edge": edge.id, "parent": parent, "local": edge.local, "upstream": grad,
+                        "contribution": contribution, "before": before, "after": after, "late": bool(resent),
+                        "rule": rule_text(graph.values[node], edge.slot)}],
+            "changes": [{"node": parent, "field": "grad", "before": before, "after": after}],
+        })
+    shared = [i for i in range(len(graph)) if not graph.is_input(i) and len(graph.child_edges[i]) > 1]
+    return {
+        "frames": frames,
+        "grads": grads,
+        "correct_grads": list(correct),
+        "resends": resends,
+        "shared_intermediates": shared,
+        "truncated": truncated,
+        "explanation": _explain(graph, grads, correct, shared, resends, truncated),
+    }
+
+
+def _explain(graph, grads, correct, shared, resends, truncated) -> list[str]:
+    label = graph.label
+    sentences = []
+    if truncated:
+        sentences.append(f"The recursion made more than {MAX_FRAMES:,} calls and was stopped: on shared nodes "
+                         "the number of calls doubles with every level.")
+    if not shared:
+        sentences.append("No intermediate node is used more than once here, so every node calls its backward "
+                         "exactly once and the naive recursion gets every grad right; only inputs are shared, "
+                         "and an input passes nothing on.")
+        return sentences
+    names = ", ".join(label(i) for i in shared)
+    sentences.append(f"{names} {'is' if len(shared) == 1 else 'are'} used more than once, so each call after the "
+                     "first re-sends the running total, including what was already passed on.")
+    for item in resends[:4]:
+        sentences.append(f"{label(item['node'])} re-sent {fmt(item['resent'])} (its total was {fmt(item['total'])}).")
+    wrong = [i for i in graph.inputs if grads[i] != correct[i]]
+    if wrong:
+        sentences.append("Result: " + ", ".join(
+            f"{label(i)}.grad is {fmt(grads[i])}, not {fmt(correct[i])}" for i in wrong) + ".")
+    return sentences

@@ -1,0 +1,180 @@
+"""Why reverse mode: path sums, naive recursion, pull vs push, forward mode, backward twice,
+gradient descent. Every mode's numbers against the correct backward pass."""
+
+import json
+import math
+
+import pytest
+
+from engine import Program, Value
+from engine.api import handle
+from engine.presets import load_presets
+
+PRESETS = [p["id"] for p in load_presets()]
+
+
+def ask(**request):
+    answer = json.loads(handle(json.dumps(request)))
+    assert answer["ok"], answer.get("error")
+    return answer
+
+
+def correct(preset):
+    answer = ask(cmd="load", preset=preset)
+    return {answer["nodes"][i]["label"]: answer["nodes"][i]["grad"] for i in answer["inputs"]}
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_path_sums_equal_the_grads_on_every_preset(preset):
+    for label, grad in correct(preset).items():
+        answer = ask(cmd="paths", preset=preset, wrt=label)
+        assert answer["sum"] == pytest.approx(grad, rel=1e-12, abs=1e-12)
+        assert answer["path_count"] == len(answer["paths"])
+        assert sum(p["product"] for p in answer["paths"]) == pytest.approx(grad, rel=1e-12, abs=1e-12)
+        for path in answer["paths"]:
+            assert math.prod(path["locals"]) == pytest.approx(path["product"], rel=1e-12)
+
+
+def test_diamond_has_two_paths_from_a():
+    answer = ask(cmd="paths", preset="diamond", wrt="a")
+    labels = ["a", "b", "c", "d"]
+    assert sorted((tuple(labels[n] for n in p["nodes"]), p["product"]) for p in answer["paths"]) == [
+        (("a", "b", "d"), 6.0), (("a", "c", "d"), 9.0)]
+    assert answer["frames"][-1]["text"].endswith("running sum 6 → 15.") or answer["frames"][-1]["text"].endswith("running sum 9 → 15.")
+
+
+def test_path_enumeration_cost_grows_exponentially_but_backward_stays_linear():
+    rows = ask(cmd="growth", family="diamonds", sizes=[1, 2, 4, 8, 16])["rows"]
+    assert [r["paths"] for r in rows] == [2, 4, 16, 256, 65536]
+    assert [r["backward_multiplications"] for r in rows] == [4, 8, 16, 32, 64]
+    assert all(r["path_multiplications"] > r["backward_multiplications"] for r in rows[1:])
+    neuron = ask(cmd="growth", family="neuron", sizes=[2, 8])["rows"]
+    assert [r["inputs"] for r in neuron] == [5, 17]
+
+
+def test_growth_counts_match_enumeration_on_small_graphs():
+    from engine.graph import Graph
+    from engine.paths import costs, family_program, path_sums
+    graph = Graph.of(Program.parse(family_program("diamonds", 5)).output)
+    listed = path_sums(graph, graph.inputs[0], 0.0)["paths"]
+    assert costs(graph)["paths"] == len(listed) == 32
+    assert costs(graph)["path_multiplications"] == sum(len(p["edges"]) - 1 for p in listed)
+
+
+def test_naive_recursion_double_counts_a_shared_intermediate():
+    answer = ask(cmd="naive", program="a = 1\nb = a + a\nc = b + b")
+    assert answer["grads"][0] == 6.0 and answer["correct_grads"][0] == 4.0
+    assert [r["resent"] for r in answer["resends"]] == [1.0]
+    assert answer["explanation"][-1] == "Result: a.grad is 6, not 4."
+    assert "b is used more than once" in answer["explanation"][0]
+
+
+@pytest.mark.parametrize("preset, expected", [("xx-xy", {"x": 16.0, "y": 3.0}), ("diamond", {"a": 15.0}),
+                                              ("square", {"a": 6.0})])
+def test_naive_recursion_agrees_when_only_inputs_are_shared(preset, expected):
+    answer = ask(cmd="naive", preset=preset)
+    load = ask(cmd="load", preset=preset)
+    got = {load["nodes"][i]["label"]: answer["grads"][i] for i in load["inputs"]}
+    assert got == expected
+    assert answer["shared_intermediates"] == [] and answer["resends"] == []
+    assert "gets every grad right" in answer["explanation"][0]
+
+
+def test_naive_recursion_stops_on_exponential_blowup():
+    lines = ["x0 = 1"] + [f"x{i + 1} = x{i} + x{i}" for i in range(20)]
+    answer = ask(cmd="naive", program="\n".join(lines))
+    assert answer["truncated"] and len(answer["frames"]) == 2000
+
+
+def test_pull_and_push_fail_differently_on_the_diamond():
+    # A leaf placed early: harmless in push mode, loses both paths in pull mode.
+    push = ask(cmd="load", preset="diamond", order=["a", "d", "b", "c"], mode="push")["experiment"]
+    pull = ask(cmd="load", preset="diamond", order=["a", "d", "b", "c"], mode="pull")["experiment"]
+    assert push["grads"][0] == 15.0 and push["late"] == []
+    assert "does no harm" in push["harmless"][0]["text"]
+    assert pull["grads"][0] == 0.0 and pull["lost_path_count"] == 2
+    assert pull["explanation"][0].startswith("a pulled from b before b had been visited")
+    # a before c only: pull loses the path through c.
+    pull = ask(cmd="load", preset="diamond", order=["d", "b", "a", "c"], mode="pull")["experiment"]
+    assert pull["grads"][0] == 6.0
+    assert "the path a → c → d never reached a: a.grad is 6, not 15" in pull["explanation"][0]
+    # The output anywhere is harmless in pull mode; b before d is harmful in push mode only.
+    pull = ask(cmd="load", preset="diamond", order=["b", "d", "c", "a"], mode="pull")["experiment"]
+    push = ask(cmd="load", preset="diamond", order=["b", "d", "c", "a"], mode="push")["experiment"]
+    assert pull["grads"][0] == 15.0 and push["grads"][0] == 9.0
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_pull_in_a_correct_order_gives_the_right_grads(preset):
+    load = ask(cmd="load", preset=preset)
+    order = [n["label"] for n in reversed(load["nodes"])]
+    pull = ask(cmd="load", preset=preset, order=order, mode="pull")["experiment"]
+    assert pull["grads"] == pytest.approx([n["grad"] for n in load["nodes"]], rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_forward_mode_tangents_equal_reverse_mode_grads(preset):
+    for label, grad in correct(preset).items():
+        answer = ask(cmd="forward_mode", preset=preset, wrt=label)
+        assert answer["derivative"] == pytest.approx(grad, rel=1e-12, abs=1e-12)
+        assert answer["passes_for_all_inputs"] == len(correct(preset))
+
+
+def test_backward_twice_without_zero_grad_accumulates_like_micrograd():
+    answer = ask(cmd="again", preset="square")
+    assert answer["grads"] == [12.0, 1.0]  # a.grad doubles: 6 → 12
+    answer = ask(cmd="again", preset="diamond")
+    assert answer["grads"] == [45.0, 12.0, 6.0, 1.0]
+    # The same as calling Value.backward() twice.
+    p = Program.parse(ask(cmd="preset", id="diamond")["preset"]["program"])
+    p.output.backward()
+    p.output.backward()
+    assert [v.grad for v in p.nodes] == answer["grads"]
+    fixed = ask(cmd="again", preset="diamond", zero_grad=True)
+    assert fixed["grads"] == [15.0, 6.0, 3.0, 1.0]
+    assert fixed["frames"][0]["kind"] == "zero"
+
+
+def test_gradient_descent_decreases_the_cos_example():
+    answer = ask(cmd="descend", preset="cos", inputs=["x1", "x2"], rate=0.1, steps=20)
+    outputs = [h["output"] for h in answer["history"]]
+    assert outputs[0] == pytest.approx(0.01001, abs=1e-5)
+    assert all(b < a for a, b in zip(outputs, outputs[1:]))
+    first = answer["history"][0]
+    second = answer["history"][1]
+    assert second["values"]["x1"] == pytest.approx(1 - 0.1 * first["grads"]["x1"])
+    ascent = ask(cmd="descend", preset="cos", inputs=["x1"], rate=0.1, steps=5, ascend=True)
+    assert ascent["history"][-1]["output"] > ascent["history"][0]["output"]
+
+
+def test_gradient_descent_stops_when_it_diverges():
+    answer = ask(cmd="descend", program="x = 3\ny = exp(x * x)", inputs=["x"], rate=10, steps=50, ascend=True)
+    assert answer["stopped"] and len(answer["history"]) < 51
+
+
+@pytest.mark.parametrize("request_, text", [
+    ({"cmd": "paths", "preset": "diamond", "wrt": "b"}, "must name an input"),
+    ({"cmd": "forward_mode", "preset": "diamond"}, "must name an input"),
+    ({"cmd": "growth", "family": "trees"}, '"family" must be one of'),
+    ({"cmd": "growth", "sizes": [0]}, "whole numbers from 1 to 30"),
+    ({"cmd": "descend", "preset": "cos", "rate": 0}, "learning rate"),
+    ({"cmd": "descend", "preset": "cos", "inputs": ["q"]}, "input names"),
+    ({"cmd": "descend", "preset": "cos", "steps": 1000}, "from 1 to 200"),
+    ({"cmd": "again", "preset": "cos", "zero_grad": "yes"}, "true or false"),
+    ({"cmd": "load", "preset": "cos", "order": [], "mode": "sideways"}, '"mode" must be one of'),
+])
+def test_mode_requests_with_bad_arguments_get_a_clear_error(request_, text):
+    answer = json.loads(handle(json.dumps(request_)))
+    assert not answer["ok"] and text in answer["error"]["message"]
+
+
+def test_every_frame_lists_its_changes_so_the_page_can_step_any_mode():
+    answers = [ask(cmd="load", preset="diamond", order=["b", "d", "c", "a"]), ask(cmd="naive", preset="diamond"),
+               ask(cmd="forward_mode", preset="diamond", wrt="a"), ask(cmd="again", preset="diamond", zero_grad=True),
+               ask(cmd="paths", preset="diamond", wrt="a")]
+    frames = (answers[0]["forward"] + answers[0]["backward"] + answers[0]["experiment"]["frames"]
+              + answers[1]["frames"] + answers[2]["frames"] + answers[3]["frames"] + answers[4]["frames"])
+    for frame in frames:
+        assert isinstance(frame["changes"], list) and frame["text"]
+        for change in frame["changes"]:
+            assert set(change) == {"node", "field", "before", "after"}

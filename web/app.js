@@ -1,0 +1,517 @@
+// The Gradwalk page: boots the engine, loads a graph, and renders the current step.
+//
+// The state is (pass, index) in the Stepper over frames that are plain data;
+// render() draws everything from it. Python is called only when the inputs change:
+// the list of presets, a preset, a visit order. loadGraph(answer) takes any engine
+// graph answer, so prerendered JSON can be fed in without the engine.
+
+import { createEngine } from "./engine-client.js";
+import { exact, fmt } from "./format.js";
+import { Stepper, buildTrace } from "./stepper.js";
+import { GraphView, keepInView } from "./render-graph.js";
+import { NodeTable } from "./table.js";
+import { ProgramView } from "./program-view.js";
+import { VisitOrder } from "./visit-order.js";
+import { renderDetails } from "./details.js";
+
+const BOOT_TIMEOUT_MS = 60000;
+const $ = (id) => document.getElementById(id);
+const root = document.documentElement;
+
+const ui = {
+  loading: $("engine-loading"),
+  stage: $("engine-stage"),
+  progress: $("engine-progress"),
+  percent: $("engine-percent"),
+  error: $("engine-error"),
+  errorText: $("engine-error-text"),
+  retry: $("retry"),
+  preset: $("preset"),
+  title: $("preset-title"),
+  summary: $("preset-summary"),
+  lesson: $("preset-lesson"),
+  back: $("step-back"),
+  forward: $("step-forward"),
+  startBackward: $("start-backward"),
+  reset: $("reset"),
+  position: $("position"),
+  narration: $("narration"),
+  details: $("details"),
+  placeholder: $("graph-placeholder"),
+  svg: $("graph"),
+  scroller: $("graph-scroll"),
+  runOrder: $("run-order"),
+  restoreOrder: $("restore-order"),
+  orderStatus: $("order-status"),
+  experimentBody: $("experiment-body"),
+};
+
+const app = {
+  engine: null,
+  ready: false,
+  stage: "downloading",
+  presets: [],
+  presetDetails: new Map(),
+  answer: null, // the graph answer on screen
+  source: null, // {preset: id} or {program: text}: what loadGraph's answer was made from
+  stepper: null,
+  seq: 0, // the latest load request; older answers are dropped
+  pendingPreset: null,
+};
+
+const graph = new GraphView(ui.svg);
+const table = new NodeTable($("node-rows"));
+const code = new ProgramView($("program"));
+const visitOrder = new VisitOrder($("visit-order"), {
+  announce: (text) => say(ui.orderStatus, text),
+  onChange: (order) => orderChanged(order),
+});
+
+// ---------------------------------------------------------------- engine boot
+
+function onProgress({ stage, fraction }) {
+  app.stage = stage;
+  ui.stage.textContent = stage;
+  const pct = Math.max(0, Math.min(100, Math.round((fraction ?? 0) * 100)));
+  ui.progress.value = pct;
+  ui.progress.textContent = `${pct}%`;
+  ui.percent.textContent = `${pct}%`;
+}
+
+async function boot() {
+  root.dataset.engine = "loading";
+  app.ready = false;
+  ui.error.hidden = true;
+  ui.loading.hidden = false;
+  onProgress({ stage: "downloading", fraction: 0 });
+  try {
+    if (!app.engine) app.engine = createEngine({ onProgress, bootTimeoutMs: BOOT_TIMEOUT_MS });
+    else app.engine.restart();
+    await app.engine.ready;
+    const answer = await app.engine.call({ cmd: "presets" });
+    if (!answer.ok) throw new Error(answer.error?.message ?? "The engine did not list its presets.");
+    setPresets(answer.presets);
+    const wanted = app.pendingPreset ?? initialPreset();
+    app.pendingPreset = null;
+    ui.preset.value = wanted;
+    await loadPreset(wanted);
+    app.ready = true;
+    ui.loading.hidden = true;
+    root.dataset.engine = "ready";
+  } catch (error) {
+    app.ready = false;
+    root.dataset.engine = "error";
+    ui.loading.hidden = true;
+    ui.error.hidden = false;
+    ui.errorText.textContent = error?.message ?? String(error);
+    narrate("The engine could not start, so nothing can be computed yet. Press Retry to try again.");
+  }
+}
+
+function initialPreset() {
+  const asked = new URLSearchParams(location.search).get("preset");
+  return app.presets.some((p) => p.id === asked) ? asked : app.presets[0].id;
+}
+
+function notReady(what) {
+  const why = root.dataset.engine === "error"
+    ? "the engine failed to start (press Retry at the top)"
+    : `the engine is still starting (${app.stage})`;
+  narrate(`${what} needs the engine, and ${why}. It will work once the engine is ready.`);
+}
+
+// ---------------------------------------------------------------- presets
+
+function setPresets(presets) {
+  app.presets = presets;
+  ui.preset.replaceChildren(
+    ...presets.map((p) => {
+      const option = document.createElement("option");
+      option.value = p.id;
+      option.textContent = p.title;
+      return option;
+    }),
+  );
+}
+
+async function presetDetail(id) {
+  if (app.presetDetails.has(id)) return app.presetDetails.get(id);
+  const answer = await app.engine.call({ cmd: "preset", id });
+  if (answer.ok) app.presetDetails.set(id, answer.preset);
+  return answer.ok ? answer.preset : null;
+}
+
+async function loadPreset(id) {
+  const seq = ++app.seq;
+  document.body.setAttribute("aria-busy", "true");
+  try {
+    const [answer, detail] = await Promise.all([
+      app.engine.call({ cmd: "load", preset: id }),
+      presetDetail(id),
+    ]);
+    if (seq !== app.seq) return;
+    if (!answer.ok) {
+      narrate(`The preset could not be loaded: ${answer.error.message}`);
+      return;
+    }
+    app.source = { preset: id };
+    showPresetText(id, detail);
+    loadGraph(answer);
+  } finally {
+    if (seq === app.seq) document.body.removeAttribute("aria-busy");
+  }
+}
+
+function showPresetText(id, detail) {
+  const listed = app.presets.find((p) => p.id === id);
+  ui.title.textContent = detail?.title ?? listed?.title ?? id;
+  ui.summary.textContent = detail?.summary ?? listed?.summary ?? "";
+  ui.lesson.textContent = (detail?.lesson ?? "").trim();
+}
+
+ui.preset.addEventListener("change", () => {
+  const id = ui.preset.value;
+  if (!id) return;
+  if (!app.ready) {
+    app.pendingPreset = id;
+    notReady("Loading a preset");
+    return;
+  }
+  loadPreset(id).catch(engineFailed);
+});
+
+// ---------------------------------------------------------------- the graph
+
+// Show an engine graph answer (from the engine, or prerendered JSON).
+export function loadGraph(answer) {
+  app.answer = answer;
+  app.stepper = new Stepper(buildTrace(answer));
+  ui.placeholder.hidden = true;
+  ui.svg.dataset.graph = answer.preset ?? "program";
+  graph.build(answer);
+  table.build(answer.nodes);
+  code.show(answer.program);
+  visitOrder.setNodes(answer.nodes);
+  ui.orderStatus.textContent = "";
+  showExperiment(null);
+  if (answer.experiment) {
+    app.stepper.setExperiment(answer.experiment);
+    showExperiment(answer.experiment);
+  }
+  render("Press Step forward to compute the first node.");
+}
+
+function stepper() {
+  if (app.stepper) return app.stepper;
+  notReady("Stepping");
+  return null;
+}
+
+// ---------------------------------------------------------------- rendering
+
+function marksFor(view) {
+  const answer = app.answer;
+  const marks = {
+    current: null, visiting: null, visitTag: null,
+    receiving: new Map(), pushes: new Map(), feeding: new Set(),
+    late: new Set(), lost: new Set(), wrong: new Set(), shouldBe: null,
+  };
+  const f = view.frame;
+  if (view.pass === "forward") {
+    marks.current = f.node;
+    for (const e of answer.nodes[f.node].parents) marks.feeding.add(e);
+  } else if (f) {
+    marks.visiting = f.node;
+    if (f.kind === "seed") {
+      marks.visitTag = "seed: grad 1";
+    } else {
+      for (const p of f.pushes) {
+        marks.receiving.set(p.parent, "+=");
+        marks.pushes.set(p.edge, {
+          lines: [`${fmt(p.local)} × ${fmt(p.upstream)}`, `= ${fmt(p.contribution)}`],
+          late: p.late,
+        });
+      }
+    }
+  }
+  const exp = view.experiment;
+  if (exp) {
+    const lateFrame = new Map();
+    for (const l of exp.late) {
+      if (l.frame <= view.index) marks.late.add(l.edge);
+      lateFrame.set(l.edge, l.frame);
+    }
+    for (const path of exp.lost_paths) {
+      if ((lateFrame.get(path.late_edge) ?? Infinity) > view.index) continue;
+      for (const e of pathEdges(path.nodes)) marks.lost.add(e);
+    }
+    if (view.final) {
+      exp.grads.forEach((g, i) => {
+        if (exact(g) !== exact(exp.correct_grads[i])) marks.wrong.add(i);
+      });
+      marks.shouldBe = exp.correct_grads;
+    }
+  }
+  return marks;
+}
+
+// The edges along a path of node ids (every parallel edge between two neighbours).
+function pathEdges(nodeIds) {
+  const out = [];
+  for (let k = 0; k + 1 < nodeIds.length; k++) {
+    for (const e of app.answer.edges) {
+      if (e.parent === nodeIds[k] && e.child === nodeIds[k + 1]) out.push(e.id);
+    }
+  }
+  return out;
+}
+
+function positionText(view) {
+  const order = view.pass === "experiment" ? " (your order)" : "";
+  if (view.pass === "start") return "Not started: nothing computed yet";
+  if (view.pass === "forward") return `Forward pass · node ${view.index + 1} of ${view.total}`;
+  if (view.index === 0) return `Backward pass${order} · seed`;
+  return `Backward pass${order} · visit ${view.index} of ${view.total - 1}`;
+}
+
+function render(message = null) {
+  const s = app.stepper;
+  if (!s) return;
+  const view = s.view();
+  const marks = marksFor(view);
+  graph.update(view, marks);
+  keepInView(ui.scroller, ui.svg, [marks.current ?? marks.visiting, ...marks.receiving.keys()], graph.layout);
+  table.update(view, marks);
+  renderDetails(ui.details, view, app.answer);
+  code.mark(view.frame?.line ?? null);
+  ui.position.textContent = positionText(view);
+  setEnabled(ui.back, !s.atStart());
+  setEnabled(ui.forward, !s.atEnd());
+  root.dataset.pass = view.pass;
+  root.dataset.step = String(view.index);
+  if (view.pass === "experiment") {
+    const visited = app.answer.nodes[view.frame.node].label;
+    visitOrder.mark(view.index === 0 ? null : visited, "visiting");
+  } else {
+    visitOrder.mark(null);
+  }
+  narrate(message ?? narrationFor(view));
+}
+
+function narrationFor(view) {
+  if (view.pass === "start") return "Back at the start: nothing is computed yet.";
+  let text = view.frame.text;
+  if (view.pass === "forward" && view.index === view.total - 1) {
+    text += " The forward pass is done; Start backward seeds the output's grad.";
+  }
+  if (view.final) text += " That was the last visit in your order.";
+  else if (view.pass === "backward" && view.index === view.total - 1) text += " The backward pass is done.";
+  return text;
+}
+
+function narrate(text) {
+  say(ui.narration, text);
+}
+
+// Set a live region's text; the same text twice is still announced.
+function say(region, text) {
+  if (region.textContent === text) region.textContent = "";
+  region.textContent = text;
+}
+
+// aria-disabled keeps a button focusable, so keyboard users never lose their place.
+function setEnabled(button, on) {
+  button.setAttribute("aria-disabled", on ? "false" : "true");
+}
+
+function enabled(button) {
+  return button.getAttribute("aria-disabled") !== "true";
+}
+
+// ---------------------------------------------------------------- stepping
+
+function stepForward() {
+  const s = stepper();
+  if (!s) return;
+  if (!s.next()) {
+    narrate(s.view().pass === "experiment"
+      ? "That was the last visit in your order. Step back to replay it, or Reset."
+      : "The backward pass is finished. Step back to replay it, or Reset to start over.");
+    return;
+  }
+  render();
+}
+
+function stepBack() {
+  const s = stepper();
+  if (!s) return;
+  if (!s.prev()) {
+    narrate("Already at the start: nothing to undo.");
+    return;
+  }
+  render();
+}
+
+function startBackward() {
+  const s = stepper();
+  if (!s) return;
+  const wasForward = s.pos.pass === "start" || s.pos.pass === "forward";
+  const finished = s.pos.pass === "forward" && s.pos.index === app.answer.forward.length - 1;
+  s.startBackward();
+  const view = s.view();
+  const lead = wasForward && !finished ? "Every node's data is filled in first. " : "";
+  render(lead + view.frame.text);
+}
+
+function reset() {
+  const s = stepper();
+  if (!s) return;
+  s.reset();
+  render(s.trace.experiment
+    ? "Back at the start. The backward pass will follow your visit order; Restore correct order to go back to the right one."
+    : "Back at the start: nothing is computed yet.");
+}
+
+function guard(button, action) {
+  button.addEventListener("click", () => {
+    if (!enabled(button)) {
+      if (button === ui.forward) stepForward();
+      else if (button === ui.back) stepBack();
+      return;
+    }
+    action();
+  });
+}
+
+guard(ui.forward, stepForward);
+guard(ui.back, stepBack);
+ui.startBackward.addEventListener("click", startBackward);
+ui.reset.addEventListener("click", reset);
+ui.retry.addEventListener("click", () => boot());
+
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "ArrowRight" && e.key !== "ArrowLeft") return;
+  if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.defaultPrevented) return;
+  const t = e.target;
+  if (t instanceof Element && t.closest("input, select, textarea, [contenteditable], .visit-order, .graph-scroll")) return;
+  e.preventDefault();
+  if (e.key === "ArrowRight") stepForward();
+  else stepBack();
+});
+
+// ---------------------------------------------------------------- the experiment
+
+function orderChanged(order) {
+  const exp = app.stepper?.trace.experiment;
+  const ran = exp ? exp.order.map((id) => app.answer.nodes[id].label) : null;
+  const hint = ran && ran.join() === order.join() ? "" : " Press Run order to try it.";
+  ui.orderStatus.textContent = `${ui.orderStatus.textContent}${hint}`;
+}
+
+async function runOrder() {
+  if (!app.ready || !app.answer) {
+    notReady("Run order");
+    say(ui.orderStatus, "Run order needs the engine, which is still starting.");
+    return;
+  }
+  const order = visitOrder.order;
+  const seq = ++app.seq;
+  say(ui.orderStatus, `Running the order ${order.join(", ")}…`);
+  const answer = await app.engine.call({ cmd: "load", ...app.source, order });
+  if (seq !== app.seq) return;
+  if (!answer.ok) {
+    say(ui.orderStatus, `The engine refused this order: ${answer.error.message}`);
+    return;
+  }
+  const exp = answer.experiment;
+  app.stepper.setExperiment(exp);
+  app.stepper.toEnd("experiment");
+  showExperiment(exp);
+  const wrong = exp.grads.filter((g, i) => exact(g) !== exact(exp.correct_grads[i])).length;
+  const verdict = wrong === 0
+    ? "every grad came out right."
+    : `${wrong === 1 ? "1 grad is" : `${wrong} grads are`} wrong (see the table and the result below).`;
+  say(ui.orderStatus, `Ran ${order.join(", ")}.`);
+  render(`Ran the backward pass in the order ${order.join(", ")}: ${verdict} Step back to replay it one visit at a time.`);
+}
+
+function restoreOrder() {
+  visitOrder.restore();
+  const s = app.stepper;
+  if (!s) {
+    say(ui.orderStatus, "The list is in a correct order.");
+    return;
+  }
+  const wasExperiment = s.pos.pass === "experiment";
+  s.setExperiment(null);
+  if (wasExperiment) s.toEnd("backward");
+  showExperiment(null);
+  say(ui.orderStatus, `Restored a correct order: ${visitOrder.order.join(", ")}.`);
+  render(wasExperiment
+    ? "Back to the correct visit order: these are the right grads."
+    : null);
+}
+
+ui.runOrder.addEventListener("click", () => runOrder().catch(engineFailed));
+ui.restoreOrder.addEventListener("click", restoreOrder);
+
+function el(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function showExperiment(exp) {
+  const body = ui.experimentBody;
+  body.parentElement.classList.toggle("has-result", Boolean(exp));
+  if (!exp) {
+    body.replaceChildren(el("p", "muted", "Run an order to see what it does to the grads."));
+    return;
+  }
+  const nodes = app.answer.nodes;
+  const parts = [];
+  const wrong = [];
+  exp.grads.forEach((g, i) => {
+    if (exact(g) !== exact(exp.correct_grads[i])) wrong.push(i);
+  });
+  parts.push(el("p", "ran-order", `Order run: ${exp.order.map((id) => nodes[id].label).join(" → ")}`));
+  parts.push(el("p", `verdict ${wrong.length ? "is-wrong" : "is-right"}`,
+    wrong.length ? `✗ ${wrong.length === 1 ? "1 grad is" : `${wrong.length} grads are`} wrong` : "✓ Every grad is right"));
+  const explain = el("ul", "explanation");
+  for (const sentence of exp.explanation) explain.append(el("li", "", sentence));
+  parts.push(explain);
+  if (wrong.length) {
+    const list = el("ul", "wrong-grads");
+    for (const i of wrong) {
+      list.append(el("li", "", `${nodes[i].label}.grad = ${fmt(exp.grads[i])} (should be ${fmt(exp.correct_grads[i])})`));
+    }
+    parts.push(el("h4", "", "Wrong grads"), list);
+  }
+  if (exp.lost_paths.length) {
+    const list = el("ul", "lost-paths");
+    for (const path of exp.lost_paths) {
+      list.append(el("li", "", `${path.nodes.map((id) => nodes[id].label).join(" → ")} (this path carries ${fmt(path.product)})`));
+    }
+    if (exp.lost_path_count > exp.lost_paths.length) {
+      list.append(el("li", "muted", `…and ${exp.lost_path_count - exp.lost_paths.length} more`));
+    }
+    parts.push(el("h4", "", "Lost paths"), list);
+  }
+  if (exp.harmless.length) {
+    const list = el("ul", "harmless");
+    for (const h of exp.harmless) list.append(el("li", "", h.text));
+    parts.push(el("h4", "", "Out of order, but harmless"), list);
+  }
+  parts.push(el("p", "muted", "Step back and forward to replay this run one visit at a time."));
+  body.replaceChildren(...parts);
+}
+
+function engineFailed(error) {
+  narrate(`The engine could not answer: ${error?.message ?? error}`);
+}
+
+// On a phone the lesson notes start folded, so the graph is near the top.
+if (window.matchMedia("(max-width: 640px)").matches) $("lesson-more").open = false;
+
+boot();

@@ -1,0 +1,75 @@
+// The table of every node at the current step: label, expression, data, grad.
+//
+//   const table = new NodeTable(tbodyElement);
+//   table.build(answer.nodes);
+//   table.update(view, marks)   // marks as for GraphView.update, plus marks.shouldBe
+//
+// In a finished wrong-order run, a wrong grad reads "9 (should be 15)".
+
+import { exact, fmt } from "./format.js";
+
+export class NodeTable {
+  constructor(tbody) {
+    this.tbody = tbody;
+  }
+
+  build(nodes) {
+    this.rows = nodes.map((node) => {
+      const tr = document.createElement("tr");
+      tr.dataset.row = node.label;
+      const name = document.createElement("th");
+      name.scope = "row";
+      const label = document.createElement("span");
+      label.className = "row-label";
+      label.textContent = node.label;
+      const badge = document.createElement("span");
+      badge.className = "row-badge";
+      name.append(label, badge);
+      const expr = document.createElement("td");
+      expr.className = "row-expr col-expr";
+      expr.textContent = node.is_input ? `${node.expr} (input)` : node.expr;
+      const data = document.createElement("td");
+      data.className = "num row-data";
+      const grad = document.createElement("td");
+      grad.className = "num row-grad";
+      tr.append(name, expr, data, grad);
+      return { tr, badge, data, grad };
+    });
+    this.tbody.replaceChildren(...this.rows.map((row) => row.tr));
+  }
+
+  update(view, marks) {
+    this.rows.forEach((row, i) => {
+      const data = view.data[i];
+      const grad = view.grad[i];
+      row.data.textContent = data === null ? "—" : fmt(data);
+      row.data.dataset.value = exact(data);
+      row.grad.dataset.value = exact(grad);
+      row.grad.replaceChildren();
+      if (grad === null) {
+        row.grad.textContent = "—";
+      } else if (marks.shouldBe && marks.wrong.has(i)) {
+        const wrong = document.createElement("span");
+        wrong.className = "wrong-value";
+        wrong.textContent = `✗ ${fmt(grad)}`;
+        const right = document.createElement("span");
+        right.className = "should-be";
+        right.textContent = ` (should be ${fmt(marks.shouldBe[i])})`;
+        row.grad.append(wrong, right);
+      } else {
+        row.grad.textContent = fmt(grad);
+      }
+      let badge = "";
+      if (marks.current === i) badge = "new";
+      if (marks.visiting === i) badge = marks.visitTag ?? "visiting";
+      if (marks.receiving.has(i)) badge = "+=";
+      row.badge.textContent = badge;
+      row.tr.className = [
+        marks.current === i ? "is-current" : "",
+        marks.visiting === i ? "is-visiting" : "",
+        marks.receiving.has(i) ? "is-receiving" : "",
+        marks.wrong.has(i) ? "is-wrong" : "",
+      ].filter(Boolean).join(" ");
+    });
+  }
+}

@@ -1,0 +1,252 @@
+// The reorderable "Visit order" list for the visit-order experiment.
+//
+//   const list = new VisitOrder(olElement, { onChange(order), announce(text) });
+//   list.setNodes(nodes)      // every node, in a correct order (ids descending)
+//   list.order                // labels, top to bottom
+//   list.restore()            // back to the correct order
+//
+// Reordering works three ways:
+//   mouse     drag an item anywhere; touch / pen: drag it by its grip (⠿)
+//   keyboard  Alt+ArrowUp / Alt+ArrowDown moves the focused item; or Space (or
+//             Enter) picks it up, ArrowUp / ArrowDown move it, Space drops it,
+//             Escape puts it back; ArrowUp / ArrowDown alone move the focus
+//   buttons   the small ▲ / ▼ buttons on each item
+// Every move is announced through `announce` (the page's live region).
+
+export class VisitOrder {
+  constructor(ol, { onChange = () => {}, announce = () => {} } = {}) {
+    this.ol = ol;
+    this.onChange = onChange;
+    this.announce = announce;
+    this.items = [];
+    this.grabbed = null; // {li, from} while picked up by keyboard
+    this.drag = null; // pointer drag state
+    ol.addEventListener("keydown", (e) => this.onKey(e));
+    ol.addEventListener("pointerdown", (e) => this.onPointerDown(e));
+    ol.addEventListener("click", (e) => this.onClick(e));
+  }
+
+  setNodes(nodes) {
+    this.nodes = nodes;
+    this.correct = nodes.map((n) => n.label).reverse();
+    this.items = nodes.map((node) => this.makeItem(node));
+    this.byLabel = new Map(this.items.map((li) => [li.dataset.label, li]));
+    this.grabbed = null;
+    this.arrange(this.correct);
+  }
+
+  get order() {
+    return [...this.ol.children].map((li) => li.dataset.label);
+  }
+
+  restore() {
+    this.arrange(this.correct);
+  }
+
+  // Put the items in this order (labels).
+  arrange(labels) {
+    this.ol.replaceChildren(...labels.map((l) => this.byLabel.get(l)));
+    this.refresh();
+  }
+
+  isCorrectOrder() {
+    return this.order.join("\u0000") === this.correct.join("\u0000");
+  }
+
+  // Mark one item (e.g. the node the experiment is visiting), or none.
+  mark(label, text = "") {
+    for (const li of this.items) {
+      const on = li.dataset.label === label;
+      li.classList.toggle("is-marked", on);
+      li.querySelector(".vo-mark").textContent = on ? text : "";
+    }
+  }
+
+  makeItem(node) {
+    const li = document.createElement("li");
+    li.className = "vo-item";
+    li.dataset.label = node.label;
+    li.tabIndex = 0;
+    li.setAttribute("aria-describedby", "visit-order-help");
+    const grip = document.createElement("span");
+    grip.className = "vo-grip";
+    grip.setAttribute("aria-hidden", "true");
+    grip.textContent = "⠿";
+    const pos = document.createElement("span");
+    pos.className = "vo-pos";
+    pos.setAttribute("aria-hidden", "true");
+    const name = document.createElement("span");
+    name.className = "vo-label";
+    name.textContent = node.label;
+    const expr = document.createElement("span");
+    expr.className = "vo-expr";
+    expr.textContent = node.is_input ? "input" : `= ${node.expr}`;
+    const mark = document.createElement("span");
+    mark.className = "vo-mark";
+    const up = document.createElement("button");
+    up.type = "button";
+    up.className = "vo-move";
+    up.dataset.move = "-1";
+    up.tabIndex = -1;
+    up.textContent = "▲";
+    up.setAttribute("aria-label", `Move ${node.label} earlier`);
+    const down = document.createElement("button");
+    down.type = "button";
+    down.className = "vo-move";
+    down.dataset.move = "1";
+    down.tabIndex = -1;
+    down.textContent = "▼";
+    down.setAttribute("aria-label", `Move ${node.label} later`);
+    li.append(grip, pos, name, expr, mark, up, down);
+    return li;
+  }
+
+  refresh() {
+    const lis = [...this.ol.children];
+    lis.forEach((li, i) => {
+      li.querySelector(".vo-pos").textContent = String(i + 1);
+      li.querySelector('[data-move="-1"]').disabled = i === 0;
+      li.querySelector('[data-move="1"]').disabled = i === lis.length - 1;
+    });
+  }
+
+  position(li) {
+    return [...this.ol.children].indexOf(li);
+  }
+
+  // Move li by delta places; returns true if it moved.
+  move(li, delta) {
+    const lis = [...this.ol.children];
+    const from = lis.indexOf(li);
+    const to = Math.max(0, Math.min(lis.length - 1, from + delta));
+    if (to === from) return false;
+    this.placeAt(li, to);
+    return true;
+  }
+
+  placeAt(li, to) {
+    const others = [...this.ol.children].filter((x) => x !== li);
+    this.ol.insertBefore(li, others[to] ?? null);
+    this.refresh();
+  }
+
+  where(li) {
+    return `position ${this.position(li) + 1} of ${this.ol.children.length}`;
+  }
+
+  changed() {
+    this.onChange(this.order);
+  }
+
+  onClick(e) {
+    const button = e.target.closest("button[data-move]");
+    if (!button) return;
+    const li = button.closest("li");
+    if (this.move(li, Number(button.dataset.move))) {
+      this.announce(`${li.dataset.label} moved to ${this.where(li)}.`);
+      this.changed();
+    }
+    // Keep the focus on something that still makes sense after the move.
+    (button.disabled ? li : button).focus();
+  }
+
+  onKey(e) {
+    const li = e.target.closest?.("li.vo-item");
+    if (!li || e.target !== li) return;
+    const label = li.dataset.label;
+    const up = e.key === "ArrowUp";
+    const down = e.key === "ArrowDown";
+    if (this.grabbed && this.grabbed.li !== li) this.grabbed = null;
+
+    if ((up || down) && (e.altKey || this.grabbed)) {
+      e.preventDefault();
+      if (this.move(li, up ? -1 : 1)) {
+        li.focus();
+        this.announce(`${label} moved to ${this.where(li)}.`);
+        if (!this.grabbed) this.changed();
+      } else {
+        this.announce(`${label} is already ${up ? "first" : "last"}.`);
+      }
+    } else if (up || down || e.key === "Home" || e.key === "End") {
+      e.preventDefault();
+      const lis = [...this.ol.children];
+      const i = lis.indexOf(li);
+      const target = e.key === "Home" ? 0 : e.key === "End" ? lis.length - 1 : i + (up ? -1 : 1);
+      lis[Math.max(0, Math.min(lis.length - 1, target))].focus();
+    } else if (e.key === " " || e.key === "Enter") {
+      e.preventDefault();
+      if (this.grabbed) {
+        this.grabbed = null;
+        li.classList.remove("is-grabbed");
+        this.announce(`${label} dropped at ${this.where(li)}.`);
+        this.changed();
+      } else {
+        this.grabbed = { li, from: this.position(li) };
+        li.classList.add("is-grabbed");
+        this.announce(
+          `${label} picked up at ${this.where(li)}. Arrow keys move it, Space drops it, Escape cancels.`,
+        );
+      }
+    } else if (e.key === "Escape" && this.grabbed) {
+      e.preventDefault();
+      this.placeAt(li, this.grabbed.from);
+      this.grabbed = null;
+      li.classList.remove("is-grabbed");
+      li.focus();
+      this.announce(`Move cancelled: ${label} is back at ${this.where(li)}.`);
+    }
+  }
+
+  onPointerDown(e) {
+    const li = e.target.closest("li.vo-item");
+    if (!li || e.target.closest("button") || e.button !== 0) return;
+    // Touch and pen drag by the grip, so the rest of the list still scrolls.
+    if (e.pointerType !== "mouse" && !e.target.closest(".vo-grip")) return;
+    e.preventDefault();
+    li.focus();
+    this.drag = { li, id: e.pointerId, startY: e.clientY, from: this.position(li), moving: false };
+    li.setPointerCapture?.(e.pointerId);
+    const move = (ev) => this.onPointerMove(ev);
+    const end = (ev) => {
+      if (ev.pointerId !== this.drag?.id) return;
+      li.removeEventListener("pointermove", move);
+      li.removeEventListener("pointerup", end);
+      li.removeEventListener("pointercancel", end);
+      this.onPointerEnd(ev);
+    };
+    li.addEventListener("pointermove", move);
+    li.addEventListener("pointerup", end);
+    li.addEventListener("pointercancel", end);
+  }
+
+  onPointerMove(e) {
+    const d = this.drag;
+    if (!d || e.pointerId !== d.id) return;
+    if (!d.moving) {
+      if (Math.abs(e.clientY - d.startY) < 4) return;
+      d.moving = true;
+      d.li.classList.add("is-dragging");
+      this.ol.classList.add("is-dragging");
+    }
+    // The slot under the pointer: how many other items' middles lie above it.
+    const others = [...this.ol.children].filter((x) => x !== d.li);
+    let to = 0;
+    for (const other of others) {
+      const rect = other.getBoundingClientRect();
+      if (e.clientY > rect.top + rect.height / 2) to += 1;
+    }
+    if (to !== this.position(d.li)) this.placeAt(d.li, to);
+  }
+
+  onPointerEnd() {
+    const d = this.drag;
+    this.drag = null;
+    if (!d) return;
+    d.li.classList.remove("is-dragging");
+    this.ol.classList.remove("is-dragging");
+    if (d.moving && this.position(d.li) !== d.from) {
+      this.announce(`${d.li.dataset.label} dropped at ${this.where(d.li)}.`);
+      this.changed();
+    }
+  }
+}

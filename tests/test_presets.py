@@ -445,3 +445,28 @@ def test_trace_matches_frame_model():
         assert [f["node"] for f in backward[1:]] == list(reversed(range(len(labels))))
         for node, value in zip(answer["nodes"], prog.nodes):
             assert node["data"] == value.data and node["grad"] == value.grad
+
+
+@pytest.mark.parametrize(
+    "preset_id, cp", [p for p in ALL_CHECKPOINTS if {"values", "order"} & set(p.values[1])]
+)
+def test_what_if_checkpoints_match_api(preset_id, cp):
+    """The API's own experiment (order) or re-run (values) gives the checkpoint's number."""
+    api = pytest.importorskip("engine.api")
+    import json
+
+    request = {"cmd": "load", "preset": preset_id}
+    for key in ("values", "order"):
+        if key in cp:
+            request[key] = cp[key]
+    answer = json.loads(api.handle(json.dumps(request)))
+    assert answer["ok"], answer
+    name, attr = cp["check"].split(".")
+    node = next(n for n in answer["nodes"] if n["label"] == name)
+    if "order" in cp:
+        assert attr == "grad"
+        assert answer["experiment"]["is_topological"] is False
+        actual = answer["experiment"]["grads"][node["id"]]
+    else:
+        actual = node[attr]
+    assert actual == checked_value(load(preset_id)["program"], cp)

@@ -104,6 +104,7 @@ class Program:
         self.inputs: dict[str, Value] = {}  # each input's name → its leaf Value
         self.input_spans: dict[str, tuple[int, int, int, int]] = {}  # literal's position
         self._labels: set[str] = set()
+        self._versions: dict[str, int] = {}  # how many nodes each name has labelled
         self._count = 0
         self._temp = 0
 
@@ -321,10 +322,13 @@ class Program:
         value.line, value.col = _where(node)
 
     def _label(self, value: Value, name: str):
-        """Give ``value`` a label nobody else has: c, then c', c'' when c is reassigned."""
+        """Give ``value`` a label nobody else has: c, then c', c'', c#4, c#5 … as c is reassigned."""
         label = name
+        version = self._versions.get(name, 1)
         while label in self._labels:
-            label += "'"
+            version += 1
+            label = name + "'" * (version - 1) if version <= 3 else f"{name}#{version}"
+        self._versions[name] = version
         self._labels.add(label)
         value.label = label
 
@@ -370,6 +374,8 @@ def _parse_python(source) -> ast.Module:
         raise ProgramError(f"This program is {len(source):,} characters long; the limit is {MAX_SOURCE_CHARS:,}.", 1, 1)
     if source.count("\n") + 1 > MAX_LINES:
         raise ProgramError(f"This program has more than {MAX_LINES:,} lines; make it shorter.", MAX_LINES + 1, 1)
+    if source.startswith("\ufeff"):
+        source = source[1:]  # a byte-order mark pasted from an editor is not part of the program
     if "\x00" in source:
         line, col = _position_of(source, source.index("\x00"))
         raise ProgramError("The program contains a NUL character; delete it.", line, col)

@@ -66,7 +66,9 @@ def _dispatch(request: dict) -> dict:
             {"id": p["id"], "title": p.get("title", p["id"]), "summary": p.get("summary", ""),
              "program": p["program"]} for p in load_presets()]}
     if cmd == "preset":
-        return {"ok": True, "preset": _preset(request.get("id"))}
+        preset = dict(_preset(request.get("id")))
+        preset["checkpoints"] = preset.pop("checkpoint", [])  # the TOML table is [[checkpoint]]
+        return {"ok": True, "preset": preset}
     if cmd in _MODES:
         return _MODES[cmd](request)
     raise RequestError(f'Unknown command "{_short(cmd)}"; use ' + ", ".join(["presets", "preset", *_MODES]) + ".")

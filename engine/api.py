@@ -221,7 +221,37 @@ def descent(request: dict) -> dict:
     return {"ok": True, **descend(source, {}, names, float(rate), steps, ascend)}
 
 
-_MODES = {"load": load, "naive": naive, "forward_mode": forward, "paths": paths, "growth": growth_table,
+def nudge(request: dict) -> dict:
+    """Nudge one input by h: the output's real change next to grad × h, and the central
+    finite difference (f(x+h) - f(x-h)) / 2h next to the autodiff grad."""
+    _, source, program = _program(request)
+    graph = Graph.of(program.output)
+    wrt = _input(graph, request.get("wrt"))
+    name = next(n for n, leaf in program.inputs.items() if leaf is graph.values[wrt])
+    h = request.get("h", 1e-3)
+    if isinstance(h, bool) or not isinstance(h, (int, float)) or not 0 < abs(h) <= 1:
+        raise RequestError('"h" must be a small number, above 0 and at most 1, like 0.001.')
+    grads = correct_backward(graph)[1]
+    x, grad, base = graph.values[wrt].data, grads[wrt], program.output.data
+
+    def output_at(value):
+        return Program.parse(source, {name: value}).output.data
+
+    plus, minus = output_at(x + h), output_at(x - h)
+    change, predicted, central = plus - base, grad * h, (plus - minus) / (2 * h)
+    out = graph.label(graph.output)
+    direction = "increases" if change > 0 else "decreases" if change < 0 else "does not change"
+    text = (f"If {name} increases by {fmt(h)}, {out} {direction}"
+            + (f" by {fmt(abs(change), 6)}" if change else "")
+            + f"; {name}.grad × h = {fmt(grad)} × {fmt(h)} = {fmt(predicted, 6)}. "
+            f"The central difference (f({name}+h) − f({name}−h)) / 2h = {fmt(central, 8)}, "
+            f"and autodiff says {name}.grad = {fmt(grad, 8)}.")
+    return {"ok": True, "wrt": wrt, "h": h, "x": x, "output": base, "plus": plus, "minus": minus,
+            "change": change, "predicted": predicted, "central": central, "grad": grad,
+            "difference": central - grad, "text": text}
+
+
+_MODES = {"load": load, "nudge": nudge, "naive": naive, "forward_mode": forward, "paths": paths, "growth": growth_table,
           "again": again, "descend": descent}
 
 

@@ -103,3 +103,24 @@ def test_the_same_request_gives_the_same_bytes():
     request = json.dumps({"cmd": "load", "preset": "neuron", "order": ["o", "n", "b", "x1", "w1", "x1*w1",
                                                                         "x2", "w2", "x2*w2", "x1*w1+x2*w2"]})
     assert handle(request) == handle(request)
+
+
+@pytest.mark.parametrize("preset", ["diamond", "neuron", "cos", "relu"])
+def test_nudge_agrees_with_autodiff(preset):
+    load = ask(cmd="load", preset=preset)
+    for i in load["inputs"]:
+        label = load["nodes"][i]["label"]
+        answer = ask(cmd="nudge", preset=preset, wrt=label, h=1e-4)
+        assert answer["grad"] == load["nodes"][i]["grad"]
+        assert abs(answer["central"] - answer["grad"]) < 1e-6
+        assert answer["change"] == pytest.approx(answer["predicted"], rel=1e-2, abs=1e-6)
+
+
+def test_nudge_reads_like_the_lesson():
+    answer = ask(cmd="nudge", preset="relu", wrt="a", h=1)
+    assert answer["text"].startswith("If a increases by 1, f decreases by 3;")
+
+
+def test_nudge_rejects_a_bad_step():
+    answer = json.loads(handle(json.dumps({"cmd": "nudge", "preset": "diamond", "wrt": "a", "h": 0})))
+    assert not answer["ok"] and '"h" must be a small number' in answer["error"]["message"]

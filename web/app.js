@@ -282,6 +282,7 @@ function render(message = null) {
   graph.update(view, marks);
   keepInView(ui.scroller, ui.svg, [marks.current ?? marks.visiting, ...marks.receiving.keys()], graph.layout);
   table.update(view, marks);
+  keyboardScrollable($("table-scroll"));
   renderDetails(ui.details, view, app.answer);
   code.mark(view.frame?.line ?? null);
   ui.position.textContent = positionText(view);
@@ -296,6 +297,19 @@ function render(message = null) {
     visitOrder.mark(null);
   }
   narrate(message ?? narrationFor(view));
+}
+
+// A box that scrolls must be reachable by keyboard; one that does not need not be a tab stop.
+function keyboardScrollable(box) {
+  if (box.scrollWidth > box.clientWidth + 1) {
+    box.tabIndex = 0;
+    box.setAttribute("role", "region");
+    box.setAttribute("aria-label", "Nodes table (scrolls sideways)");
+  } else {
+    box.removeAttribute("tabindex");
+    box.removeAttribute("role");
+    box.removeAttribute("aria-label");
+  }
 }
 
 function narrationFor(view) {

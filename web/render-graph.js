@@ -88,7 +88,10 @@ export class GraphView {
     const labelLayer = el("g", { class: "edge-labels", "aria-hidden": "true" }, svg);
 
     this.edges = answer.edges.map((edge, i) => {
-      const g = el("g", { class: "edge", "data-edge": edge.id }, edgeLayer);
+      const g = el("g", {
+        class: "edge", "data-edge": edge.id,
+        "data-from": answer.nodes[edge.parent].label, "data-to": answer.nodes[edge.child].label,
+      }, edgeLayer);
       const d = smoothPath(L.edges[i].points);
       el("path", { class: "edge-halo", d }, g);
       const line = el("path", { class: "edge-line", d, "marker-end": "url(#arrow-plain)" }, g);
@@ -174,6 +177,7 @@ export class GraphView {
       e.label.style.display = lines.length ? "" : "none";
       e.label.classList.toggle("is-late", Boolean(late));
       if (lines.length) setLines(e.text, e.box, lines);
+      else e.text.replaceChildren();
     });
   }
 }

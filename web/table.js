@@ -51,10 +51,10 @@ export class NodeTable {
       } else if (marks.shouldBe && marks.wrong.has(i)) {
         const wrong = document.createElement("span");
         wrong.className = "wrong-value";
-        wrong.textContent = `✗ ${fmt(grad)}`;
+        wrong.textContent = `✗ ${fmt(grad)} `;
         const right = document.createElement("span");
         right.className = "should-be";
-        right.textContent = ` (should be ${fmt(marks.shouldBe[i])})`;
+        right.textContent = `(should be ${fmt(marks.shouldBe[i])})`;
         row.grad.append(wrong, right);
       } else {
         row.grad.textContent = fmt(grad);

@@ -205,18 +205,18 @@ export class VisitOrder {
     e.preventDefault();
     li.focus();
     this.drag = { li, id: e.pointerId, startY: e.clientY, from: this.position(li), moving: false };
-    li.setPointerCapture?.(e.pointerId);
+    // Listen on the window: moving the item in the list drops any pointer capture.
     const move = (ev) => this.onPointerMove(ev);
     const end = (ev) => {
       if (ev.pointerId !== this.drag?.id) return;
-      li.removeEventListener("pointermove", move);
-      li.removeEventListener("pointerup", end);
-      li.removeEventListener("pointercancel", end);
+      window.removeEventListener("pointermove", move);
+      window.removeEventListener("pointerup", end);
+      window.removeEventListener("pointercancel", end);
       this.onPointerEnd(ev);
     };
-    li.addEventListener("pointermove", move);
-    li.addEventListener("pointerup", end);
-    li.addEventListener("pointercancel", end);
+    window.addEventListener("pointermove", move);
+    window.addEventListener("pointerup", end);
+    window.addEventListener("pointercancel", end);
   }
 
   onPointerMove(e) {

@@ -1,0 +1,235 @@
+"""The page a learner opens (web/index.html), in headless Chromium.
+
+Every preset is stepped through its forward and backward pass and checked against
+the numbers in DESIGN.md; plus keyboard stepping, the engine's boot states (progress,
+not-ready narration, error and Retry), a phone-sized screen and an axe-core audit.
+"""
+
+import json
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+from engine import api
+from page_helpers import (
+    BOOT_TIMEOUT_MS, button, choose, nodes, open_page, snapshot, wait_ready,
+)
+
+# DESIGN.md's presets, worked out by hand: {preset: {label: (data, grad)}}.
+# An int must match exactly; a float (≈) to 4 significant digits.
+EXPECTED = {
+    "add-mul": {"a": (2, 4), "b": (3, 4), "c": (4, 5), "d": (5, 4), "e": (20, 1)},
+    "lesson-graph": {"a": (2, -2), "b": (-3, 3), "c": (-6, 1), "d": (-1, 1), "e": (-7, 1)},
+    "checkpoint": {"x": (4, 0), "y": (-1, 5), "p": (-4, 1), "q": (3, 1), "r": (-1, 1)},
+    "relu": {"a": (2, -3), "b": (-3, 2), "d": (10, 1), "c": (-6, 1), "e": (4, 1), "f": (4, 1)},
+    "neuron": {
+        "x1": (2, -1.5), "x2": (0, 0.5), "w1": (-3, 1.0), "w2": (1, 0), "b": (6.881, 0.5),
+        "x1*w1": (-6, 0.5), "x2*w2": (0, 0.5), "x1*w1+x2*w2": (-6, 0.5),
+        "n": (0.8814, 0.5), "o": (0.7071, 1),
+    },
+    "square": {"a": (3, 6), "b": (9, 1)},
+    "reuse": {"a": (3, 2), "b": (6, 1)},
+    "xx-xy": {"x": (3, 16), "y": (10, 3), "x*x": (9, 1), "x*y": (30, 1), "z": (39, 1)},
+    "diamond": {"a": (2, 15), "b": (3, 6), "c": (6, 3), "d": (18, 1)},
+    "double-diamond": {
+        "a": (2, 25), "b": (3, 19), "c": (5, 7), "d": (6, 6), "e": (11, 1), "f": (30, 1), "y": (41, 1),
+    },
+    "cos": {
+        "x1": (1, -2.141), "x2": (2, 1.859), "x1-x2": (-1, -2), "(x1-x2)**2": (1, 1),
+        "x1+x2": (3, -0.1411), "cos(x1+x2)": (-0.99, 1), "y": (0.01001, 1),
+    },
+}
+
+
+def assert_value(preset, label, what, shown, expected):
+    where = f"{preset}: {label}.{what}"
+    assert shown != "", f"{where} is not shown"
+    if isinstance(expected, int):
+        assert shown == str(expected), f"{where} is {shown}, expected {expected}"
+    else:
+        assert f"{float(shown):.4g}" == f"{expected:.4g}", f"{where} is {shown}, expected ≈{expected}"
+
+
+def engine_presets():
+    return json.loads(api.handle('{"cmd": "presets"}'))["presets"]
+
+
+def test_every_preset_steps_forward_and_backward_to_the_design_numbers(page, site_url):
+    open_page(page, site_url)
+    ids = [p["id"] for p in engine_presets()]
+    assert page.eval_on_selector_all("#preset option", "os => os.map(o => o.value)") == ids
+    assert set(EXPECTED) == set(ids), "every preset needs its expected numbers here"
+    forward, back = button(page, "Step forward"), button(page, "Step back")
+
+    for preset in ids:
+        choose(page, preset)
+        expected = EXPECTED[preset]
+        title = next(p["title"] for p in engine_presets() if p["id"] == preset)
+        assert page.inner_text("#preset-title") == title
+        shown = nodes(page)
+        assert set(shown) == set(expected), preset
+        assert all(v == ("", "") for v in shown.values()), f"{preset}: something shows before step 1"
+
+        # Forward: one more node's data per click, no grads yet.
+        for k in range(1, len(expected) + 1):
+            forward.click()
+            shown = nodes(page)
+            assert sum(d != "" for d, _ in shown.values()) == k, f"{preset} forward step {k}"
+            assert all(g == "" for _, g in shown.values())
+        for label, (data, _) in expected.items():
+            assert_value(preset, label, "data", shown[label][0], data)
+
+        # Backward: the seed, then one visit per node.
+        button(page, "Start backward").click()
+        assert "seed" in page.inner_text("#position")
+        for _ in range(len(expected) - 1):
+            forward.click()
+        before_last = snapshot(page)
+        forward.click()
+        assert forward.get_attribute("aria-disabled") == "true", f"{preset}: more frames than nodes"
+        shown = nodes(page)
+        for label, (data, grad) in expected.items():
+            assert_value(preset, label, "data", shown[label][0], data)
+            assert_value(preset, label, "grad", shown[label][1], grad)
+        for label in expected:
+            name = page.get_attribute(f"svg [data-node='{label}']", "aria-label")
+            assert name.startswith(f"{label}: data ") and ", grad " in name, name
+
+        # Step back gives exactly the previous state.
+        back.click()
+        assert snapshot(page) == before_last, f"{preset}: Step back did not restore the previous state"
+        button(page, "Reset").click()
+        assert all(v == ("", "") for v in nodes(page).values())
+
+
+def test_arrow_keys_step_and_start_backward_reveals_all_data(page, site_url):
+    open_page(page, site_url, "diamond")
+    page.locator("h1").click()  # focus on the page body, not a control
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert nodes(page) == {"a": ("2", ""), "b": ("3", ""), "c": ("", ""), "d": ("", "")}
+    assert page.inner_text("#narration").startswith("b = a + 1")
+    page.keyboard.press("ArrowLeft")
+    assert nodes(page)["b"] == ("", "")
+
+    # Arrows inside the visit-order list do not step (they belong to the list).
+    page.locator("#visit-order li[data-label='c']").focus()
+    page.keyboard.press("ArrowRight")
+    assert nodes(page)["b"] == ("", "")
+
+    # Start backward in mid-forward fills in every data first, then seeds the output.
+    button(page, "Start backward").focus()
+    page.keyboard.press("Enter")
+    assert nodes(page) == {"a": ("2", "0"), "b": ("3", "0"), "c": ("6", "0"), "d": ("18", "1")}
+    page.keyboard.press("Tab")  # focus moves on to Reset; arrows still step from a button
+    page.keyboard.press("ArrowRight")
+    shown = nodes(page)
+    assert (shown["b"][1], shown["c"][1]) == ("6", "3")
+    # The push is shown on the edges and in the details: local × upstream, before → after.
+    details = page.inner_text("#details")
+    assert "b.grad += c.data * d.grad" in details and "0 → 6" in details
+    labels = page.eval_on_selector_all(
+        "svg .edge-label", "ls => ls.filter(l => l.style.display !== 'none').map(l => l.textContent)")
+    assert sorted(labels) == ["3 × 1= 3", "6 × 1= 6"]
+
+    # The focused control shows a visible focus ring.
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline not in ("", "none")
+
+
+def test_progress_then_not_ready_narration_then_ready(page, site_url):
+    held = []
+    page.route("**/pyodide.asm.wasm", lambda route: held.append(route))
+    page.goto(site_url)
+    page.wait_for_function("() => document.getElementById('engine-stage').textContent !== ''")
+    assert page.evaluate("document.documentElement.dataset.engine") == "loading"
+    assert page.locator("#engine-progress").is_visible()
+    assert "downloading" in page.inner_text("#engine-loading")
+    for _ in range(100):  # route handlers run while Playwright waits
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held, "the page never asked for the runtime"
+
+    button(page, "Run order").click()
+    assert "still starting" in page.inner_text("#narration")
+    button(page, "Step forward").click()
+    assert "still starting" in page.inner_text("#narration")
+
+    page.wait_for_timeout(100)
+    for route in held:
+        route.continue_()
+    page.unroute("**/pyodide.asm.wasm")
+    wait_ready(page)
+    assert page.locator("#engine-progress").is_hidden()
+    assert page.locator("svg [data-node]").count() > 0
+
+
+@pytest.mark.allow_console_errors
+def test_engine_failure_shows_an_error_and_retry_works(page, site_url):
+    broken = {"on": True}
+
+    def wasm(route):
+        if broken["on"]:
+            route.fulfill(status=404, body="gone")
+        else:
+            route.continue_()
+
+    page.route("**/pyodide.asm.wasm", wasm)
+    page.goto(site_url)
+    page.wait_for_function(
+        "document.documentElement.dataset.engine === 'error'", timeout=BOOT_TIMEOUT_MS)
+    error = page.locator("#engine-error")
+    assert error.is_visible()
+    assert "pyodide.asm.wasm" in error.inner_text()
+    button(page, "Run order").click()
+    assert "Retry" in page.inner_text("#narration")
+
+    broken["on"] = False
+    button(page, "Retry").click()
+    wait_ready(page)
+    assert error.is_hidden()
+    assert page.locator("svg [data-node]").count() > 0
+
+
+def test_phone_sized_screen(page, site_url):
+    page.set_viewport_size({"width": 375, "height": 740})
+    open_page(page, site_url, "neuron")
+    width = page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth]")
+    assert max(width) <= 375, f"the page is wider than the phone: {width}"
+    for name in ("Step back", "Step forward", "Start backward", "Reset"):
+        box = button(page, name).bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 375, name
+        assert box["height"] >= 32, f"{name} is too small to tap"
+    button(page, "Start backward").click()
+    button(page, "Step forward").click()
+    assert nodes(page)["n"][1] != "0"
+    # The big graph scrolls inside its own box instead of widening the page.
+    scroller = page.evaluate(
+        "(() => { const s = document.getElementById('graph-scroll'); return [s.scrollWidth, s.clientWidth]; })()")
+    assert scroller[0] > scroller[1]
+    assert max(page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth]")) <= 375
+    button(page, "Run order").scroll_into_view_if_needed()
+    assert button(page, "Run order").is_visible()
+
+
+def test_axe_finds_no_violations_in_the_main_states(page, site_url):
+    axe = Axe()
+
+    def audit(state):
+        results = axe.run(page)
+        assert results.violations_count == 0, f"{state}:\n{results.generate_report()}"
+
+    open_page(page, site_url, "diamond")
+    audit("loaded")
+    button(page, "Step forward").click()
+    button(page, "Step forward").click()
+    audit("mid-forward")
+    button(page, "Start backward").click()
+    button(page, "Step forward").click()
+    audit("mid-backward")
+    page.locator("#visit-order li[data-label='b']").focus()
+    page.keyboard.press("Alt+ArrowUp")
+    page.keyboard.press("Alt+ArrowUp")
+    button(page, "Run order").click()
+    page.wait_for_selector(".verdict")
+    audit("experiment shown")

@@ -1,0 +1,148 @@
+"""The visit-order experiment on the page: reorder by keyboard, mouse and touch, run
+the order, and see the wrong grad, the late contribution, the lost path and the
+engine's explanation; a correct order gives the right grads again."""
+
+from page_helpers import STEP_TIMEOUT_MS, button, nodes, open_page, order, snapshot
+
+CORRECT = ["d", "c", "b", "a"]
+
+
+def run_order(page):
+    button(page, "Run order").click()
+    page.wait_for_function(
+        "document.documentElement.dataset.pass === 'experiment'", timeout=STEP_TIMEOUT_MS)
+
+
+def result_text(page):
+    return page.inner_text("#experiment-body")
+
+
+def assert_b_before_d_result(page):
+    """The diamond run with b visited before d: the path a → b → d is lost."""
+    assert nodes(page)["a"] == ("2", "9")
+    assert page.inner_text("tr[data-row='a'] .row-grad").replace("\n", " ") == "✗ 9 (should be 15)"
+    text = result_text(page)
+    assert "a → b → d" in text  # the lost path
+    assert "a.grad is 9, not 15" in text  # the engine's explanation sentence
+    # The late edge (b → d) is dashed and labelled, not only coloured.
+    late = page.locator("svg .edge.is-late")
+    assert late.count() == 1
+    assert late.get_attribute("data-edge") == edge_id(page, "b", "d")
+    assert page.evaluate("getComputedStyle(document.querySelector('svg .edge.is-late .edge-line')).strokeDasharray") != "none"
+    assert "⚠ late" in page.locator("svg .edge-label.is-late").text_content()
+    # The lost path's edges are marked: a → b and b → d.
+    lost = sorted(page.eval_on_selector_all("svg .edge.is-lost", "gs => gs.map(g => g.dataset.edge)"))
+    assert lost == sorted([edge_id(page, "a", "b"), edge_id(page, "b", "d")])
+
+
+def edge_id(page, parent, child):
+    return page.get_attribute(f"svg .edge[data-from='{parent}'][data-to='{child}']", "data-edge")
+
+
+def test_wrong_order_by_keyboard_then_restore(page, site_url):
+    open_page(page, site_url, "diamond")
+    assert order(page) == CORRECT
+
+    # Space picks b up, arrows move it, Space drops it; every move is announced.
+    page.locator("#visit-order li[data-label='b']").focus()
+    page.keyboard.press("Space")
+    assert "picked up" in page.inner_text("#order-status")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Space")
+    assert order(page) == ["b", "d", "c", "a"]
+    assert "b dropped at position 1 of 4" in page.inner_text("#order-status")
+
+    # Run order from the keyboard.
+    button(page, "Run order").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.documentElement.dataset.pass === 'experiment'")
+    assert_b_before_d_result(page)
+    assert "wrong" in page.inner_text("#narration")
+
+    # The wrong-order run is steppable with the same stepper: back to its seed and forward again.
+    end = snapshot(page)
+    for _ in range(4):
+        button(page, "Step back").click()
+    assert "seed" in page.inner_text("#position")
+    assert nodes(page)["a"] == ("2", "0")
+    button(page, "Step forward").click()  # visits b while b.grad is still 0
+    assert nodes(page)["a"] == ("2", "0")
+    assert "Too early" in page.inner_text("#narration")
+    button(page, "Step forward").click()  # visits d: the push into b is late
+    assert page.locator("svg .edge.is-late").count() == 1
+    assert "Too late" in page.inner_text("#details")
+    button(page, "Step forward").click()
+    button(page, "Step forward").click()
+    replayed = snapshot(page)
+    # The same state as right after Run order (only the narration differs: that one
+    # summed up the run, this one narrates the last visit).
+    assert {**replayed, "narration": ""} == {**end, "narration": ""}
+
+    # Alt+Arrow moves the focused item straight away.
+    page.locator("#visit-order li[data-label='b']").focus()
+    page.keyboard.press("Alt+ArrowDown")
+    page.keyboard.press("Alt+ArrowDown")
+    assert order(page) == ["d", "c", "b", "a"]
+    assert "b moved to position 3 of 4" in page.inner_text("#order-status")
+
+    # A correct order gives 15 again, and so does Restore correct order.
+    run_order(page)
+    assert nodes(page)["a"] == ("2", "15")
+    assert "Every grad is right" in result_text(page)
+    assert page.locator("svg .edge.is-late").count() == 0
+    page.locator("#visit-order li[data-label='a']").focus()
+    page.keyboard.press("Alt+ArrowUp")
+    button(page, "Restore correct order").click()
+    assert order(page) == CORRECT
+    assert nodes(page)["a"] == ("2", "15")
+    assert page.locator("svg .edge.is-lost").count() == 0
+
+
+def drag(page, label, above_label):
+    """Drag a list item with the mouse until it sits just above another item."""
+    item = page.locator(f"#visit-order li[data-label='{label}'] .vo-label")
+    target = page.locator(f"#visit-order li[data-label='{above_label}']")
+    item.scroll_into_view_if_needed()
+    box = item.bounding_box()
+    goal = target.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(goal["x"] + 40, goal["y"] + 3, steps=12)
+    page.mouse.up()
+
+
+def test_wrong_order_by_mouse_drag(page, site_url):
+    open_page(page, site_url, "diamond")
+    drag(page, "b", "d")
+    assert order(page) == ["b", "d", "c", "a"]
+    assert "b dropped at position 1 of 4" in page.inner_text("#order-status")
+    run_order(page)
+    assert_b_before_d_result(page)
+
+    # Drag b back below c: a correct order again, and a.grad is 15.
+    drag(page, "b", "a")
+    assert order(page) == ["d", "c", "b", "a"]
+    run_order(page)
+    assert nodes(page)["a"] == ("2", "15")
+    assert "Every grad is right" in result_text(page)
+
+
+def test_wrong_order_by_touch_drag(page, site_url):
+    open_page(page, site_url, "diamond")
+    page.locator("#visit-order").scroll_into_view_if_needed()
+    grip = page.locator("#visit-order li[data-label='c'] .vo-grip").bounding_box()
+    goal = page.locator("#visit-order li[data-label='d']").bounding_box()
+    x, y = grip["x"] + grip["width"] / 2, grip["y"] + grip["height"] / 2
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for k in range(1, 11):
+        point = {"x": x, "y": y + (goal["y"] + 3 - y) * k / 10}
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    page.wait_for_function("document.querySelector('#visit-order li').dataset.label === 'c'")
+    assert order(page) == ["c", "d", "b", "a"]
+    run_order(page)
+    # c visited before d: the path a → c → d (worth 9) is lost, a.grad is 6.
+    assert nodes(page)["a"] == ("2", "6")
+    assert "a → c → d" in result_text(page)

@@ -91,10 +91,11 @@ async function boot() {
     const answer = await app.engine.call({ cmd: "presets" });
     if (!answer.ok) throw new Error(answer.error?.message ?? "The engine did not list its presets.");
     setPresets(answer.presets);
-    const wanted = app.pendingPreset ?? initialPreset();
+    const wanted = app.pendingPreset ?? app.source?.preset ?? initialPreset();
     app.pendingPreset = null;
     ui.preset.value = wanted;
-    await loadPreset(wanted);
+    // A prerendered graph of the same preset stays, with the learner's place in it.
+    if (app.source?.preset !== wanted) await loadPreset(wanted);
     app.ready = true;
     ui.loading.hidden = true;
     root.dataset.engine = "ready";
@@ -167,6 +168,7 @@ function showPresetText(id, detail) {
   ui.title.textContent = detail?.title ?? listed?.title ?? id;
   ui.summary.textContent = detail?.summary ?? listed?.summary ?? "";
   ui.lesson.textContent = (detail?.lesson ?? "").trim();
+  $("lesson-more").hidden = ui.lesson.textContent === "";
 }
 
 ui.preset.addEventListener("change", () => {
@@ -199,6 +201,22 @@ export function loadGraph(answer) {
     showExperiment(answer.experiment);
   }
   render("Press Step forward to compute the first node.");
+}
+
+// Show prerendered answers before the engine is ready (the build's first-paint
+// files): {presets, preset, load}, each the engine's answer object for
+// {"cmd":"presets"}, {"cmd":"preset","id"} and {"cmd":"load","preset"}.
+// Returns false (and changes nothing) if a graph is already on screen.
+export function loadPrerendered({ presets, preset, load }) {
+  if (app.answer || !load?.ok) return false;
+  if (presets?.ok) setPresets(presets.presets);
+  const id = load.preset;
+  if (preset?.ok) app.presetDetails.set(id, preset.preset);
+  ui.preset.value = id;
+  app.source = { preset: id };
+  showPresetText(id, preset?.ok ? preset.preset : null);
+  loadGraph(load);
+  return true;
 }
 
 function stepper() {
@@ -288,6 +306,8 @@ function render(message = null) {
   ui.position.textContent = positionText(view);
   setEnabled(ui.back, !s.atStart());
   setEnabled(ui.forward, !s.atEnd());
+  setEnabled(ui.startBackward, true);
+  setEnabled(ui.reset, true);
   root.dataset.pass = view.pass;
   root.dataset.step = String(view.index);
   if (view.pass === "experiment") {
@@ -526,6 +546,9 @@ function engineFailed(error) {
 }
 
 // On a phone the lesson notes start folded, so the graph is near the top.
-if (window.matchMedia("(max-width: 640px)").matches) $("lesson-more").open = false;
+if (window.matchMedia("(max-width: 640px)").matches) {
+  $("lesson-more").open = false;
+  $("legend-box").open = false;
+}
 
 boot();

@@ -19,11 +19,7 @@ export function renderDetails(container, view, answer) {
   if (view.pass === "start") {
     parts.push(node("p", "muted", "Nothing is computed yet. Step forward runs the program one node at a time."));
   } else if (view.pass === "forward") {
-    const n = nodes[f.node];
-    parts.push(node("p", "detail-head", n.is_input ? `${n.label} is an input` : `${n.label} = ${n.expr}`));
-    const row = node("p", "detail-math");
-    row.append(node("code", "", `${n.label}.data = ${fmt(f.data)}`));
-    parts.push(row);
+    // The narration already spells the computation out; say what comes next.
     if (view.index === view.total - 1) {
       parts.push(node("p", "muted", "Every node has its data now. Start backward seeds the output's grad."));
     }

@@ -41,7 +41,7 @@ function stripZeros(text) {
 }
 
 // "×"-style operator names for the graph's op badges.
-const OP_SYMBOLS = { "*": "×", "**": "^", "-": "−", "/": "÷", neg: "−x" };
+const OP_SYMBOLS = { "*": "×", "-": "−", "/": "÷", neg: "−x" };
 
 export function opSymbol(op) {
   return OP_SYMBOLS[op] ?? op;

@@ -237,3 +237,24 @@ def test_axe_finds_no_violations_in_the_main_states(page, site_url):
     button(page, "Run order").click()
     page.wait_for_selector(".verdict")
     audit("experiment shown")
+
+
+def test_page_runs_under_a_strict_content_security_policy(page, site_url):
+    """No inline script or style: the page works with script-src/style-src 'self'
+    (a CSP violation is a console error, which fails the test)."""
+    csp = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; "
+           "img-src 'self' data:; worker-src 'self'; connect-src 'self'")
+
+    def with_csp(route):
+        response = route.fetch()
+        route.fulfill(response=response, headers={**response.headers, "content-security-policy": csp})
+
+    page.route(site_url, with_csp)
+    response = page.goto(site_url)
+    assert response.headers.get("content-security-policy") == csp
+    # (Playwright's wait_for_function evaluates a string, which this CSP forbids.)
+    page.locator("html[data-engine='ready']").wait_for(state="attached", timeout=BOOT_TIMEOUT_MS)
+    choose(page, "diamond")
+    button(page, "Start backward").click()
+    button(page, "Step forward").click()
+    assert nodes(page)["b"] == ("3", "6")

@@ -7,10 +7,21 @@ from page_helpers import STEP_TIMEOUT_MS, button, nodes, open_page, order, snaps
 CORRECT = ["d", "c", "b", "a"]
 
 
-def run_order(page):
-    button(page, "Run order").click()
+def runs(page):
+    return int(page.get_attribute("#experiment-result", "data-runs") or 0)
+
+
+def wait_for_run(page, before):
     page.wait_for_function(
-        "document.documentElement.dataset.pass === 'experiment'", timeout=STEP_TIMEOUT_MS)
+        f"Number(document.getElementById('experiment-result').dataset.runs || 0) > {before}",
+        timeout=STEP_TIMEOUT_MS)
+    assert page.evaluate("document.documentElement.dataset.pass") == "experiment"
+
+
+def run_order(page):
+    before = runs(page)
+    button(page, "Run order").click()
+    wait_for_run(page, before)
 
 
 def result_text(page):
@@ -56,7 +67,7 @@ def test_wrong_order_by_keyboard_then_restore(page, site_url):
     # Run order from the keyboard.
     button(page, "Run order").focus()
     page.keyboard.press("Enter")
-    page.wait_for_function("document.documentElement.dataset.pass === 'experiment'")
+    wait_for_run(page, 0)
     assert_b_before_d_result(page)
     assert "wrong" in page.inner_text("#narration")
 

@@ -458,6 +458,8 @@ async function runOrder() {
     return;
   }
   const exp = answer.experiment;
+  app.runs = (app.runs ?? 0) + 1;
+  $("experiment-result").dataset.runs = String(app.runs); // how many orders have been run
   app.stepper.setExperiment(exp);
   app.stepper.toEnd("experiment");
   showExperiment(exp);

@@ -112,6 +112,8 @@ export class GraphView {
         "data-node": node.label, "data-data": "", "data-grad": "", role: "img",
         transform: `translate(${r(x - w / 2)},${r(y - h / 2)})`,
       }, nodeLayer);
+      const tip = el("title", {}, g);
+      tip.textContent = node.is_input ? `${node.label} = ${node.expr} (an input)` : `${node.label} = ${node.expr}`;
       el("rect", { class: "node-box", width: w, height: h, rx: 9 }, g);
       el("rect", { class: "node-head", width: w, height: 26, rx: 9 }, g);
       el("rect", { class: "node-head-fill", y: 17, width: w, height: 9 }, g);

@@ -19,7 +19,7 @@ from .graph import Graph
 
 NODE_WIDTH = 120
 NODE_HEIGHT = 72
-GAP_X = 72
+GAP_X = 104  # room between layers for an edge label such as "3 × 3 = 9"
 GAP_Y = 28
 BEND_SLOT = 24  # vertical room a bend point takes in its layer
 MARGIN = 24

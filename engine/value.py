@@ -21,20 +21,31 @@ from . import numbers as num
 
 
 class Value:
-    __slots__ = ("data", "grad", "label", "_op", "_prev", "_local", "_const", "line", "col")
+    # The five attributes every node needs live in slots: fast to set, small in memory.
+    # The teaching metadata (label, source position, a folded number) only some nodes
+    # have, so it defaults to the class attributes below and goes into the instance's
+    # __dict__ only when set; building a 100,000-node graph stays cheap.
+    __slots__ = ("data", "grad", "_op", "_prev", "_local", "__dict__")
+    label = ""
+    _const = None  # (number, number_is_on_the_left) when an operand was a plain number
+    line = 0  # where a Program created this node (0 = not from a program)
+    col = 0
 
     def __init__(self, data, _children=(), _op="", label=""):
-        if isinstance(data, Value):
-            raise TypeError("Value() takes a plain number, not another Value")
-        self.data = num.as_float(data)
+        if type(data) is not float:
+            if isinstance(data, Value):
+                raise TypeError("Value() takes a plain number, not another Value")
+            data = num.as_float(data)
+        self.data = data
         self.grad = 0.0
-        self.label = label
         self._op = _op
-        self._prev = tuple(_children)
-        self._local = (0.0,) * len(self._prev)
-        self._const = None  # (number, number_is_on_the_left) when an operand was a number
-        self.line = 0  # where a Program created this node (0 = not from a program)
-        self.col = 0
+        if _children:
+            self._prev = tuple(_children)
+            self._local = (0.0,) * len(self._prev)
+        else:  # an input: the common case, kept cheap
+            self._prev = self._local = ()
+        if label:
+            self.label = label
 
     def __repr__(self):
         name = f"{self.label}: " if self.label else ""
@@ -45,16 +56,14 @@ class Value:
     @staticmethod
     def _node(data, op, parents, locals_, const=None):
         """A new node. Bypasses __init__ because graphs of 100,000 nodes are built here."""
-        out = Value.__new__(Value)
+        out = _new(Value)
         out.data = data
         out.grad = 0.0
-        out.label = ""
         out._op = op
         out._prev = parents
         out._local = locals_
-        out._const = const
-        out.line = 0
-        out.col = 0
+        if const is not None:
+            out._const = const
         return out
 
     # -- the arithmetic operators -------------------------------------------------------
@@ -62,7 +71,9 @@ class Value:
 
     def __add__(self, other):
         if isinstance(other, Value):
-            return Value._node(self.data + other.data, "+", (self, other), (1.0, 1.0))
+            out = _new(Value)
+            out.data, out.grad, out._op, out._prev, out._local = self.data + other.data, 0.0, "+", (self, other), _ONES
+            return out
         k = _number(other)
         return Value._node(self.data + k, "+", (self,), (1.0,), (k, False))
 
@@ -83,7 +94,10 @@ class Value:
     def __mul__(self, other):
         if isinstance(other, Value):
             # Multiplication swaps: each parent's local derivative is the *other* parent.
-            return Value._node(self.data * other.data, "*", (self, other), (other.data, self.data))
+            out = _new(Value)
+            out.data, out.grad, out._op = self.data * other.data, 0.0, "*"
+            out._prev, out._local = (self, other), (other.data, self.data)
+            return out
         k = _number(other)
         return Value._node(self.data * k, "*", (self,), (k,), (k, False))
 
@@ -164,14 +178,20 @@ class Value:
         order = topological_order(self)
         self.grad = 1.0
         for node in reversed(order):
-            upstream = node.grad
-            for parent, local in zip(node._prev, node._local):
-                parent.grad += local * upstream
+            parents = node._prev
+            if parents:  # an input has nothing to pass on
+                upstream = node.grad
+                for parent, local in zip(parents, node._local):
+                    parent.grad += local * upstream
 
     def zero_grad(self):
         """Set the grad of this node and everything it depends on back to 0."""
         for node in topological_order(self):
             node.grad = 0.0
+
+
+_new = object.__new__
+_ONES = (1.0, 1.0)
 
 
 def topological_order(root: Value) -> list[Value]:
@@ -188,8 +208,10 @@ def topological_order(root: Value) -> list[Value]:
         for parent in parents:
             if parent not in visited:
                 visited.add(parent)
-                stack.append((parent, iter(parent._prev)))
-                break
+                if parent._prev:
+                    stack.append((parent, iter(parent._prev)))
+                    break
+                order.append(parent)  # an input is finished as soon as it is reached
         else:
             stack.pop()
             order.append(node)

@@ -178,9 +178,9 @@ def again(request: dict) -> dict:
         start = [0.0] * len(graph)
     more, final, _ = run_backward(graph, graph.reverse_topological_order(), start=start)
     frames += more
-    out = graph.label(graph.output)
     if zero:
-        explanation = ["After zero_grad() the second backward pass starts from 0 and gives the same grads as the first."]
+        explanation = ["After zero_grad() the second backward pass starts from 0 and gives the same grads "
+                       "as the first."]
     else:
         explanation = _again_explanation(graph, grads, final)
     return {"ok": True, "zero_grad": zero, "frames": frames, "start_grads": grads, "grads": final,
@@ -190,7 +190,10 @@ def again(request: dict) -> dict:
 def _again_explanation(graph: Graph, first: list[float], second: list[float]) -> list[str]:
     out = graph.label(graph.output)
     middle = [i for i in range(len(graph)) if i != graph.output and not graph.is_input(i)]
-    changes = lambda nodes: ", ".join(f"{graph.label(i)}.grad {fmt(first[i])} → {fmt(second[i])}" for i in nodes)
+
+    def changes(nodes):
+        return ", ".join(f"{graph.label(i)}.grad {fmt(first[i])} → {fmt(second[i])}" for i in nodes)
+
     sentences = [f"backward() sets {out}.grad = 1 again, but every other grad still holds the first pass's value "
                  "and += adds the second pass on top of it."]
     if middle:
@@ -362,4 +365,4 @@ def _short(text) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-__all__ = ["handle", "load", "fmt"]
+__all__ = ["handle"]

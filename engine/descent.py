@@ -33,7 +33,8 @@ def descend(source: str, values: dict[str, float], names: list[str], rate: float
             break
         moved = {name: values[name] + sign * rate * grads[name] for name in names}
         if any(not math.isfinite(v) or abs(v) > 1e12 for v in moved.values()):
-            stopped = "An input left the range of allowed numbers, so descent stopped here; try a smaller learning rate."
+            stopped = ("An input left the range of allowed numbers, so descent stopped here; "
+                       "try a smaller learning rate.")
             break
         values.update(moved)
     return {"history": history, "stopped": stopped, "ascend": ascend, "rate": rate, "inputs": names}

@@ -79,11 +79,6 @@ def sigmoid(x: float) -> float:
     return z / (1.0 + z)
 
 
-def mul(x: float, y: float) -> float:
-    # Plain float multiplication already follows IEEE-754 (overflow gives inf, inf * 0 nan).
-    return x * y
-
-
 def as_float(x) -> float:
     """A number from the outside world as a float; large ints that overflow become inf."""
     try:

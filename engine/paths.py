@@ -44,11 +44,11 @@ def path_sums(graph: Graph, wrt: int, grad: float) -> dict:
     running = 0.0
     for path in paths:
         before, running = running, running + path["product"]
-        factors = " × ".join(fmt(l) for l in path["locals"])
+        factors = " × ".join(fmt(local) for local in path["locals"])
         route = " → ".join(graph.label(n) for n in path["nodes"])
+        text = f"Path {route}: {factors} = {fmt(path['product'])}; running sum {fmt(before)} → {fmt(running)}."
         frames.append({"kind": "path", "node": wrt, "nodes": path["nodes"], "edges": path["edges"],
-                       "product": path["product"], "line": graph.values[wrt].line,
-                       "text": f"Path {route}: {factors} = {fmt(path['product'])}; running sum {fmt(before)} → {fmt(running)}.",
+                       "product": path["product"], "line": graph.values[wrt].line, "text": text,
                        "changes": [{"node": wrt, "field": "pathsum", "before": before, "after": running}],
                        "pushes": []})
     return {"wrt": wrt, "paths": paths, "path_count": count, "sum": total, "grad": grad, "frames": frames,

@@ -313,7 +313,8 @@ class Program:
         """Record a node the program just created: where it came from, and a count."""
         self._count += 1
         if self._count > MAX_NODES:
-            _fail(node, f"This program builds more than {MAX_NODES:,} nodes, which is too many to draw; make it shorter.")
+            _fail(node, f"This program builds more than {MAX_NODES:,} nodes, which is too many to draw; "
+                        "make it shorter.")
         self._place(value, node)
         return value
 

@@ -91,7 +91,8 @@ def _pull_visit(graph, node, step, position, grads, late) -> dict:
     if node == graph.output:
         return {"kind": "pull", "node": node, "upstream": grads[node], "line": value.line, "pushes": [],
                 "changes": [],
-                "text": f"Visit {label}: the output keeps its seed grad of 1; nothing uses it, so there is nothing to pull."}
+                "text": f"Visit {label}: the output keeps its seed grad of 1; nothing uses it, "
+                        "so there is nothing to pull."}
     before_visit = grads[node]
     total = 0.0
     pulls = []
@@ -106,7 +107,8 @@ def _pull_visit(graph, node, step, position, grads, late) -> dict:
         pulls.append({
             "edge": edge_id, "parent": node, "child": child, "local": edge.local, "upstream": child_grad,
             "contribution": contribution, "before": running_before, "after": total, "late": is_late,
-            "rule": f"{code_name(label)}.grad += {local_text(graph.values[child], edge.slot)} * {code_name(graph.label(child))}.grad",
+            "rule": (f"{code_name(label)}.grad += {local_text(graph.values[child], edge.slot)}"
+                     f" * {code_name(graph.label(child))}.grad"),
         })
         if is_late:
             late.append({"frame": step + 1, "edge": edge_id, "parent": node, "child": child,
@@ -151,7 +153,8 @@ def _visit_text(graph, node, upstream, pushes, position, step) -> str:
         if push["late"]:
             part += f" (too late: {p} was already visited)"
         parts.append(part)
-    return f"Visit {label} = {expression_text(value)} with {label}.grad = {fmt(upstream)}.{early} {prefix}" + "; ".join(parts) + "."
+    head = f"Visit {label} = {expression_text(value)} with {label}.grad = {fmt(upstream)}.{early} {prefix}"
+    return head + "; ".join(parts) + "."
 
 
 def correct_backward(graph: Graph) -> tuple[list[dict], list[float]]:

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from engine import Program, Value
+from engine import Program
 from engine.api import handle
 from engine.presets import load_presets
 

@@ -1,6 +1,5 @@
 """Traces: forward and backward frames, and the visit-order experiment with lost paths."""
 
-import pytest
 
 from engine import Program
 from engine.graph import Graph

@@ -6,8 +6,12 @@
 
 dist/ holds the pinned Pyodide runtime (from npm), micropip (from PyPI), the
 engine as a wheel, everything in web/, and build.json, which tells the page's
-worker the file names to load. Downloads are kept in .cache/ and checked
-against the pins below, so a warm build works offline.
+worker the file names to load. For a fast boot it also holds the standard
+library and the engine precompiled to .pyc by this Pyodide under Node, the
+engine's answers for every preset (the page's first paint), a service worker
+that caches the build, and gzip copies of the big files (buildtools/site.py).
+Downloads and compiled files are kept in .cache/ (downloads checked against
+the pins below), so a warm build works offline.
 """
 
 import argparse
@@ -41,7 +45,7 @@ def build(dist: Path = ROOT / "dist", cache: Path = ROOT / ".cache",
     tgz = fetch.pyodide_tarball(cache, PINS.pyodide_version, PINS.pyodide_integrity, log)
     whl = fetch.micropip_wheel(cache, PINS.micropip_version, PINS.micropip_sha256,
                                PINS.pyodide_python, log)
-    info = site.assemble(ROOT, dist, PINS, build_id, tgz, whl)
+    info = site.assemble(ROOT, dist, PINS, build_id, tgz, whl, cache=cache, log=log)
     log(f"built {dist} (build {build_id}) in {time.monotonic() - started:.1f} s.")
     return info
 

@@ -1,12 +1,28 @@
-"""Serve dist/ on localhost with the MIME types Pyodide needs.
+"""Serve dist/ on localhost with the MIME types Pyodide needs, the caching
+headers a static host should send, and precompressed copies.
+
+* Cache-Control: files in a content-hashed folder (a path segment of 16 hex
+  digits, like pyodide/654b27293c8dd218/) never change, so they are sent with
+  `public, max-age=31536000, immutable`; everything else (index.html,
+  build.json, sw.js, the page's scripts) with `no-cache`: the browser may keep
+  it but must revalidate (a cheap 304) on every use.
+* Content-Encoding: when the browser accepts it and build.py wrote `x.br` or
+  `x.gz` next to `x`, that copy is sent instead, with the type of `x`,
+  `Content-Encoding` and `Vary: Accept-Encoding`.
 
 Used by `python build.py serve` and by the test fixtures, so tests exercise the
 same server a developer uses.
 """
 
+import datetime
+import email.utils
 import errno
+import os
+import re
+import socket
 import sys
 import threading
+import urllib.parse
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -32,15 +48,113 @@ MIME_TYPES = {
 }
 
 
+IMMUTABLE = "public, max-age=31536000, immutable"
+REVALIDATE = "no-cache"
+_HASHED = re.compile(r"(^|/)[0-9a-f]{16}/")
+# Preferred first; the suffix of the precompressed copy for each encoding.
+ENCODINGS = (("br", ".br"), ("gzip", ".gz"))
+
+
+def cache_control(url_path: str) -> str:
+    """The Cache-Control for a path of the site."""
+    return IMMUTABLE if _HASHED.search(url_path) else REVALIDATE
+
+
+def accepted_encodings(header: str | None) -> set[str]:
+    """The codings an Accept-Encoding header allows (q > 0), lower-cased."""
+    accepted, refused = set(), set()
+    for item in (header or "").split(","):
+        name, _, params = item.strip().partition(";")
+        name = name.strip().lower()
+        q = 1.0
+        for param in params.split(";"):
+            key, _, value = param.strip().partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        (accepted if q > 0 else refused).add(name)
+    if "*" in accepted:
+        accepted |= {name for name, _ in ENCODINGS} - refused
+    return accepted
+
+
 class SiteHandler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
     quiet = False
+    _cache_control = REVALIDATE
 
     def end_headers(self):
-        # Revalidate every time (cheap: the handler answers If-Modified-Since with
-        # 304), so a rebuilt dist/ is picked up on the next reload.
-        self.send_header("Cache-Control", "no-cache")
+        # Revalidated files are cheap to check (ETag/If-Modified-Since give a 304),
+        # so a rebuilt dist/ is picked up on the next reload.
+        self.send_header("Cache-Control", self._cache_control)
         super().end_headers()
+
+    def send_head(self):
+        """As SimpleHTTPRequestHandler.send_head, plus precompressed copies,
+        Cache-Control by path and an ETag."""
+        url_path = urllib.parse.urlsplit(self.path).path
+        self._cache_control = cache_control(url_path)
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            index = os.path.join(path, "index.html")
+            if not url_path.endswith("/") or not os.path.isfile(index):
+                return super().send_head()  # redirect to "dir/", or a listing
+            path = index
+        if path.endswith("/") or not os.path.isfile(path):
+            self._cache_control = REVALIDATE
+            return super().send_head()  # 404
+
+        accepted = accepted_encodings(self.headers.get("Accept-Encoding"))
+        variants = [(name, path + suffix) for name, suffix in ENCODINGS
+                    if os.path.isfile(path + suffix)]
+        encoding, chosen = next(((n, p) for n, p in variants if n in accepted), (None, path))
+        try:
+            f = open(chosen, "rb")
+        except OSError:
+            self.send_error(404, "File not found")
+            return None
+        try:
+            fs = os.fstat(f.fileno())
+            etag = f'"{fs.st_mtime_ns:x}-{fs.st_size:x}{"-" + encoding if encoding else ""}"'
+            if self._not_modified(etag, fs.st_mtime):
+                self.send_response(304)
+                self.send_header("ETag", etag)
+                if variants:
+                    self.send_header("Vary", "Accept-Encoding")
+                self.end_headers()
+                f.close()
+                return None
+            self.send_response(200)
+            self.send_header("Content-Type", self.guess_type(path))
+            if encoding:
+                self.send_header("Content-Encoding", encoding)
+            if variants:
+                self.send_header("Vary", "Accept-Encoding")
+            self.send_header("Content-Length", str(fs.st_size))
+            self.send_header("Last-Modified", self.date_time_string(fs.st_mtime))
+            self.send_header("ETag", etag)
+            self.end_headers()
+            return f
+        except BaseException:
+            f.close()
+            raise
+
+    def _not_modified(self, etag: str, mtime: float) -> bool:
+        if "If-None-Match" in self.headers:
+            tags = [t.strip() for t in self.headers["If-None-Match"].split(",")]
+            return etag in tags or "*" in tags
+        if "If-Modified-Since" in self.headers:
+            try:
+                since = email.utils.parsedate_to_datetime(self.headers["If-Modified-Since"])
+            except (TypeError, IndexError, OverflowError, ValueError):
+                return False
+            if since.tzinfo is None:
+                since = since.replace(tzinfo=datetime.timezone.utc)
+            modified = datetime.datetime.fromtimestamp(int(mtime), datetime.timezone.utc)
+            return modified <= since
+        return False
 
     def log_message(self, format, *args):
         if not self.quiet:
@@ -49,6 +163,34 @@ class SiteHandler(SimpleHTTPRequestHandler):
 
 class SiteServer(ThreadingHTTPServer):
     daemon_threads = True  # a browser's keep-alive connection must not block exit
+
+    def __init__(self, *args, **kwargs):
+        self._connections = set()
+        self._lock = threading.Lock()
+        super().__init__(*args, **kwargs)
+
+    def process_request(self, request, client_address):
+        with self._lock:
+            self._connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request):
+        with self._lock:
+            self._connections.discard(request)
+        super().shutdown_request(request)
+
+    def stop(self):
+        """Stop completely: no new connections, and the open ones (a browser keeps
+        spare connections it has not used yet) are cut, so the site is really gone."""
+        self.shutdown()
+        self.server_close()
+        with self._lock:
+            open_now = list(self._connections)
+        for connection in open_now:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def handle_error(self, request, client_address):
         # A browser that navigates away mid-download closes the socket; that is
@@ -79,7 +221,8 @@ def url_of(server: SiteServer) -> str:
 
 
 def serve_in_thread(directory: Path, port: int = 0) -> tuple[SiteServer, str]:
-    """Start a quiet server in a daemon thread (for tests); stop it with .shutdown()."""
+    """Start a quiet server in a daemon thread (for tests); stop it with .stop()
+    (or .shutdown() and .server_close(), which leave open connections be)."""
     server = make_server(directory, port, quiet=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, url_of(server)

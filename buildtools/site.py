@@ -1,5 +1,16 @@
 """Assemble dist/: the static site with the Pyodide runtime, micropip, the
-engine wheel, the web front end and build.json.
+engine wheels, the precompiled standard library, the prerendered first paint,
+the web front end, the service worker, build.json and compressed copies.
+
+    dist/pyodide/<hash>/   the npm runtime, its lock file and micropip (stock path)
+    dist/stdlib/<hash>/    the precompiled standard library (fast path)
+    dist/wheels/<hash>/    the engine wheel: source (micropip) and precompiled
+    dist/prerender/        the engine's answers for every preset (first paint)
+    dist/sw.js             web/sw.js with this build's id and file list
+    dist/**/*.gz           compressed copies that `serve` sends when accepted
+
+A folder named by 16 hex digits holds content-hashed files that never change,
+so they can be cached forever; everything else must be revalidated.
 
 The site is assembled in a staging folder next to dist/ and swapped in at the
 end, so dist/ is never half-written (a server running on it keeps working, and
@@ -14,7 +25,7 @@ import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import BuildError
+from . import BuildError, compress, precompile, prerender
 from .hashing import sha256_hex
 from .wheel import write_wheel
 
@@ -27,9 +38,14 @@ RUNTIME_FILES = (
     "python_stdlib.zip",
     "pyodide-lock.json",
 )
-PYODIDE_DIR = "pyodide"  # dist/pyodide/: the runtime, its lock file and micropip
-WHEELS_DIR = "wheels"    # dist/wheels/<hash>/: the engine wheel
+PYODIDE_DIR = "pyodide"  # dist/pyodide/<hash>/: the runtime, its lock file and micropip
+STDLIB_DIR = "stdlib"    # dist/stdlib/<hash>/python_stdlib.zip: the precompiled stdlib
+WHEELS_DIR = "wheels"    # dist/wheels/<hash>/: the engine wheels (source; precompiled)
 BUILD_JSON = "build.json"
+SW_JS = "sw.js"          # the service worker: a template in web/, filled in per build
+SW_PLACEHOLDER = '"__GRADWALK_MANIFEST__"'
+HASH_CHARS = 16          # folders named by 16 hex digits of a content hash are immutable
+GENERATED = (PYODIDE_DIR, STDLIB_DIR, WHEELS_DIR, BUILD_JSON, prerender.DIR)
 
 _SKIP_NAMES = {"__pycache__", ".DS_Store", ".pytest_cache"}
 _SKIP_SUFFIXES = (".pyc", ".pyo", "~", ".swp")
@@ -75,35 +91,70 @@ def is_current(dist: Path, build_id: str) -> bool:
         return False
     if info.get("build_id") != build_id:
         return False
-    return all((dist / rel).is_file() for rel in info.get("downloads", {}))
+    needed = [*info.get("downloads", {}), SW_JS, info.get("prerender", {}).get("file", BUILD_JSON)]
+    return all((dist / rel).is_file() for rel in needed)
 
 
 def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
-             pyodide_tgz: Path, micropip_whl: Path) -> dict:
+             pyodide_tgz: Path, micropip_whl: Path, cache: Path | None = None,
+             log=lambda *a: None) -> dict:
     """Build the whole site into a staging folder, then swap it in for dist/."""
+    cache = cache or root / ".cache"
     staging = dist.parent / f".{dist.name}-staging"
     old = dist.parent / f".{dist.name}-old"
     for leftover in (staging, old):
         shutil.rmtree(leftover, ignore_errors=True)
     try:
         _copy_web(root / "web", staging)
-        _copy_runtime(pyodide_tgz, staging / PYODIDE_DIR)
-        micropip_rel = _add_micropip(micropip_whl, staging / PYODIDE_DIR)
-        engine_rel = _add_engine_wheel(root, staging)
+        runtime = staging / PYODIDE_DIR / "unhashed"
+        _copy_runtime(pyodide_tgz, runtime)
+        _add_micropip(micropip_whl, runtime)
+        engine_files = _engine_files(root)
+        engine_rel = _add_wheel(root, staging, engine_files)
 
-        downloads = [f"{PYODIDE_DIR}/{name}" for name in RUNTIME_FILES]
-        downloads += [micropip_rel, engine_rel]
+        # The fast path's Python: bytecode compiled by this very Pyodide.
+        stdlib_pyc, pycs = precompile.precompile(
+            cache, runtime, pins.pyodide_version, pins.pyodide_python, engine_files, log)
+        stdlib_rel = _add_hashed(staging, STDLIB_DIR, "python_stdlib.zip", stdlib_pyc.read_bytes())
+        engine_pyc_rel = _add_wheel(root, staging, {**engine_files, **pycs})
+
+        # Content-hashed runtime folder: cacheable forever, never stale.
+        runtime_rel = f"{PYODIDE_DIR}/{_folder_hash(runtime)}"
+        runtime.rename(staging / runtime_rel)
+        runtime_files = sorted(p.name for p in (staging / runtime_rel).iterdir())
+
+        prerendered = prerender.run(root, staging)
+
+        downloads = [f"{runtime_rel}/{name}" for name in runtime_files]
+        downloads += [stdlib_rel, engine_rel, engine_pyc_rel]
+        micropip_rel = f"{runtime_rel}/{micropip_whl.name}"
         info = {
             "build_id": build_id,
             "pyodide_version": pins.pyodide_version,
-            "pyodide_index": f"{PYODIDE_DIR}/",
+            "python_version": pins.pyodide_python,
+            "pyodide_index": f"{runtime_rel}/",
+            "site_packages": precompile.site_packages(pins.pyodide_python),
+            # The stock path: source stdlib, micropip installs the source wheel.
+            "stdlib": f"{runtime_rel}/python_stdlib.zip",
             "micropip_wheel": micropip_rel,
             "engine_wheel": engine_rel,
             "engine_wheel_sha256": sha256_hex(staging / engine_rel),
+            # The fast path: precompiled stdlib and engine, no micropip.
+            "stdlib_pyc": stdlib_rel,
+            "engine_wheel_pyc": engine_pyc_rel,
+            "prerender": prerendered,
             # Sizes let the worker turn downloaded bytes into a progress fraction.
             "downloads": {rel: (staging / rel).stat().st_size for rel in downloads},
         }
         (staging / BUILD_JSON).write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
+
+        # Every file of the build, for the service worker's precache; then the
+        # compressed copies (which the server picks, never the service worker).
+        files = {p.relative_to(staging).as_posix(): sha256_hex(p)
+                 for p in sorted(staging.rglob("*")) if p.is_file()}
+        files.pop(SW_JS, None)
+        _write_service_worker(root / "web" / SW_JS, staging / SW_JS, build_id, files)
+        compress.precompress(staging, cache)
 
         if dist.exists():
             dist.rename(old)
@@ -114,12 +165,40 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
         shutil.rmtree(old, ignore_errors=True)
 
 
+def _write_service_worker(template: Path, out: Path, build_id: str, files: dict) -> None:
+    """sw.js with this build's id and file list in place of its placeholder, so
+    every build has a different sw.js (which is how a browser notices a new build)."""
+    if not template.is_file():
+        return
+    text = template.read_text()
+    if SW_PLACEHOLDER not in text:
+        raise BuildError(f"web/{SW_JS} lacks its {SW_PLACEHOLDER} placeholder; restore it and "
+                         "run the build again.")
+    manifest = json.dumps({"build_id": build_id, "files": files}, sort_keys=True,
+                          separators=(",", ":"))
+    out.write_text(text.replace(SW_PLACEHOLDER, manifest))
+
+
+def _folder_hash(folder: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(folder.iterdir()):
+        h.update(path.name.encode() + b"\0" + bytes.fromhex(sha256_hex(path)))
+    return h.hexdigest()[:HASH_CHARS]
+
+
+def _add_hashed(site: Path, top: str, name: str, data: bytes) -> str:
+    rel = f"{top}/{hashlib.sha256(data).hexdigest()[:HASH_CHARS]}/{name}"
+    (site / rel).parent.mkdir(parents=True)
+    (site / rel).write_bytes(data)
+    return rel
+
+
 def _copy_web(web: Path, out: Path) -> None:
     """web/ is copied as-is to the site root."""
     out.mkdir(parents=True)
     for src in _walk(web, "*"):
         rel = src.relative_to(web)
-        if rel.parts[0] in (PYODIDE_DIR, WHEELS_DIR, BUILD_JSON):
+        if rel.parts[0] in GENERATED:
             raise BuildError(
                 f"web/{rel.parts[0]} clashes with a file the build generates; rename it "
                 "and run the build again."
@@ -158,12 +237,13 @@ def _add_micropip(whl: Path, pyodide_dir: Path) -> str:
     return f"{PYODIDE_DIR}/{whl.name}"
 
 
-def _add_engine_wheel(root: Path, site: Path) -> str:
-    """Put the engine wheel under wheels/<content hash>/, so a browser never reuses
-    a stale cached copy while the file name stays a valid wheel name."""
+def _add_wheel(root: Path, site: Path, files: dict[str, bytes]) -> str:
+    """Write an engine wheel with `files` under wheels/<content hash>/, so a
+    browser never reuses a stale cached copy while the file name stays a valid
+    wheel name."""
     tmp_dir = site / WHEELS_DIR / "tmp"
-    whl = engine_wheel(root, tmp_dir)
-    final_dir = site / WHEELS_DIR / sha256_hex(whl)[:16]
+    whl = _write_engine_wheel(root, tmp_dir, files)
+    final_dir = site / WHEELS_DIR / sha256_hex(whl)[:HASH_CHARS]
     final_dir.mkdir(parents=True)
     whl = whl.replace(final_dir / whl.name)
     tmp_dir.rmdir()
@@ -173,6 +253,10 @@ def _add_engine_wheel(root: Path, site: Path) -> str:
 def engine_wheel(root: Path, out_dir: Path) -> Path:
     """Write the engine wheel into out_dir: engine/**/*.py, plus presets/*.toml as
     engine/_presets/*.toml (where the installed engine looks for them)."""
+    return _write_engine_wheel(root, out_dir, _engine_files(root))
+
+
+def _engine_files(root: Path) -> dict[str, bytes]:
     engine = root / "engine"
     if not (engine / "__init__.py").is_file():
         raise BuildError(
@@ -182,7 +266,10 @@ def engine_wheel(root: Path, out_dir: Path) -> Path:
     files = {p.relative_to(root).as_posix(): p.read_bytes() for p in _walk(engine, "*.py")}
     for preset in _walk(root / "presets", "*.toml"):
         files[f"engine/_presets/{preset.name}"] = preset.read_bytes()
+    return files
 
+
+def _write_engine_wheel(root: Path, out_dir: Path, files: dict[str, bytes]) -> Path:
     project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
     return write_wheel(
         out_dir,

@@ -5,7 +5,8 @@
                  the same server code as `python build.py serve`
     browser      Chromium through Playwright (the Debian build at /usr/bin/chromium)
     page         a fresh browser context per test that fails the test on console
-                 errors, page errors and any request that leaves localhost
+                 errors, page errors and any request that leaves localhost; service
+                 workers are blocked there (tests/test_service_worker.py opts in)
     blank_page   `page`, opened on an empty HTML page of the site's origin, for
                  tests that only need the site's modules (engine-client.js, ...)
     open_blank   the same for another origin, e.g. a damaged copy from serve_copy
@@ -91,7 +92,9 @@ def browser():
 
 @pytest.fixture
 def page(browser, request):
-    context = browser.new_context()
+    # Blocked so that a page's registration can never serve a test from a cache
+    # (and so that routes see every request).
+    context = browser.new_context(service_workers="block")
     context.set_default_timeout(15_000)  # no Playwright wait may hang a test
     errors, strays = [], []
 
@@ -130,10 +133,10 @@ def open_blank(page):
     origin (the document is made up by the test; the modules it imports come from
     the site) and returns the page."""
 
-    def open_at(site_url: str):
-        page.route(f"**/{BLANK_PATH}",
+    def open_at(site_url: str, query: str = ""):
+        page.route(lambda url: urlsplit(url).path.endswith("/" + BLANK_PATH),
                    lambda route: route.fulfill(body=BLANK_HTML, content_type="text/html"))
-        page.goto(site_url + BLANK_PATH)
+        page.goto(site_url + BLANK_PATH + query)
         return page
 
     return open_at

@@ -11,6 +11,8 @@ import signal
 import socket
 import subprocess
 import sys
+import gzip
+import re
 import time
 import urllib.request
 import zipfile
@@ -52,11 +54,16 @@ def assert_one_sentence_failure(done, *words):
 # --- what the build makes --------------------------------------------------------------
 
 
+def build_info(dist: Path) -> dict:
+    return json.loads((dist / "build.json").read_text())
+
+
 def test_dist_has_the_runtime_the_wheels_and_the_web_files(built_dist):
-    info = json.loads((built_dist / "build.json").read_text())
+    info = build_info(built_dist)
     assert info["pyodide_version"] == build_script.PINS.pyodide_version
+    assert re.fullmatch(r"pyodide/[0-9a-f]{16}/", info["pyodide_index"])
     for name in site.RUNTIME_FILES:
-        assert (built_dist / "pyodide" / name).is_file(), name
+        assert (built_dist / info["pyodide_index"] / name).is_file(), name
     for rel, size in info["downloads"].items():
         assert (built_dist / rel).stat().st_size == size, rel
     assert info["engine_wheel"].endswith("/gradwalk_engine-0.1.0-py3-none-any.whl")
@@ -67,9 +74,10 @@ def test_dist_has_the_runtime_the_wheels_and_the_web_files(built_dist):
 
 
 def test_lock_file_points_at_the_pinned_micropip(built_dist):
-    lock = json.loads((built_dist / "pyodide" / "pyodide-lock.json").read_text())
+    runtime = built_dist / build_info(built_dist)["pyodide_index"]
+    lock = json.loads((runtime / "pyodide-lock.json").read_text())
     entry = lock["packages"]["micropip"]
-    wheel = built_dist / "pyodide" / entry["file_name"]
+    wheel = runtime / entry["file_name"]
     assert entry["sha256"] == build_script.PINS.micropip_sha256
     assert hashlib.sha256(wheel.read_bytes()).hexdigest() == entry["sha256"]
 
@@ -183,13 +191,16 @@ def test_failed_download_is_one_sentence(tmp_path):
 
 
 @pytest.mark.parametrize("path, mime", [
-    ("pyodide/pyodide.asm.wasm", "application/wasm"),
-    ("pyodide/pyodide.mjs", "text/javascript"),
+    ("{runtime}pyodide.asm.wasm", "application/wasm"),
+    ("{runtime}pyodide.mjs", "text/javascript"),
     ("worker.js", "text/javascript"),
     ("build.json", "application/json"),
-    ("pyodide/python_stdlib.zip", "application/zip"),
+    ("{runtime}python_stdlib.zip", "application/zip"),
+    ("{stdlib_pyc}", "application/zip"),
 ])
-def test_server_sends_the_right_mime_types(site_url, path, mime):
+def test_server_sends_the_right_mime_types(site_url, built_dist, path, mime):
+    info = build_info(built_dist)
+    path = path.format(runtime=info["pyodide_index"], stdlib_pyc=info["stdlib_pyc"])
     request = urllib.request.Request(site_url + path, method="HEAD")
     with urllib.request.urlopen(request, timeout=10) as response:
         assert response.headers.get_content_type() == mime
@@ -214,12 +225,13 @@ def test_serve_command_prints_its_url_and_stops_cleanly(built_dist):
                 url = line[line.index("http://"):].split()[0]
         assert url and url.startswith("http://127.0.0.1:"), "serve printed no URL"
 
-        with urllib.request.urlopen(url + "pyodide/pyodide.asm.wasm", timeout=10) as response:
+        wasm = build_info(built_dist)["pyodide_index"] + "pyodide.asm.wasm"
+        with urllib.request.urlopen(url + wasm, timeout=10) as response:
             assert response.headers.get_content_type() == "application/wasm"
         # A browser that goes away mid-download: the server must shrug, not print a traceback.
         host, port = url[len("http://"):].rstrip("/").split(":")
         with socket.create_connection((host, int(port)), timeout=10) as sock:
-            sock.sendall(b"GET /pyodide/pyodide.asm.wasm HTTP/1.1\r\nHost: x\r\n\r\n")
+            sock.sendall(f"GET /{wasm} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
             sock.recv(100)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
         time.sleep(0.5)
@@ -239,3 +251,171 @@ def test_port_in_use_is_one_sentence(site_url):
     port = site_url.rstrip("/").rsplit(":", 1)[1]
     done = run_build("serve", "--port", port, timeout=60)
     assert_one_sentence_failure(done, "already in use", "--port")
+
+
+# --- the fast path's files ------------------------------------------------------------
+
+
+def test_runtime_files_live_in_content_hashed_folders(built_dist):
+    info = build_info(built_dist)
+    for rel in info["downloads"]:
+        folder = rel.rsplit("/", 1)[0]
+        assert re.fullmatch(r"(pyodide|stdlib|wheels)/[0-9a-f]{16}", folder), rel
+    for key in ("stdlib_pyc", "engine_wheel", "engine_wheel_pyc", "micropip_wheel", "stdlib"):
+        assert info[key] in info["downloads"], key
+    # The wheels and the stdlib zip are named by their own content.
+    for key in ("engine_wheel", "engine_wheel_pyc", "stdlib_pyc"):
+        rel = info[key]
+        assert rel.split("/")[1] == hashlib.sha256((built_dist / rel).read_bytes()).hexdigest()[:16]
+
+
+def test_precompiled_stdlib_replaces_sources_with_bytecode(built_dist):
+    info = build_info(built_dist)
+    source = built_dist / info["stdlib"]
+    compiled = built_dist / info["stdlib_pyc"]
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(compiled) as pyc:
+        src_names, pyc_names = src.namelist(), pyc.namelist()
+        py = [n for n in src_names if n.endswith(".py")]
+        assert py and all(n + "c" in pyc_names for n in py)
+        assert not [n for n in pyc_names if n.endswith(".py")]
+        # Data files come along unchanged, in the same order.
+        others = [n for n in src_names if not n.endswith(".py")]
+        assert [n for n in pyc_names if not n.endswith(".pyc")] == others
+        for name in others[:20]:
+            assert pyc.read(name) == src.read(name)
+        # Unchecked-hash .pyc (PEP 552): no timestamp, never looks for a source.
+        # (The hash and magic number are Pyodide's Python's, checked in
+        # test_pyodide_parity.py, not this Python's.)
+        for name in [n for n in pyc_names if n.endswith(".pyc")][:50]:
+            assert int.from_bytes(pyc.read(name)[4:8], "little") == 0b01, name
+
+
+def test_precompiled_engine_wheel_has_sources_bytecode_and_a_valid_record(built_dist):
+    info = build_info(built_dist)
+    with zipfile.ZipFile(built_dist / info["engine_wheel"]) as plain:
+        plain_names = set(plain.namelist())
+    with zipfile.ZipFile(built_dist / info["engine_wheel_pyc"]) as whl:
+        names = set(whl.namelist())
+        record = whl.read("gradwalk_engine-0.1.0.dist-info/RECORD").decode()
+        listed = {row[0] for row in csv.reader(io.StringIO(record))}
+        assert listed == names
+        for name in sorted(plain_names):
+            if name.startswith("engine/") and name.endswith(".py"):
+                folder, _, file = name.rpartition("/")
+                pyc = whl.read(f"{folder}/__pycache__/{file[:-3]}.cpython-314.pyc")
+                assert int.from_bytes(pyc[4:8], "little") == 0b01, name
+    # Everything the plain wheel has (sources, presets), except its own metadata hashes.
+    assert {n for n in plain_names if not n.endswith("RECORD")} <= names
+
+
+def test_precompiled_files_come_from_the_cache_on_a_rebuild(tmp_path):
+    # The warm cache has the compiled stdlib and engine: no Node needed (PATH is
+    # empty), and the result is byte for byte the same as dist/.
+    done = run_build("--dist", str(tmp_path / "dist"), env=offline_env(tmp_path))
+    assert done.returncode == 0, done.stderr
+    ours, theirs = build_info(tmp_path / "dist"), build_info(ROOT / "dist")
+    for key in ("stdlib_pyc", "engine_wheel_pyc", "engine_wheel"):
+        assert ours[key] == theirs[key]
+
+
+def test_prerendered_answers_are_the_engines(built_dist):
+    from buildtools import prerender
+    from engine import api
+
+    info = build_info(built_dist)
+    data = (built_dist / info["prerender"]["file"]).read_bytes()
+    assert data == prerender.compute(api.handle)
+    parsed = json.loads(data)
+    assert list(parsed["answers"]) == info["prerender"]["presets"]
+    diamond = parsed["answers"]["diamond"]
+    assert diamond["load"] == json.loads(api.handle(json.dumps({"cmd": "load", "preset": "diamond"})))
+
+
+def test_service_worker_lists_every_file_of_this_build(built_dist):
+    info = build_info(built_dist)
+    text = (built_dist / "sw.js").read_text()
+    match = re.search(r"const MANIFEST = (\{.*?\});\n", text)
+    assert match, "build.py did not fill in sw.js"
+    manifest = json.loads(match.group(1))
+    assert manifest["build_id"] == info["build_id"]
+    on_disk = {p.relative_to(built_dist).as_posix() for p in built_dist.rglob("*") if p.is_file()}
+    expected = {rel for rel in on_disk if rel != "sw.js" and not rel.endswith((".gz", ".br"))}
+    assert set(manifest["files"]) == expected
+    for rel, digest in manifest["files"].items():
+        assert hashlib.sha256((built_dist / rel).read_bytes()).hexdigest() == digest, rel
+
+
+def test_compressed_copies_match_their_files(built_dist):
+    info = build_info(built_dist)
+    wasm = built_dist / info["pyodide_index"] / "pyodide.asm.wasm"
+    for path in (wasm, built_dist / info["stdlib_pyc"], built_dist / "index.html"):
+        packed = path.with_name(path.name + ".gz")
+        assert packed.is_file(), packed
+        assert gzip.decompress(packed.read_bytes()) == path.read_bytes()
+        assert packed.stat().st_size < path.stat().st_size
+
+
+# --- serving: caching headers and compression -----------------------------------------
+
+
+def fetch(url: str, method: str = "GET", **headers):
+    request = urllib.request.Request(url, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=20) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+@pytest.mark.parametrize("key", ["wasm", "stdlib_pyc", "engine_wheel_pyc", "engine_wheel"])
+def test_content_hashed_files_are_cached_forever(site_url, built_dist, key):
+    info = build_info(built_dist)
+    rel = info["pyodide_index"] + "pyodide.asm.wasm" if key == "wasm" else info[key]
+    status, headers, _ = fetch(site_url + rel, "HEAD")
+    assert status == 200
+    assert headers["Cache-Control"] == "public, max-age=31536000, immutable"
+
+
+@pytest.mark.parametrize("path", ["", "index.html", "build.json", "sw.js", "worker.js",
+                                  "app.js", "prerender/all.json"])
+def test_unversioned_files_are_revalidated(site_url, path):
+    status, headers, _ = fetch(site_url + path, "HEAD")
+    assert status == 200
+    assert headers["Cache-Control"] == "no-cache"
+    assert headers["ETag"]
+
+
+def test_unchanged_file_revalidates_with_304(site_url):
+    _, headers, _ = fetch(site_url + "index.html")
+    status, _, body = fetch(site_url + "index.html", **{"If-None-Match": headers["ETag"]})
+    assert status == 304 and body == b""
+
+
+def test_gzip_is_sent_only_to_browsers_that_accept_it(site_url, built_dist):
+    info = build_info(built_dist)
+    rel = info["pyodide_index"] + "pyodide.asm.wasm"
+    original = (built_dist / rel).read_bytes()
+
+    status, headers, body = fetch(site_url + rel, **{"Accept-Encoding": "gzip, deflate, br, zstd"})
+    assert status == 200
+    assert headers["Content-Encoding"] == "gzip"
+    assert headers["Content-Type"] == "application/wasm"
+    assert headers["Vary"] == "Accept-Encoding"
+    assert int(headers["Content-Length"]) == len(body) < len(original)
+    assert gzip.decompress(body) == original
+
+    for refusal in ({}, {"Accept-Encoding": "identity"}, {"Accept-Encoding": "gzip;q=0, br;q=0"}):
+        status, headers, body = fetch(site_url + rel, **refusal)
+        assert status == 200 and headers["Content-Encoding"] is None, refusal
+        assert headers["Vary"] == "Accept-Encoding"
+        assert body == original
+
+    status, headers, _ = fetch(site_url + "index.html", **{"Accept-Encoding": "gzip"})
+    assert headers["Content-Encoding"] == "gzip"
+    assert headers["Content-Type"] == "text/html; charset=utf-8"
+
+
+def test_missing_file_is_a_404_that_is_not_cached(site_url):
+    status, headers, _ = fetch(site_url + "pyodide/0123456789abcdef/nope.js")
+    assert status == 404
+    assert headers["Cache-Control"] == "no-cache"

@@ -26,11 +26,12 @@ async ({ requests, options, parallel, deadlineMs }) => {
       return { failed: error.message, errorName: error.name, ms: performance.now() - started, progress };
     }
     const bootMs = performance.now() - started;
+    const bootInfo = engine.bootInfo;
     try {
       const answers = parallel
         ? await Promise.all(requests.map((r) => engine.call(r)))
         : await (async () => { const out = []; for (const r of requests) out.push(await engine.call(r)); return out; })();
-      return { bootMs, answers, progress };
+      return { bootMs, bootInfo, answers, progress };
     } catch (error) {
       return { bootMs, callFailed: error.message, progress, afterRestart: await engine.ready.then(() => "ready", (e) => e.message) };
     } finally {
@@ -54,12 +55,14 @@ def cpython(request: dict):
     return json.loads(api.handle(json.dumps(request)))
 
 
-def test_worker_boots_and_answers_like_cpython(blank_page, record_property):
+@pytest.mark.parametrize("boot", ["fast", "stock"])
+def test_worker_boots_and_answers_like_cpython(blank_page, record_property, boot):
     requests = [{"cmd": "presets"}, {"cmd": "load", "preset": "diamond"}]
-    result = boot_and_call(blank_page, requests)
+    result = boot_and_call(blank_page, requests, boot=boot)
     assert "failed" not in result, result.get("failed")
+    assert result["bootInfo"]["boot"] == boot
     record_property("boot_ms", round(result["bootMs"]))
-    print(f"engine boot in Chromium: {result['bootMs']:.0f} ms")
+    print(f"engine boot ({boot}) in Chromium: {result['bootMs']:.0f} ms")
     assert result["answers"] == [cpython(r) for r in requests]
 
     stages = [p["stage"] for p in result["progress"]]
@@ -86,40 +89,62 @@ def test_engine_errors_are_answers_not_failures(blank_page):
 
 
 # Each missing file must end the boot with a sentence naming it, quickly: Pyodide
-# alone would wait forever on some of these.
+# alone would wait forever on some of these. `missing` is a build.json key, or a
+# runtime file name, or a path in the site.
 @pytest.mark.allow_console_errors
-@pytest.mark.parametrize("missing, message", [
-    ("pyodide/pyodide.asm.wasm", "Could not download pyodide.asm.wasm (404)."),
-    ("pyodide/python_stdlib.zip", "Could not download python_stdlib.zip (404)."),
-    ("pyodide/pyodide.mjs", "Could not load pyodide/pyodide.mjs."),
-    ("build.json", "Could not download build.json (404)."),
-    ("engine wheel", "Could not download gradwalk_engine-0.1.0-py3-none-any.whl (404)."),
+@pytest.mark.parametrize("boot, missing, message", [
+    ("fast", "pyodide.asm.wasm", "Could not download pyodide.asm.wasm (404)."),
+    ("fast", "stdlib_pyc", "Could not download python_stdlib.zip (404)."),
+    ("fast", "pyodide.mjs", "Could not load pyodide/{hash}/pyodide.mjs."),
+    ("fast", "build.json", "Could not download build.json (404)."),
+    ("fast", "engine_wheel_pyc", "Could not download gradwalk_engine-0.1.0-py3-none-any.whl (404)."),
+    ("stock", "pyodide.asm.wasm", "Could not download pyodide.asm.wasm (404)."),
+    ("stock", "stdlib", "Could not download python_stdlib.zip (404)."),
+    ("stock", "engine_wheel", "Could not download gradwalk_engine-0.1.0-py3-none-any.whl (404)."),
 ])
-def test_missing_runtime_file_fails_fast(serve_copy, open_blank, missing, message):
+def test_missing_runtime_file_fails_fast(serve_copy, open_blank, boot, missing, message):
     def damage(site):
-        rel = missing
-        if missing == "engine wheel":
-            rel = json.loads((site / "build.json").read_text())["engine_wheel"]
-        (site / rel).unlink()
+        info = json.loads((site / "build.json").read_text())
+        if missing in info:
+            rel = info[missing]
+        elif missing.startswith("pyodide"):
+            rel = info["pyodide_index"] + missing
+        else:
+            rel = missing
+        for path in (site / rel, site / (rel + ".gz"), site / (rel + ".br")):
+            path.unlink(missing_ok=True)
+        hashes.append(info["pyodide_index"].split("/")[1])
 
+    hashes = []
     page = open_blank(serve_copy(damage))
-    result = boot_and_call(page, bootTimeoutMs=20_000)
-    assert result.get("failed") == message
+    result = boot_and_call(page, bootTimeoutMs=45_000, boot=boot)
+    # The file's own message, not the boot time limit's.
+    assert result.get("failed") == message.format(hash=hashes[0])
     assert result["errorName"] == "EngineError"
-    assert result["ms"] < 15_000
+    if boot == "fast":  # the stock path only asks for its wheel after a full boot
+        assert result["ms"] < 15_000
 
 
 @pytest.mark.allow_console_errors
 def test_tampered_micropip_fails_its_integrity_check(serve_copy, open_blank):
     def damage(site):
-        lock = site / "pyodide" / "pyodide-lock.json"
+        runtime = site / json.loads((site / "build.json").read_text())["pyodide_index"]
+        lock = runtime / "pyodide-lock.json"
         data = json.loads(lock.read_text())
-        wheel = site / "pyodide" / data["packages"]["micropip"]["file_name"]
+        wheel = runtime / data["packages"]["micropip"]["file_name"]
         wheel.write_bytes(wheel.read_bytes() + b"tampered")
 
     page = open_blank(serve_copy(damage))
-    result = boot_and_call(page, bootTimeoutMs=20_000)
+    result = boot_and_call(page, bootTimeoutMs=20_000, boot="stock")
     assert "micropip" in result.get("failed", "") and "integrity" in result["failed"]
+
+
+def test_page_url_selects_the_boot_path(open_blank, site_url):
+    # engine-client.js passes the page's ?boot= on to the worker.
+    page = open_blank(site_url, "?boot=stock")
+    result = boot_and_call(page, [{"cmd": "presets"}])
+    assert result["bootInfo"]["boot"] == "stock"
+    assert {"micropip", "install engine"} <= set(result["bootInfo"]["timings"])
 
 
 def test_wasm_served_with_a_generic_type_still_boots(blank_page):

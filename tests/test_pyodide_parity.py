@@ -1,18 +1,25 @@
-"""The engine answers the same bytes in Pyodide as in CPython.
+"""The engine answers the same bytes in Pyodide as in CPython, booted either way.
 
-tests/pyodide_parity.mjs boots the pinned Pyodide from dist/ under Node, installs
-the built engine wheel with micropip and answers a batch of requests; each
-answer must equal CPython's engine.api.handle(...) for the same request exactly
-(number formatting, float rounding in math functions, ordering: anything).
+tests/pyodide_parity.mjs boots the pinned Pyodide from dist/ under Node the way
+the page's worker does, and answers a batch of requests; each answer must equal
+CPython's engine.api.handle(...) for the same request exactly (number
+formatting, float rounding in math functions, ordering: anything).
+
+    stock  the source stdlib; micropip installs the source engine wheel
+    fast   the precompiled stdlib and engine wheel (buildtools/precompile.py);
+           this run also proves that dist/prerender/all.json, which the page
+           draws before the engine is ready, is exactly what Pyodide computes
 """
 
 import json
 import shutil
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
 
+from buildtools import prerender
 from engine import api
 
 pytestmark = pytest.mark.node
@@ -54,26 +61,99 @@ def node():
     return node
 
 
-def test_pyodide_answers_match_cpython_byte_for_byte(node, built_dist, tmp_path):
-    requests = parity_requests()
-    requests_file = tmp_path / "requests.json"
-    answers_file = tmp_path / "answers.json"
-    requests_file.write_text(json.dumps(requests))
+def prerender_requests() -> list[str]:
+    """Every request behind dist/prerender/all.json."""
+    requests = [prerender.PRESETS_REQUEST]
+    for preset_id in prerender.preset_ids(api.handle(prerender.PRESETS_REQUEST)):
+        requests += prerender.requests_for(preset_id).values()
+    return requests
 
+
+def run_in_pyodide(node, dist: Path, tmp_path: Path, requests: list[str], mode: str) -> dict:
+    requests_file = tmp_path / f"requests-{mode}.json"
+    answers_file = tmp_path / f"answers-{mode}.json"
+    requests_file.write_text(json.dumps(requests))
     done = subprocess.run(
-        [node, str(SCRIPT), str(built_dist), str(requests_file), str(answers_file)],
+        [node, str(SCRIPT), str(dist), str(requests_file), str(answers_file), mode],
         capture_output=True, text=True, timeout=NODE_TIMEOUT_S,
     )
     assert done.returncode == 0, f"node failed:\n{done.stderr[-3000:]}"
+    result = json.loads(answers_file.read_text())
+    assert len(result["answers"]) == len(requests)
+    return result
 
-    answers = json.loads(answers_file.read_text())
-    assert len(answers) == len(requests)
+
+@pytest.fixture(scope="module")
+def pyodide_runs(node, built_dist, tmp_path_factory):
+    """run(mode): one Pyodide under Node per boot mode (run once, then reused),
+    answering the parity requests and the prerendered file's requests."""
+    done = {}
+
+    def run(mode):
+        if mode not in done:
+            requests = parity_requests() + prerender_requests()
+            result = run_in_pyodide(node, built_dist, tmp_path_factory.mktemp(mode), requests, mode)
+            done[mode] = (mode, dict(zip(requests, result["answers"])), result["probe"])
+        return done[mode]
+
+    return run
+
+
+@pytest.fixture(params=["stock", "fast"])
+def pyodide_run(request, pyodide_runs):
+    return pyodide_runs(request.param)
+
+
+def test_pyodide_answers_match_cpython_byte_for_byte(pyodide_run):
+    mode, answers, _ = pyodide_run
     mismatches = [
-        describe_difference(request, expected, got)
-        for request, got in zip(requests, answers)
-        if got != (expected := api.handle(request))
+        describe_difference(request, expected, answers[request])
+        for request in parity_requests()
+        if answers[request] != (expected := api.handle(request))
     ]
-    assert not mismatches, f"{len(mismatches)} answers differ:\n" + "\n".join(mismatches[:5])
+    assert not mismatches, f"{mode}: {len(mismatches)} answers differ:\n" + "\n".join(mismatches[:5])
+
+
+def test_prerendered_first_paint_is_what_pyodide_computes(pyodide_runs, built_dist):
+    # The engine the page runs: the fast path's.
+    _, answers, _ = pyodide_runs("fast")
+    info = json.loads((built_dist / "build.json").read_text())
+    served = (built_dist / info["prerender"]["file"]).read_bytes()
+    computed = prerender.compute(lambda request: answers[request])
+    assert computed == served, describe_difference("prerender/all.json", served.decode(), computed.decode())
+    # ... and the same file again from CPython: the three agree.
+    assert prerender.compute(api.handle) == served
+
+
+def test_fast_path_really_runs_precompiled_python(pyodide_run, built_dist):
+    mode, _, probe = pyodide_run
+    info = json.loads((built_dist / "build.json").read_text())
+    assert probe["engine_file"].startswith(info["site_packages"] + "/engine/")
+    if mode == "stock":
+        assert probe["json_origin"].endswith("/json/__init__.py")
+        return
+    # The stdlib zip holds no source for what compiled, so modules come from .pyc.
+    assert probe["json_origin"] == "/lib/python314.zip/json/__init__.pyc"
+    # Pyodide never writes bytecode, so the engine's cached .pyc came from the wheel,
+    # compiled for exactly this Python (magic number, cache tag).
+    assert probe["dont_write_bytecode"] == 1
+    assert probe["engine_cached"].endswith(f"/engine/__pycache__/api.{probe['cache_tag']}.pyc")
+    assert probe["stale_pycs"] == []  # every module's .pyc matches its source's hash
+    magic = bytes.fromhex(probe["magic"])
+    with zipfile.ZipFile(built_dist / info["stdlib_pyc"]) as zf:
+        pycs = [n for n in zf.namelist() if n.endswith(".pyc")]
+        assert len(pycs) > 400
+        assert not [n for n in zf.namelist() if n.endswith(".py") and n + "c" in pycs]
+        for name in pycs[:50]:
+            assert zf.read(name)[:8] == magic + b"\x01\x00\x00\x00", name  # unchecked hash pyc
+    with zipfile.ZipFile(built_dist / info["engine_wheel_pyc"]) as zf:
+        names = set(zf.namelist())
+        sources = [n for n in names if n.startswith("engine/") and n.endswith(".py")]
+        assert sources
+        for source in sources:
+            folder, _, stem = source.rpartition("/")
+            pyc = zf.read(f"{folder}/__pycache__/{stem[:-3]}.{probe['cache_tag']}.pyc")
+            assert pyc[:8] == magic + b"\x01\x00\x00\x00", source
 
 
 def describe_difference(request: str, expected: str, got: str) -> str:

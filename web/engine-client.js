@@ -10,6 +10,11 @@
 // rejects with an EngineError only when the engine itself could not answer.
 // Every wait has a time limit: a boot that takes too long rejects `ready`, and
 // a call that gets no answer rejects and replaces the worker with a fresh one.
+//
+// The worker boots the fast way (precompiled Python) unless asked otherwise:
+// createEngine({boot: "stock"}), or `?boot=stock` in the page's own URL, selects
+// stock Pyodide + micropip (for side-by-side benchmarks). `engine.bootInfo` says
+// which way the current worker booted and how long it took ({boot, ms, timings}).
 
 export class EngineError extends Error {
   constructor(message) {
@@ -27,12 +32,14 @@ export class Engine {
     onProgress = () => {},
     bootTimeoutMs = 30000,
     callTimeoutMs = 10000,
-    workerURL = new URL("./worker.js", import.meta.url),
+    boot = pageBootMode(),
+    workerURL = workerURLFor(boot),
   } = {}) {
     this.onProgress = onProgress;
     this.bootTimeoutMs = bootTimeoutMs;
     this.callTimeoutMs = callTimeoutMs;
     this.workerURL = workerURL;
+    this.bootInfo = null;
     this.nextId = 0;
     this.pending = new Map(); // id -> {resolve, reject, timer}
     this.start();
@@ -104,6 +111,7 @@ export class Engine {
         this.onProgress({ stage: data.stage, fraction: data.fraction });
       } else if (data?.type === "ready") {
         booted = true;
+        this.bootInfo = { boot: data.boot ?? null, ms: data.ms ?? null, timings: data.timings ?? {} };
         clearTimeout(bootTimer);
         settle.resolve();
       } else if (data?.type === "failed") {
@@ -147,6 +155,18 @@ export class Engine {
     }
     this.pending.clear();
   }
+}
+
+// `?boot=stock` (or fast) in the page's URL, if any.
+function pageBootMode() {
+  const asked = new URLSearchParams(globalThis.location?.search ?? "").get("boot");
+  return asked === "stock" || asked === "fast" ? asked : null;
+}
+
+function workerURLFor(boot) {
+  const url = new URL("./worker.js", import.meta.url);
+  if (boot) url.searchParams.set("boot", boot);
+  return url;
 }
 
 function seconds(ms) {

@@ -1,17 +1,34 @@
 // The engine's Web Worker (a module worker): it boots Pyodide from this site,
-// has micropip install the engine wheel from this site, and then answers the
-// page's requests with engine.api.handle. Protocol (docs/api.md, "Worker protocol"):
+// installs the engine, and then answers the page's requests with
+// engine.api.handle. Protocol (docs/api.md, "Worker protocol"):
 //
 //   page -> worker   {id, request: "<json string>"}
 //   worker -> page   {id, response: "<json string>"}  or  {id, error: "...", detail}
 //   during boot      {type: "progress", stage, fraction}   fraction: overall, 0..1
-//   end of boot      {type: "ready"}  or  {type: "failed", message: "<one sentence>"}
+//   end of boot      {type: "ready", boot: "fast"|"stock", ms, timings}  or  {type: "failed", message}
+//                    (timings: ms since the worker started at which each boot stage ended)
+//
+// Two ways to boot, chosen by the worker URL's `boot` parameter (engine-client.js
+// copies it from the page's URL, so `index.html?boot=stock` selects the stock path):
+//
+//   fast (default)  the standard library and the engine precompiled to .pyc at
+//                   build time (buildtools/precompile.py); loadPyodide gets the
+//                   compiled stdlib as `stdLibURL`, and the engine wheel, fetched
+//                   while Python starts, is unpacked with pyodide.unpackArchive.
+//                   No micropip, no compiling Python source in the browser.
+//   stock           Pyodide as shipped: the source-only standard library, then
+//                   micropip installs the source engine wheel. Kept so that
+//                   bench/page_load.py can measure the difference side by side.
 //
 // Nothing is fetched from anywhere but this site: build.json (written by
 // build.py) names the runtime folder and the wheels, so no hash is hard-coded here.
 
 // This file sits at the site root, next to build.json.
 const SITE = new URL("./", import.meta.url);
+const MODE = new URL(import.meta.url).searchParams.get("boot") === "stock" ? "stock" : "fast";
+const STARTED = performance.now();
+const timings = {}; // stage -> ms since the worker started (reported with "ready")
+const mark = (name) => (timings[name] = Math.round(performance.now() - STARTED));
 
 // How the overall progress fraction is split between the boot stages.
 const DOWNLOAD_SHARE = 0.8;
@@ -19,7 +36,7 @@ const STAGE_START = { "starting Python": 0.85, "installing the engine": 0.9 };
 
 const boot = bootEngine().then(
   (handle) => {
-    self.postMessage({ type: "ready" });
+    self.postMessage({ type: "ready", boot: MODE, ms: performance.now() - STARTED, timings });
     return handle;
   },
   (error) => {
@@ -46,21 +63,57 @@ self.onmessage = async (event) => {
 
 async function bootEngine() {
   const build = await fetchJSON(new URL("build.json", SITE));
-  const progress = new Progress(build);
+  mark("build.json");
+  const progress = new Progress(build, MODE);
   // Pyodide swallows some failures (a 404 for the .wasm only logs a warning and
   // then waits forever), so every download is watched and the first failure
   // ends the boot at once, whatever Pyodide does with it.
-  const failed = watchDownloads(progress);
-  const orFail = (promise) => Promise.race([promise, failed]);
+  const downloads = watchDownloads(progress);
+  const orFail = (promise) => Promise.race([promise, downloads.failed]);
 
   progress.stage("downloading");
   const indexURL = new URL(build.pyodide_index, SITE).href;
-  const runtimeURL = new URL("pyodide.mjs", indexURL).href;
-  const { loadPyodide } = await orFail(
-    import(runtimeURL).catch(() => {
-      throw new Error(`Could not load ${build.pyodide_index}pyodide.mjs.`);
+  return MODE === "stock"
+    ? bootStock(build, indexURL, progress, orFail)
+    : bootFast(build, indexURL, progress, orFail, downloads);
+}
+
+async function bootFast(build, indexURL, progress, orFail, downloads) {
+  const stdLibURL = new URL(build.stdlib_pyc, SITE).href;
+  // Start every download now, side by side, before the runtime's script has
+  // even arrived: the .wasm and the stdlib are handed to Pyodide when it asks
+  // for them, the runtime's big script is already in the module map when
+  // loadPyodide imports it, and the engine arrives while Python starts.
+  downloads.prefetch(new URL("pyodide.asm.wasm", indexURL).href);
+  downloads.prefetch(stdLibURL);
+  const wheel = self.fetch(new URL(build.engine_wheel_pyc, SITE).href).then((r) => r.arrayBuffer());
+  wheel.catch(() => {}); // reported through downloads.failed
+  import(new URL("pyodide.asm.mjs", indexURL).href).catch(() => {}); // loadPyodide reports it
+
+  const { loadPyodide } = await orFail(importRuntime(build, indexURL));
+  mark("pyodide.mjs");
+  const pyodide = await orFail(
+    loadPyodide({
+      indexURL,
+      packageBaseUrl: indexURL, // never a CDN
+      stdLibURL,
+      stdout: () => {},
     }),
   );
+  mark("loadPyodide");
+
+  progress.stage("installing the engine");
+  pyodide.unpackArchive(await orFail(wheel), "wheel", { extractDir: build.site_packages });
+  mark("unpack engine");
+  const api = pyodide.pyimport("engine.api");
+  mark("import engine");
+  progress.done();
+  return (request) => api.handle(request);
+}
+
+async function bootStock(build, indexURL, progress, orFail) {
+  const { loadPyodide } = await orFail(importRuntime(build, indexURL));
+  mark("pyodide.mjs");
   const pyodide = await orFail(
     loadPyodide({
       indexURL,
@@ -70,6 +123,7 @@ async function bootEngine() {
     }),
   );
 
+  mark("loadPyodide");
   progress.stage("installing the engine");
   // The lock file in dist/ lists micropip's file name and sha256, so this
   // load is integrity-checked by the browser.
@@ -84,10 +138,19 @@ async function bootEngine() {
     throw new Error(`Could not load micropip (${loadErrors.join(" ") || "unknown error"}).`);
   }
   const micropip = pyodide.pyimport("micropip");
+  mark("micropip");
   await orFail(micropip.install(new URL(build.engine_wheel, SITE).href));
+  mark("install engine");
   const api = pyodide.pyimport("engine.api");
+  mark("import engine");
   progress.done();
   return (request) => api.handle(request);
+}
+
+function importRuntime(build, indexURL) {
+  return import(new URL("pyodide.mjs", indexURL).href).catch(() => {
+    throw new Error(`Could not load ${build.pyodide_index}pyodide.mjs.`);
+  });
 }
 
 async function fetchJSON(url) {
@@ -104,14 +167,15 @@ async function fetchJSON(url) {
 
 // Wrap fetch so that every download (ours, Pyodide's, micropip's) is counted
 // for the progress bar and a failed one is noticed. The wrapper only watches:
-// callers get exactly what fetch gave them. Returns a promise that rejects with
-// a readable error on the first failure.
+// callers get exactly what fetch gave them. `failed` rejects with a readable
+// error on the first failure; `prefetch(url)` starts a download now and hands
+// its response to the first later fetch of that same URL.
 function watchDownloads(progress) {
   let reject;
   const failed = new Promise((_, r) => (reject = r));
   failed.catch(() => {}); // a failure after boot is reported to the caller, not as unhandled
   const realFetch = self.fetch.bind(self);
-  self.fetch = async (input, init) => {
+  const watched = async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input), SITE);
     const name = url.pathname.split("/").pop();
     let response;
@@ -128,7 +192,22 @@ function watchDownloads(progress) {
     }
     return progress.count(url, asWasm(url, response));
   };
-  return failed;
+  const early = new Map(); // absolute URL -> the prefetched response (a promise)
+  self.fetch = (input, init) => {
+    const href = new URL(input instanceof Request ? input.url : String(input), SITE).href;
+    const response = early.get(href);
+    if (response && !init?.integrity) {
+      early.delete(href);
+      return response;
+    }
+    return watched(input, init);
+  };
+  const prefetch = (href) => {
+    const response = watched(href);
+    response.catch(() => {}); // reported through `failed`
+    early.set(href, response);
+  };
+  return { failed, prefetch };
 }
 
 // WebAssembly.instantiateStreaming refuses a .wasm that is not labelled
@@ -146,15 +225,17 @@ function asWasm(url, response) {
 // Turns downloaded bytes of the runtime files into an overall boot fraction
 // and posts progress messages (at most one per percent).
 class Progress {
-  constructor(build) {
+  constructor(build, mode) {
     // Only what goes through fetch can be counted: the .wasm, the stdlib zip and
     // the lock file (the bulk of the bytes). The .mjs files come through
-    // import(), and the wheels are tiny and belong to the install stage.
+    // import(), and the wheels are small and belong to the install stage.
+    const index = build.pyodide_index ?? "";
+    const counted = [`${index}pyodide.asm.wasm`, `${index}pyodide-lock.json`,
+      mode === "stock" ? build.stdlib ?? `${index}python_stdlib.zip` : build.stdlib_pyc];
     this.sizes = new Map();
-    for (const [rel, size] of Object.entries(build.downloads ?? {})) {
-      if (!rel.endsWith(".whl") && !rel.endsWith(".mjs")) {
-        this.sizes.set(new URL(rel, SITE).pathname, size);
-      }
+    for (const rel of counted) {
+      const size = build.downloads?.[rel];
+      if (size) this.sizes.set(new URL(rel, SITE).pathname, size);
     }
     this.total = [...this.sizes.values()].reduce((a, b) => a + b, 0);
     this.loaded = new Map();

@@ -1,0 +1,155 @@
+"""web/sw.js: the service worker caches the whole build, so a second visit and
+an offline visit both work, and builds never mix.
+
+These tests use browser contexts of their own with service workers allowed
+(the shared `page` fixture blocks them) and a server of their own that a test
+may stop: the most honest way to be offline.
+"""
+
+import json
+import re
+from urllib.parse import urlsplit
+
+import pytest
+
+from buildtools import serve
+
+pytestmark = pytest.mark.browser
+
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+TIMEOUT_MS = 60_000
+
+# The page registers sw.js through web/sw-register.js once its engine is ready;
+# importing the module here is the same (a no-op if the page already did).
+REGISTER = """
+async () => {
+  const { registration } = await import("/sw-register.js");
+  const reg = await registration;
+  if (!reg) return "not registered";
+  const timeout = new Promise((r) => setTimeout(() => r("timed out"), 45000));
+  return Promise.race([navigator.serviceWorker.ready.then((r) => (r.active ? "active" : "none")), timeout]);
+}
+"""
+
+# Registers sw.js directly and reports how its install ends.
+INSTALL_OUTCOME = """
+async () => {
+  const reg = await navigator.serviceWorker.register("/sw.js");
+  const worker = reg.installing ?? reg.waiting ?? reg.active;
+  if (worker.state === "activated") return "activated";
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve("timed out"), 45000);
+    worker.addEventListener("statechange", () => {
+      if (worker.state === "activated" || worker.state === "redundant") {
+        clearTimeout(timer);
+        resolve(worker.state);
+      }
+    });
+  });
+}
+"""
+
+
+@pytest.fixture
+def own_site(built_dist):
+    """The built site on a server of its own: (url, stop)."""
+    server, url = serve.serve_in_thread(built_dist)
+    running = [True]
+
+    def stop():
+        if running[0]:
+            running[0] = False
+            server.stop()
+
+    yield url, stop
+    stop()
+
+
+@pytest.fixture
+def sw_page(browser):
+    """A page in a fresh context that allows service workers; the test fails on
+    page errors and on any request that leaves this machine."""
+    context = browser.new_context(service_workers="allow")
+    context.set_default_timeout(TIMEOUT_MS)
+    strays, errors = [], []
+    context.on("request", lambda r: strays.append(r.url)
+               if urlsplit(r.url).hostname not in LOCAL_HOSTS and urlsplit(r.url).scheme != "data"
+               else None)
+    page = context.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    context.close()
+    assert not strays, f"requests to other origins: {strays}"
+    assert not errors, f"page errors: {errors}"
+
+
+def wait_engine_ready(page):
+    page.wait_for_function(
+        "() => ['ready', 'error'].includes(document.documentElement.dataset.engine)",
+        timeout=TIMEOUT_MS, polling=100)
+    state = page.evaluate("document.documentElement.dataset.engine")
+    assert state == "ready", page.evaluate(
+        "document.getElementById('engine-error-text')?.textContent ?? ''")
+
+
+def build_id(dist) -> str:
+    return json.loads((dist / "build.json").read_text())["build_id"]
+
+
+def test_offline_reload_still_boots_the_engine(sw_page, own_site, built_dist):
+    url, stop = own_site
+    page = sw_page
+    page.goto(url + "?preset=diamond")
+    wait_engine_ready(page)
+    # A cache left by an older build is deleted when this build activates.
+    page.evaluate("caches.open('gradwalk-0123456789abcdef0123').then((c) => c.put('/old', new Response('old')))")
+    assert page.evaluate(REGISTER) == "active"
+    assert page.evaluate("caches.keys()") == [f"gradwalk-{build_id(built_dist)}"]
+
+    # Second visit: the service worker controls the page and serves the files.
+    response = page.reload()
+    assert response.from_service_worker
+    assert page.evaluate("!!navigator.serviceWorker.controller")
+    wait_engine_ready(page)
+
+    # Offline: the server is gone, and the page still boots Python and shows the graph.
+    stop()
+    response = page.reload()
+    assert response.from_service_worker
+    wait_engine_ready(page)
+    nodes = page.eval_on_selector_all("svg [data-node]", "els => els.map(e => e.dataset.node)")
+    assert {"a", "b", "c", "d"} <= set(nodes)
+    # Files come back with their own types (WebAssembly must be application/wasm).
+    info = json.loads((built_dist / "build.json").read_text())
+    wasm_type = page.evaluate(
+        "(u) => fetch(u).then((r) => r.headers.get('content-type'))",
+        "/" + info["pyodide_index"] + "pyodide.asm.wasm")
+    assert wasm_type == "application/wasm"
+    # A file that is not part of the build is not made up.
+    assert page.evaluate("fetch('/not-in-the-build.txt').then(() => 'answered', () => 'failed')") == "failed"
+
+
+def test_a_file_from_another_build_fails_the_install(sw_page, serve_copy):
+    # The server has a file that is not the one this build's sw.js lists (as when
+    # a new build is deployed while the old one is being cached): nothing may be
+    # cached, so the page never mixes two builds.
+    def other_build(site):
+        css = site / "style.css"
+        css.write_text(css.read_text() + "\n/* another build */\n")
+        for packed in (site / "style.css.gz", site / "style.css.br"):
+            packed.unlink(missing_ok=True)
+
+    url = serve_copy(other_build)
+    page = sw_page
+    page.goto(url)
+    assert page.evaluate(INSTALL_OUTCOME) == "redundant"
+    assert page.evaluate("caches.keys()") == []
+    assert page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r?.active ?? null)") is None
+
+
+def test_service_worker_only_serves_its_own_build(built_dist):
+    # What ties sw.js to a build: its cache name and its file list.
+    text = (built_dist / "sw.js").read_text()
+    manifest = json.loads(re.search(r"const MANIFEST = (\{.*?\});\n", text).group(1))
+    assert manifest["build_id"] == build_id(built_dist)
+    assert "index.html" in manifest["files"] and "build.json" in manifest["files"]

@@ -1,0 +1,102 @@
+// Gradwalk's service worker: keeps one whole build in the Cache Storage so a
+// second visit starts from disk and an offline visit works.
+//
+// build.py replaces the placeholder below with this build's id and every file
+// of the build with its sha256, so each build has its own sw.js (which is how
+// the browser notices a new build) and its own cache, "gradwalk-<build id>".
+//
+// * install: download every file of the build and check each one's sha256; a
+//   file from another build (the site changed mid-way) fails the install, and
+//   the browser tries again later. Nothing is half-cached.
+// * fetch: files of the build come from its cache (cache-first); anything else
+//   goes to the network untouched.
+// * activate: caches of other builds are deleted.
+//
+// There is no skipWaiting and no clients.claim: a page is only ever served by
+// the build it started with, and a new build takes over once every tab of the
+// old one is closed. Never are two builds mixed in one page.
+
+const MANIFEST = "__GRADWALK_MANIFEST__";
+const BUILD = typeof MANIFEST === "object" ? MANIFEST : null; // null: web/ not built
+const PREFIX = "gradwalk-";
+const CACHE = BUILD ? PREFIX + BUILD.build_id : null;
+const SCOPE = new URL("./", self.location.href);
+const PARALLEL = 4;
+// Content-hashed files (in a folder named by 16 hex digits) never change, so
+// the HTTP cache may supply them; everything else is revalidated.
+const HASHED = /(^|\/)[0-9a-f]{16}\//;
+
+self.addEventListener("install", (event) => {
+  if (!BUILD) throw new Error("sw.js was not filled in by build.py");
+  event.waitUntil(precache());
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    caches.keys().then((names) =>
+      Promise.all(names.filter((n) => n.startsWith(PREFIX) && n !== CACHE).map((n) => caches.delete(n))),
+    ),
+  );
+});
+
+self.addEventListener("fetch", (event) => {
+  if (!BUILD || event.request.method !== "GET") return;
+  const rel = relativePath(event.request.url);
+  if (rel === null || !(rel in BUILD.files)) return;
+  event.respondWith(fromCache(rel, event.request));
+});
+
+// A page can ask a waiting new build to take over (after it reloads itself).
+self.addEventListener("message", (event) => {
+  if (event.data === "skipWaiting") self.skipWaiting();
+});
+
+// The file of this build a request is for ("index.html" for the folder itself;
+// the query string does not matter), or null if it is not under this scope.
+function relativePath(href) {
+  const url = new URL(href);
+  if (url.origin !== SCOPE.origin || !url.pathname.startsWith(SCOPE.pathname)) return null;
+  let rel = decodeURIComponent(url.pathname.slice(SCOPE.pathname.length));
+  if (rel === "" || rel.endsWith("/")) rel += "index.html";
+  return rel;
+}
+
+async function fromCache(rel, request) {
+  const cache = await caches.open(CACHE);
+  const hit = await cache.match(new URL(rel, SCOPE).href);
+  // A miss means the browser evicted part of the cache: fall back to the network.
+  return hit ?? fetch(request);
+}
+
+async function precache() {
+  const cache = await caches.open(CACHE);
+  const todo = [];
+  for (const [rel, sha256] of Object.entries(BUILD.files)) {
+    // An install that failed half-way and is retried keeps what it verified.
+    if (!(await cache.match(new URL(rel, SCOPE).href))) todo.push([rel, sha256]);
+  }
+  try {
+    const next = () => {
+      const item = todo.shift();
+      return item ? store(cache, ...item).then(next) : null;
+    };
+    await Promise.all(Array.from({ length: PARALLEL }, next));
+  } catch (error) {
+    await caches.delete(CACHE);
+    throw error;
+  }
+}
+
+async function store(cache, rel, sha256) {
+  const url = new URL(rel, SCOPE).href;
+  const response = await fetch(url, { cache: HASHED.test(rel) ? "default" : "no-cache" });
+  if (!response.ok) throw new Error(`${rel}: ${response.status}`);
+  const body = await response.arrayBuffer();
+  const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", body))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+  if (digest !== sha256) throw new Error(`${rel} is not the file of build ${BUILD.build_id}`);
+  // The body is stored decoded, so only the type is kept (not the encoding).
+  const headers = { "content-type": response.headers.get("content-type") ?? "application/octet-stream" };
+  await cache.put(url, new Response(body, { status: 200, headers }));
+}

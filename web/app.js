@@ -13,6 +13,7 @@ import { NodeTable } from "./table.js";
 import { ProgramView } from "./program-view.js";
 import { VisitOrder } from "./visit-order.js";
 import { renderDetails } from "./details.js";
+import { Learn } from "./learn/index.js";
 
 const BOOT_TIMEOUT_MS = 60000;
 const $ = (id) => document.getElementById(id);
@@ -66,6 +67,19 @@ const visitOrder = new VisitOrder($("visit-order"), {
   announce: (text) => say(ui.orderStatus, text),
   onChange: (order) => orderChanged(order),
 });
+// Learn by doing (web/learn/): checkpoint questions, editable inputs, the nudge
+// check, the program editor, permalinks and embedding.
+const learn = new Learn({
+  app,
+  call: (request) => app.engine.call(request),
+  load: (source, options) => loadSource(source, options),
+  render: (message) => render(message),
+  narrate: (text) => narrate(text),
+  arrangeOrder: (labels) => {
+    visitOrder.arrange(labels);
+    return runOrder().catch(engineFailed);
+  },
+});
 
 // ---------------------------------------------------------------- engine boot
 
@@ -91,11 +105,14 @@ async function boot() {
     const answer = await app.engine.call({ cmd: "presets" });
     if (!answer.ok) throw new Error(answer.error?.message ?? "The engine did not list its presets.");
     setPresets(answer.presets);
+    const pending = app.pendingPreset;
     const wanted = app.pendingPreset ?? app.source?.preset ?? initialPreset();
     app.pendingPreset = null;
     ui.preset.value = wanted;
-    // A prerendered graph of the same preset stays, with the learner's place in it.
-    if (app.source?.preset !== wanted) await loadPreset(wanted);
+    // The state a permalink asks for (learn/permalink.js); else a prerendered graph
+    // of the same preset stays, with the learner's place in it.
+    const restored = await learn.restore(pending);
+    if (!restored && app.source?.preset !== wanted) await loadPreset(wanted);
     app.ready = true;
     ui.loading.hidden = true;
     root.dataset.engine = "ready";
@@ -171,6 +188,46 @@ function showPresetText(id, detail) {
   $("lesson-more").hidden = ui.lesson.textContent === "";
 }
 
+// Load a preset or a program, {preset, values?} or {program, values?}, with an
+// optional visit order. keepPlace keeps the learner's place in the trace (new input
+// values, an edited program); place puts them at {pass, index}. Resolves with the
+// engine's answer (an error answer leaves the screen as it was), or null if a newer
+// load overtook this one.
+async function loadSource(source, { keepPlace = false, place = null, order = null, message = null, kind = "load" } = {}) {
+  const seq = ++app.seq;
+  const request = { cmd: "load", ...source };
+  if (order) request.order = order;
+  const [answer, detail] = await Promise.all([
+    app.engine.call(request),
+    source.preset ? presetDetail(source.preset) : null,
+  ]);
+  if (seq !== app.seq) return null;
+  if (!answer.ok) return answer;
+  app.source = source.preset ? source : { program: answer.program };
+  if (source.preset) {
+    ui.preset.value = source.preset;
+    showPresetText(source.preset, detail);
+  } else {
+    ui.preset.selectedIndex = -1;
+    showPresetText(null, { title: "Your program", summary: "Your own program: change it in the Program panel, or pick a preset to go back.", lesson: "" });
+  }
+  loadGraph(answer, {
+    place: keepPlace ? app.stepper?.pos : place,
+    message: typeof message === "function" ? message(answer) : message,
+    kind,
+  });
+  return answer;
+}
+
+// The place in a new trace that matches `pos` in the old one: the same pass, the
+// index clamped to the new pass's length.
+function placeIn(s, pos) {
+  const pass = pos.pass === "experiment" && !s.trace.experiment ? "backward" : pos.pass;
+  if (!["forward", "backward", "experiment"].includes(pass)) return { pass: "start", index: -1 };
+  const n = s.frames(pass).length;
+  return n ? { pass, index: Math.max(0, Math.min(n - 1, pos.index)) } : { pass: "start", index: -1 };
+}
+
 ui.preset.addEventListener("change", () => {
   const id = ui.preset.value;
   if (!id) return;
@@ -185,7 +242,7 @@ ui.preset.addEventListener("change", () => {
 // ---------------------------------------------------------------- the graph
 
 // Show an engine graph answer (from the engine, or prerendered JSON).
-export function loadGraph(answer) {
+export function loadGraph(answer, { place = null, message = null, kind = "load" } = {}) {
   app.answer = answer;
   app.stepper = new Stepper(buildTrace(answer));
   ui.placeholder.hidden = true;
@@ -199,8 +256,11 @@ export function loadGraph(answer) {
   if (answer.experiment) {
     app.stepper.setExperiment(answer.experiment);
     showExperiment(answer.experiment);
+    visitOrder.arrange(answer.experiment.order.map((id) => answer.nodes[id].label));
   }
-  render("Press Step forward to compute the first node.");
+  if (place) app.stepper.pos = placeIn(app.stepper, place);
+  learn.graphLoaded(answer, { kind });
+  render(message ?? (app.stepper.atStart() ? "Press Step forward to compute the first node." : null));
 }
 
 // Show prerendered answers before the engine is ready (the build's first-paint
@@ -302,7 +362,7 @@ function render(message = null) {
   table.update(view, marks);
   keyboardScrollable($("table-scroll"));
   renderDetails(ui.details, view, app.answer);
-  code.mark(view.frame?.line ?? null);
+  code.update(view, app.answer);
   ui.position.textContent = positionText(view);
   setEnabled(ui.back, !s.atStart());
   setEnabled(ui.forward, !s.atEnd());
@@ -317,6 +377,8 @@ function render(message = null) {
     visitOrder.mark(null);
   }
   narrate(message ?? narrationFor(view));
+  learn.rendered(view);
+  performance.mark("gw:render");
 }
 
 // A box that scrolls must be reachable by keyboard; one that does not need not be a tab stop.

@@ -1,0 +1,298 @@
+// Checkpoint questions: a preset's [[checkpoint]] entries (presets/README.md), asked
+// while the learner stands just before the frame that reveals the answer.
+//
+// A checkpoint {pass, before_step: N} is *asked* at the position just before frame
+// N of that pass (N = -1 is the pass's last frame) and *revealed* at frame N itself,
+// where its card shows the answer and the explanation. Stepping is never blocked:
+// each step still reveals exactly one frame; the card says the next step will give
+// the answer away. The learner types a number (or picks a choice) and presses
+// Check: wrong answers can be tried again, and Show answer reveals it at once.
+//
+// With edited input values, a question whose answer the trace itself holds
+// (`check = "b.grad"`, no `values`, no `order`) is asked with the new numbers;
+// the others only make sense for the preset's own numbers and wait until the
+// values are reset. A learner's own program has no questions.
+
+import { fmt } from "../format.js";
+import { h, parseNumber } from "./dom.js";
+
+export class Checkpoints {
+  constructor(box, { onTryOrder = () => {}, onToggle = () => {} } = {}) {
+    this.box = box;
+    this.onTryOrder = onTryOrder;
+    this.onToggle = onToggle;
+    this.enabled = true;
+    this.list = []; // resolved checkpoints for the graph on screen
+    this.status = new Map(); // key -> {state: "right"|"wrong"|"revealed", reply, tries}
+    this.key = "";
+    this.shown = ""; // which cards are on screen, so a re-render keeps focus and typing
+    box.classList.add("checkpoints");
+  }
+
+  // The switch that turns questions on and off (built by the page's learn bar).
+  makeSwitch() {
+    const input = h("input", {
+      type: "checkbox", id: "checkpoint-switch", class: "switch-input", checked: this.enabled,
+      onchange: () => this.setEnabled(input.checked, true),
+    });
+    this.switchInput = input;
+    return h("div", { class: "switch" },
+      input,
+      h("label", { for: "checkpoint-switch" }, "Ask me questions as I step"));
+  }
+
+  setEnabled(on, fromUser = false) {
+    this.enabled = Boolean(on);
+    if (this.switchInput) this.switchInput.checked = this.enabled;
+    this.shown = "";
+    if (this.lastView) this.update(this.lastView);
+    if (fromUser) this.onToggle(this.enabled);
+  }
+
+  // A new graph: work out which questions apply and when.
+  //   detail  the preset's detail ({checkpoints}) or null for a program
+  //   edited  true if the input values differ from the preset's
+  setGraph(answer, stepperTrace, detail, sourceKey, edited) {
+    this.answer = answer;
+    this.trace = stepperTrace;
+    this.key = sourceKey;
+    this.shown = "";
+    this.waiting = 0;
+    const list = [];
+    for (const cp of detail?.checkpoints ?? []) {
+      const frames = cp.pass === "forward" ? answer.forward : answer.backward;
+      const step = cp.before_step === -1 ? frames.length - 1 : cp.before_step;
+      if (!(step >= 0 && step < frames.length)) continue;
+      const whatIf = cp.values || cp.order;
+      let answerValue = cp.answer;
+      if (edited) {
+        const live = cp.check && !whatIf ? this.valueAt(cp.check, cp.pass, step) : null;
+        if (live === null || cp.kind !== "number") {
+          this.waiting += 1;
+          continue;
+        }
+        answerValue = live;
+      }
+      list.push({ ...cp, step, answerValue, edited });
+    }
+    this.list = list;
+  }
+
+  // The value of "b.grad" / "o.data" after frame `step` of a pass, from the trace.
+  valueAt(check, pass, step) {
+    const m = /^(.+)\.(grad|data)$/.exec(check);
+    if (!m) return null;
+    const id = this.answer.nodes.findIndex((n) => n.label === m[1]);
+    if (id < 0) return null;
+    const t = this.trace;
+    if (m[2] === "data") return pass === "forward" ? t.forwardData[step][id] : t.fullData[id];
+    if (pass !== "backward") return null;
+    return t.backwardGrads[step][id];
+  }
+
+  // The cards for a position: questions asked before the next frame, or answered by this one.
+  cardsFor(view) {
+    if (!this.enabled || !this.list.length) return [];
+    const { pass, index } = view;
+    const nForward = this.answer.forward.length;
+    const out = [];
+    for (const cp of this.list) {
+      let asked = false;
+      if (cp.pass === "forward") {
+        asked = (cp.step === 0 && pass === "start") || (pass === "forward" && index === cp.step - 1);
+      } else {
+        asked = cp.step === 0
+          ? (pass === "forward" && index === nForward - 1) || (nForward === 0 && pass === "start")
+          : pass === "backward" && index === cp.step - 1;
+      }
+      const revealed = pass === cp.pass && index === cp.step;
+      if (asked) out.push({ cp, mode: "ask" });
+      else if (revealed) out.push({ cp, mode: "revealed" });
+    }
+    return out;
+  }
+
+  update(view) {
+    this.lastView = view;
+    const cards = this.cardsFor(view);
+    const shown = cards.map((c) => `${c.cp.id}:${c.mode}`).join("|") + `@${this.key}:${this.enabled}`;
+    if (shown === this.shown) return;
+    this.shown = shown;
+    this.box.hidden = cards.length === 0;
+    this.box.replaceChildren(...cards.map((c) => this.card(c.cp, c.mode)));
+    this.box.dataset.count = String(cards.length);
+  }
+
+  statusKey(cp) {
+    return `${this.key}#${cp.id}`;
+  }
+
+  card(cp, mode) {
+    const st = this.status.get(this.statusKey(cp)) ?? { state: "open", tries: 0, reply: "" };
+    const frameName = cp.pass === "forward" ? "node" : cp.step === 0 ? "seed" : "visit";
+    const where = cp.pass === "forward" ? `forward pass, ${frameName} ${cp.step + 1}` : cp.step === 0 ? "backward pass, the seed" : `backward pass, visit ${cp.step}`;
+    const qid = `cp-${cp.id}-q`;
+    const card = h("section", {
+      class: `checkpoint is-${mode} state-${st.state}`, "aria-labelledby": qid,
+      data: { checkpoint: cp.id, mode, state: st.state },
+    });
+    const head = h("p", { class: "cp-head" },
+      h("span", { class: "cp-badge", "aria-hidden": "true" }, mode === "ask" ? "?" : "✓"),
+      h("span", {}, mode === "ask" ? "Your turn" : "Answer revealed"),
+      h("span", { class: "cp-where" }, `· ${where}`));
+    const question = h("p", { class: "cp-question", id: qid }, cp.question);
+    card.append(head, question);
+    if (cp.edited) {
+      card.append(h("p", { class: "cp-note" }, "With your new input values the answer is worked out from them, not the preset's numbers."));
+    }
+    const feedback = h("div", { class: "cp-feedback", "aria-live": "polite" });
+    const answered = st.state === "right" || st.state === "revealed" || mode === "revealed";
+
+    if (mode === "ask" && !answered) {
+      const form = h("form", { class: "cp-form", novalidate: true });
+      let read;
+      if (cp.kind === "choice") {
+        const group = h("fieldset", { class: "cp-choices" }, h("legend", { class: "visually-hidden" }, "Choices"));
+        cp.choices.forEach((choice, i) => {
+          const id = `cp-${cp.id}-c${i}`;
+          group.append(h("div", { class: "cp-choice" },
+            h("input", { type: "radio", name: `cp-${cp.id}`, id, value: String(i), checked: String(st.reply) === String(i) }),
+            h("label", { for: id }, choice)));
+        });
+        form.append(group);
+        read = () => {
+          const picked = form.querySelector("input[type=radio]:checked");
+          return picked ? Number(picked.value) : null;
+        };
+      } else {
+        const input = h("input", {
+          type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false",
+          class: "cp-input", id: `cp-${cp.id}-in`, "aria-labelledby": qid, value: st.reply ?? "",
+          "aria-describedby": `cp-${cp.id}-fb`,
+        });
+        form.append(h("label", { class: "visually-hidden", for: input.id }, "Your answer"), input);
+        read = () => input.value;
+      }
+      const check = h("button", { type: "submit", class: "button primary small" }, "Check");
+      const show = h("button", {
+        type: "button", class: "button quiet small",
+        onclick: () => this.reveal(cp),
+      }, "Show answer");
+      form.append(h("span", { class: "cp-buttons" }, check, show));
+      form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        this.answerWith(cp, read(), feedback, card);
+      });
+      card.append(form);
+      feedback.id = `cp-${cp.id}-fb`;
+      if (st.state === "wrong") feedback.append(this.wrongText(cp, st.reply));
+      else feedback.append(h("p", { class: "cp-hint" }, "Answer before you step on: the next step shows it."));
+      card.append(feedback);
+    } else {
+      feedback.id = `cp-${cp.id}-fb`;
+      feedback.append(...this.answerParts(cp, st, mode));
+      card.append(feedback);
+    }
+    return card;
+  }
+
+  answerWith(cp, reply, feedback, card) {
+    const key = this.statusKey(cp);
+    const st = this.status.get(key) ?? { state: "open", tries: 0, reply: "" };
+    st.tries += 1;
+    let right;
+    if (cp.kind === "choice") {
+      if (reply === null) {
+        feedback.replaceChildren(h("p", { class: "cp-wrong" }, "Pick one of the answers first."));
+        return;
+      }
+      st.reply = String(reply);
+      right = reply === cp.answerValue;
+    } else {
+      const x = parseNumber(reply);
+      st.reply = String(reply).trim();
+      if (x === null) {
+        st.tries -= 1;
+        feedback.replaceChildren(h("p", { class: "cp-wrong" }, "Type a number, like 6, -1.5 or 0.25."));
+        card.dataset.state = "invalid";
+        return;
+      }
+      right = Math.abs(x - Number(cp.answerValue)) <= this.tolerance(cp);
+    }
+    st.state = right ? "right" : "wrong";
+    this.status.set(key, st);
+    card.dataset.state = st.state;
+    card.className = card.className.replace(/state-\S+/, `state-${st.state}`);
+    if (right) {
+      const form = card.querySelector("form");
+      form?.remove();
+      feedback.replaceChildren(...this.answerParts(cp, st, "ask"));
+      feedback.querySelector(".cp-verdict")?.setAttribute("tabindex", "-1");
+      feedback.querySelector(".cp-verdict")?.focus();
+      this.shown = "";
+    } else {
+      feedback.replaceChildren(this.wrongText(cp, st.reply));
+    }
+  }
+
+  tolerance(cp) {
+    const t = Number(cp.tolerance ?? 1e-3);
+    // Edited values can make the answer large: allow the same relative slack.
+    return cp.edited ? Math.max(t, Math.abs(Number(cp.answerValue)) * 1e-4) : t;
+  }
+
+  wrongText(cp, reply) {
+    const shown = cp.kind === "choice" ? `“${cp.choices[Number(reply)]}”` : reply;
+    return h("p", { class: "cp-wrong" },
+      h("strong", {}, "✗ Not quite. "),
+      `${shown} is not it. Try again, or press Show answer.`);
+  }
+
+  reveal(cp) {
+    const key = this.statusKey(cp);
+    const st = this.status.get(key) ?? { state: "open", tries: 0, reply: "" };
+    if (st.state !== "right") st.state = "revealed";
+    this.status.set(key, st);
+    this.shown = "";
+    if (this.lastView) this.update(this.lastView);
+    this.box.querySelector(`[data-checkpoint="${cp.id}"] .cp-verdict`)?.focus();
+  }
+
+  answerText(cp) {
+    if (cp.kind === "choice") return cp.choices[cp.answerValue];
+    return fmt(cp.answerValue);
+  }
+
+  answerParts(cp, st, mode) {
+    const parts = [];
+    const answer = this.answerText(cp);
+    if (st.state === "right") {
+      parts.push(h("p", { class: "cp-verdict cp-right", tabindex: "-1" }, h("strong", {}, "✓ Right: "), answer));
+    } else if (st.state === "wrong" && mode === "revealed") {
+      parts.push(h("p", { class: "cp-verdict cp-missed", tabindex: "-1" },
+        h("strong", {}, "The answer: "), answer, ` (you said ${cp.kind === "choice" ? cp.choices[Number(st.reply)] : st.reply})`));
+    } else {
+      parts.push(h("p", { class: "cp-verdict cp-shown", tabindex: "-1" }, h("strong", {}, "The answer: "), answer));
+    }
+    if (cp.edited) {
+      parts.push(h("p", { class: "cp-explanation" }, `Worked out from the trace with your values. (For the preset's own numbers: ${cp.explanation})`));
+    } else {
+      parts.push(h("p", { class: "cp-explanation" }, cp.explanation));
+    }
+    if (cp.order && !cp.edited) {
+      parts.push(h("p", {},
+        h("button", {
+          type: "button", class: "button small", onclick: () => this.onTryOrder(cp.order),
+        }, "Run this order")));
+    }
+    if (mode === "ask") parts.push(h("p", { class: "cp-hint" }, "Step forward to watch it happen."));
+    return parts;
+  }
+
+  // How many questions this graph has, and how many were answered right.
+  summary() {
+    let right = 0;
+    for (const cp of this.list) if (this.status.get(this.statusKey(cp))?.state === "right") right += 1;
+    return { total: this.list.length, right, waiting: this.waiting };
+  }
+}

@@ -1,0 +1,113 @@
+// A few lines that build DOM without innerHTML (and so without inline styles or
+// scripts: the page runs under a strict Content Security Policy).
+//
+//   h("button", { type: "button", class: "button", onclick: go }, "Go")
+//   h("p", { class: "muted", "aria-live": "polite" }, "text", h("code", {}, "x"))
+//
+// Attributes whose value is null, undefined or false are left out; true sets "".
+// on<event> keys add listeners; dataset entries go in `data: {key: value}`.
+
+export function h(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs ?? {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      e.addEventListener(key.slice(2), value);
+    } else if (key === "data") {
+      for (const [k, v] of Object.entries(value)) e.dataset[k] = String(v);
+    } else if (key === "class") {
+      e.className = value;
+    } else if (key === "text") {
+      e.textContent = value;
+    } else if (key in e && typeof value !== "string") {
+      e[key] = value; // properties such as checked, value, hidden
+    } else {
+      e.setAttribute(key, value === true ? "" : String(value));
+    }
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    e.append(child instanceof Node ? child : String(child));
+  }
+  return e;
+}
+
+export const $ = (id) => document.getElementById(id);
+
+// Set a live region's text so that the same text twice is still announced.
+export function say(region, text) {
+  if (region.textContent === text) region.textContent = "";
+  region.textContent = text;
+}
+
+// Run the latest of a burst of calls: fn runs at once if idle; calls that come while
+// it runs collapse into one more run (with the newest arguments) when it is done.
+export function latestOnly(fn) {
+  let running = false;
+  let queued = null;
+  const run = async (args) => {
+    running = true;
+    try {
+      await fn(...args);
+    } finally {
+      running = false;
+      if (queued) {
+        const next = queued;
+        queued = null;
+        run(next);
+      }
+    }
+  };
+  return (...args) => {
+    if (running) queued = args;
+    else run(args).catch(() => {});
+  };
+}
+
+// fn after `ms` of quiet; .now() runs a pending call at once, .cancel() drops it.
+export function debounce(fn, ms) {
+  let timer = null;
+  let pending = null;
+  const wrapped = (...args) => {
+    pending = args;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      const a = pending;
+      pending = null;
+      fn(...a);
+    }, ms);
+  };
+  wrapped.now = () => {
+    if (!pending) return;
+    clearTimeout(timer);
+    timer = null;
+    const a = pending;
+    pending = null;
+    fn(...a);
+  };
+  wrapped.cancel = () => {
+    clearTimeout(timer);
+    timer = null;
+    pending = null;
+  };
+  return wrapped;
+}
+
+// A number typed by a learner: "3", "-1.5", "−1.5" (a typographic minus), ".5",
+// "1e-3", "1/2". Returns a finite number or null.
+export function parseNumber(text) {
+  const t = String(text).trim().replace(/[\u2212\u2013]/g, "-").replace(/\s+/g, "");
+  if (!t) return null;
+  const plain = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+  if (plain.test(t)) {
+    const v = Number(t);
+    return Number.isFinite(v) ? v : null;
+  }
+  const frac = t.match(/^([+-]?\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)$/);
+  if (frac && Number(frac[2]) !== 0) {
+    const v = Number(frac[1]) / Number(frac[2]);
+    return Number.isFinite(v) ? v : null;
+  }
+  return null;
+}

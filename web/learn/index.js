@@ -1,0 +1,474 @@
+// Learn by doing: the parts of the page where the learner acts, not only watches.
+//
+//   checkpoints.js  questions asked before the step that reveals the answer
+//   inputs.js       edit or scrub the input values; the engine recomputes
+//   nudge.js        nudge an input by h: the change next to grad × h, and the
+//                   central difference next to the grad
+//   editor.js       type a program; the graph rebuilds as you type
+//   permalink.js    the state in the URL; Copy link
+//   embed.js        ?embed=1 for lesson pages, and the Embed dialog
+//
+// app.js owns the engine, the stepper and the drawing; it hands this module a
+// small host object and calls graphLoaded() for every new graph and rendered()
+// after every render:
+//
+//   host = {app, call(request), load(source, options), render(message),
+//           narrate(text), arrangeOrder(labels)}
+//   host.load({preset, values?} | {program, values?}, {keepPlace, place, order,
+//             message, kind}) resolves with the engine's answer (ok or not), or
+//             null when a newer load overtook it.
+
+import { exact, fmt } from "../format.js";
+import { Checkpoints } from "./checkpoints.js";
+import { $, h, debounce, latestOnly, say } from "./dom.js";
+import { Editor } from "./editor.js";
+import { EmbedDialog, applyEmbed, pageAddress } from "./embed.js";
+import { InputsPanel } from "./inputs.js";
+import { NudgePanel } from "./nudge.js";
+import { PASSES, decodeProgram, encodeProgram, formatLink, parseLink } from "./permalink.js";
+
+export class Learn {
+  constructor(host) {
+    this.host = host;
+    this.link = parseLink(location.search);
+    this.live = false; // the URL is kept up to date once the link's state is restored
+    this.encoded = new Map(); // program text -> {encoded, format}
+    this.programOrigin = null; // a program before its input values were edited
+    this.pendingEdits = new Map();
+    applyEmbed(this.link.state);
+
+    this.questions = new Checkpoints($("checkpoints"), {
+      onTryOrder: (labels) => this.host.arrangeOrder(labels),
+      onToggle: (on) => {
+        this.saveURL();
+        this.host.narrate(on
+          ? "Questions are on: before a step that reveals something worth predicting, a question appears."
+          : "Questions are off: stepping shows every number straight away.");
+      },
+    });
+    if (this.link.state.cp === false) this.questions.enabled = false;
+
+    this.inputs = new InputsPanel($("inputs"), {
+      onChange: (name, value, options) => this.setValue(name, value, options),
+      onReset: () => this.resetValues(),
+    });
+    this.nudge = new NudgePanel($("nudge"), {
+      call: (request) => this.host.call(request),
+      source: () => this.requestSource(),
+      outputLabel: () => {
+        const a = this.host.app.answer;
+        return a ? a.nodes[a.output].label : "the output";
+      },
+    });
+    this.editor = new Editor($("editor-box"), {
+      pre: $("program"),
+      build: (text) => this.buildProgram(text),
+      backToPreset: () => this.backToPreset(),
+    });
+    $("code-tools")?.append(this.editor.button);
+
+    this.runValues = latestOnly(() => this.sendValues());
+    this.saveURL = debounce(() => this.writeURL(), 200);
+    this.buildBar();
+
+    // A leaf in the graph: click to type its value, drag sideways to scrub it.
+    const svg = $("graph");
+    svg.addEventListener("pointerdown", (e) => {
+      if (e.pointerType === "touch") return; // touch scrolls the graph; a tap focuses (click)
+      const id = this.leafAt(e.target);
+      if (id !== null) this.inputs.fromGraph(e, id, e.target.closest("[data-node]"));
+    });
+    svg.addEventListener("click", (e) => {
+      const id = this.leafAt(e.target);
+      if (id !== null && e.pointerType === "touch") this.inputs.focusLeaf(id);
+    });
+  }
+
+  leafAt(target) {
+    const g = target.closest?.("[data-node]");
+    const answer = this.host.app.answer;
+    if (!g || !answer || root().classList.contains("hide-values")) return null;
+    const id = answer.nodes.findIndex((n) => n.label === g.dataset.node);
+    return id >= 0 && answer.nodes[id].is_input ? id : null;
+  }
+
+  // ---------------------------------------------------------------- the bar
+
+  buildBar() {
+    const bar = $("learn-bar");
+    if (!bar) return;
+    this.linkStatus = h("p", { class: "share-status", role: "status" });
+    this.linkField = h("input", { type: "text", id: "share-link", class: "share-link", readonly: true, hidden: true, "aria-label": "Link to this state" });
+    this.embedDialog = new EmbedDialog({ state: () => this.dialogState() });
+    const share = h("div", { class: "share" });
+    if (this.link.state.embed) {
+      this.openFull = h("a", { class: "button small open-full", target: "_blank", rel: "noopener", href: pageAddress() }, "Open in Gradwalk ↗");
+      share.append(this.openFull);
+    } else {
+      share.append(
+        h("button", { type: "button", class: "button small", id: "copy-link", onclick: () => this.copyLink() }, "Copy link"),
+        h("button", { type: "button", class: "button small", id: "embed-button", "aria-haspopup": "dialog", onclick: () => this.embedDialog.open() }, "Embed"));
+    }
+    bar.append(this.questions.makeSwitch(), share, this.linkField, this.linkStatus);
+  }
+
+  async copyLink() {
+    await this.writeURL();
+    const url = this.fullPageURL();
+    this.linkField.hidden = false;
+    this.linkField.value = url;
+    this.linkField.select();
+    try {
+      await navigator.clipboard.writeText(url);
+      say(this.linkStatus, "Link copied: it opens the page exactly as it is now.");
+    } catch {
+      say(this.linkStatus, "The link is selected: press Ctrl+C (⌘C on a Mac) to copy it.");
+    }
+  }
+
+  // ---------------------------------------------------------------- graphs
+
+  // Every new graph on screen (app.js calls this from loadGraph).
+  graphLoaded(answer, { kind = "load" } = {}) {
+    const app = this.host.app;
+    const source = app.source ?? {};
+    if (kind !== "values" && kind !== "reset") this.programOrigin = null;
+    if (source.preset && !source.values) this.noteOriginals(answer, source.preset);
+    const edited = Boolean(source.preset ? source.values && Object.keys(source.values).length : this.programOrigin);
+    this.inputs.build(answer, edited);
+    const inputs = InputsPanel.inputsOf(answer);
+    this.nudge.setGraph(answer, inputs);
+    this.editor.graphLoaded(answer, kind === "editor", Boolean(source.preset));
+    const detail = source.preset ? app.presetDetails?.get(source.preset) : null;
+    const key = `${source.preset ?? "program"}:${JSON.stringify(source.values ?? {})}:${source.preset ? "" : answer.program}`;
+    this.questions.setGraph(answer, app.stepper.trace, detail, key, edited);
+    // Leaves say they can be changed.
+    for (const id of answer.inputs) {
+      const g = document.querySelector(`#graph [data-node="${cssEscape(answer.nodes[id].label)}"]`);
+      if (!g) continue;
+      g.classList.add("is-editable");
+      const tip = g.querySelector("title");
+      if (tip && !tip.textContent.includes("drag")) tip.textContent += ". Click to type a new value, or drag sideways.";
+    }
+  }
+
+  // After every render (app.js).
+  rendered(view) {
+    this.questions.update(view);
+    const s = this.questions.summary();
+    root().dataset.questions = String(s.total);
+    if (this.live) this.saveURL();
+  }
+
+  // The request fields for the graph on screen: {preset, values?} or {program}.
+  requestSource() {
+    const src = this.host.app.source ?? {};
+    if (src.preset) return src.values ? { preset: src.preset, values: { ...src.values } } : { preset: src.preset };
+    return { program: src.program };
+  }
+
+  currentOrder() {
+    const app = this.host.app;
+    const exp = app.stepper?.trace.experiment;
+    return exp ? exp.order.map((id) => app.answer.nodes[id].label) : null;
+  }
+
+  // ---------------------------------------------------------------- values
+
+  setValue(name, value) {
+    if (!this.host.app.ready) {
+      this.host.narrate("Changing a value needs the engine, which is still starting. It will work in a moment.");
+      return;
+    }
+    this.pendingEdits.set(name, value);
+    this.runValues();
+  }
+
+  async sendValues() {
+    const edits = new Map(this.pendingEdits);
+    this.pendingEdits.clear();
+    if (!edits.size) return;
+    const app = this.host.app;
+    const before = app.answer;
+    const src = app.source ?? {};
+    let source;
+    if (src.preset) {
+      const values = { ...(src.values ?? {}) };
+      const original = this.originals?.preset === src.preset ? this.originals.values : {};
+      for (const [name, value] of edits) {
+        if (original[name] === value) delete values[name];
+        else values[name] = value;
+      }
+      source = Object.keys(values).length ? { preset: src.preset, values } : { preset: src.preset };
+    } else {
+      this.programOrigin ??= src.program;
+      source = { program: src.program, values: Object.fromEntries(edits) };
+    }
+    const answer = await this.host.load(source, {
+      keepPlace: true,
+      order: this.currentOrder(),
+      kind: "values",
+      message: (a) => changeText(before, a, edits),
+    });
+    if (answer && !answer.ok) this.host.narrate(`That value could not be used: ${answer.error.message}`);
+  }
+
+  async resetValues() {
+    const app = this.host.app;
+    const before = app.answer;
+    const src = app.source ?? {};
+    const source = src.preset ? { preset: src.preset } : { program: this.programOrigin ?? src.program };
+    this.pendingEdits.clear();
+    const answer = await this.host.load(source, {
+      keepPlace: true, order: this.currentOrder(), kind: "reset",
+      message: (a) => `Back to the original values. ${outputText(before, a)}`,
+    });
+    this.programOrigin = null;
+    if (answer?.ok) this.inputs.build(answer, false);
+  }
+
+  // Remember a preset's own values (from a load without edits).
+  noteOriginals(answer, preset) {
+    const values = {};
+    for (const inp of InputsPanel.inputsOf(answer)) values[inp.name] = inp.value;
+    this.originals = { preset, values };
+  }
+
+  // ---------------------------------------------------------------- programs
+
+  async buildProgram(text) {
+    if (!this.host.app.ready) return { ok: false, error: { message: "The engine is still starting; your program will be built once it is ready." } };
+    const answer = await this.host.load({ program: text }, { keepPlace: true, kind: "editor" });
+    if (answer === null) return null;
+    if (!answer.ok) return answer;
+    return { ok: true, nodes: answer.nodes.length, output: answer.nodes[answer.output].label };
+  }
+
+  async backToPreset() {
+    const id = $("preset").value || this.host.app.presets[0]?.id;
+    if (!id) return;
+    await this.host.load({ preset: id }, { kind: "preset", message: "Back to the preset. Press Step forward to compute the first node." });
+  }
+
+  // ---------------------------------------------------------------- links
+
+  linkState() {
+    const app = this.host.app;
+    const s = app.stepper;
+    const src = app.source ?? {};
+    const pass = s && PASSES.includes(s.pos.pass) ? s.pos.pass : "start";
+    return {
+      preset: src.preset ?? null,
+      program: src.preset ? null : src.program ?? null,
+      values: src.values ?? null,
+      pass, step: pass === "start" ? null : s.pos.index,
+      order: this.currentOrder(),
+      cp: this.questions.enabled ? null : false,
+      embed: this.link.state.embed, hide: this.link.state.hide, start: this.link.state.start,
+    };
+  }
+
+  async programParam(text) {
+    if (!this.encoded.has(text)) {
+      this.encoded.set(text, await encodeProgram(text));
+      if (this.encoded.size > 20) this.encoded.delete(this.encoded.keys().next().value);
+    }
+    return this.encoded.get(text);
+  }
+
+  async writeURL() {
+    if (!this.live || !this.host.app.answer) return;
+    const state = this.linkState();
+    const prog = state.program !== null ? await this.programParam(state.program) : null;
+    const query = formatLink(state, {
+      encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other: this.link.other,
+    });
+    if (query !== location.search) history.replaceState(history.state, "", query + location.hash);
+    this.fullQuery = formatLink({ ...state, embed: false }, { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format });
+    if (this.openFull) this.openFull.href = pageAddress() + this.fullQuery;
+    this.lastProgram = prog;
+  }
+
+  fullPageURL() {
+    return pageAddress() + (this.fullQuery ?? "");
+  }
+
+  dialogState() {
+    const state = this.linkState();
+    const app = this.host.app;
+    const title = state.preset ? (app.presets.find((p) => p.id === state.preset)?.title ?? state.preset) : "your program";
+    return {
+      ...state, cp: state.cp,
+      encodedProgram: state.program !== null ? this.lastProgram?.encoded ?? null : null,
+      programFormat: this.lastProgram?.format ?? "deflate",
+      title,
+    };
+  }
+
+  // The state the page's URL asks for, restored once the engine can answer. Returns
+  // false if the URL asks for nothing (the page then shows its default).
+  async restore(pendingPreset = null) {
+    if (this.restored) return false;
+    this.restored = true;
+    const link = this.link;
+    const app = this.host.app;
+    const fallbackId = app.presets[0].id;
+    const problems = [...link.problems];
+    if (pendingPreset || !link.any || link.fatal) {
+      if (link.fatal) this.showNotice(problems);
+      this.finishRestore();
+      return false;
+    }
+    const st = link.state;
+    let source = null;
+    let program = null;
+    if (link.encodedProgram !== null) {
+      try {
+        program = await decodeProgram(link.encodedProgram, link.programFormat);
+        source = { program };
+      } catch (error) {
+        problems.push(error.message);
+      }
+    } else if (st.preset) {
+      if (app.presets.some((p) => p.id === st.preset)) source = { preset: st.preset };
+      else problems.push(`there is no preset called "${st.preset}"`);
+    }
+    let values = st.values;
+    let order = st.order;
+    if (!source) {
+      source = { preset: fallbackId };
+      if (values) problems.push("the input values were for that graph, so they were not used");
+      if (order) problems.push("the visit order was for that graph, so it was not used");
+      values = null;
+      order = null;
+    }
+    let answer = null;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const request = values ? { ...source, values } : source;
+      answer = await this.host.load(request, { order, kind: "link" });
+      if (answer === null) {
+        this.finishRestore();
+        return true; // the learner already picked something else
+      }
+      if (answer.ok) break;
+      const err = answer.error;
+      if (err.kind === "order" && order) {
+        problems.push(`the visit order could not be used (${lower(err.message)})`);
+        order = null;
+      } else if (values) {
+        problems.push(`the input values could not be used (${lower(err.message)})`);
+        values = null;
+      } else if (source.program !== undefined) {
+        problems.push(`the program in the link does not run (line ${err.line ?? 1}: ${lower(err.message)})`);
+        source = { preset: fallbackId };
+        order = null;
+      } else {
+        problems.push(lower(err.message));
+        source = { preset: fallbackId };
+        order = null;
+      }
+    }
+    if (!answer?.ok) {
+      this.showNotice(problems);
+      this.finishRestore();
+      return false;
+    }
+    if (program !== null && source.program === undefined) this.editor.setText(program);
+
+    // Where in the trace.
+    const s = app.stepper;
+    let place = null;
+    if (st.pass) {
+      const frames = s.frames(st.pass).length;
+      const index = st.pass === "start" ? -1 : st.step ?? 0;
+      if (st.pass === "experiment" && !s.trace.experiment) {
+        if (order === null && st.order) {
+          // already reported
+        } else {
+          problems.push("pass=experiment needs a visit order, so the page starts at the beginning");
+        }
+      } else if (st.pass !== "start" && !(index >= 0 && index < frames)) {
+        problems.push(`the ${st.pass} pass has no step ${index} (it has steps 0 to ${frames - 1})`);
+      } else {
+        place = { pass: st.pass, index };
+      }
+    } else if (st.embed && st.start) {
+      place = startPlace(s, st.start);
+    } else if (s.trace.experiment) {
+      place = { pass: "experiment", index: s.frames("experiment").length - 1 };
+    }
+    if (place) {
+      s.pos = place;
+      this.host.render();
+    }
+    if (st.cp !== null) this.questions.setEnabled(st.cp);
+    this.showNotice(problems);
+    this.finishRestore();
+    return true;
+  }
+
+  finishRestore() {
+    this.live = true;
+    this.saveURL();
+  }
+
+  showNotice(problems) {
+    const box = $("link-notice");
+    if (!box) return;
+    if (!problems.length) {
+      box.hidden = true;
+      box.replaceChildren();
+      return;
+    }
+    const unique = [...new Set(problems)];
+    box.replaceChildren(
+      h("p", {},
+        h("strong", {}, "Part of this link could not be used"),
+        `, so the page shows the default there instead: ${unique.join("; ")}.`),
+      h("button", { type: "button", class: "button quiet small", onclick: () => { box.hidden = true; } }, "Dismiss"));
+    box.hidden = false;
+  }
+}
+
+function startPlace(s, start) {
+  const back = s.backPass;
+  if (start === "backward") return { pass: back, index: 0 };
+  if (start === "end") return { pass: back, index: s.frames(back).length - 1 };
+  if (start === "order") {
+    const n = s.trace.forward.length;
+    return n ? { pass: "forward", index: n - 1 } : null;
+  }
+  return null;
+}
+
+function root() {
+  return document.documentElement;
+}
+
+function lower(text) {
+  const t = String(text ?? "").replace(/\.$/, "");
+  return t.charAt(0).toLowerCase() + t.slice(1);
+}
+
+function cssEscape(text) {
+  return typeof CSS !== "undefined" && CSS.escape ? CSS.escape(text) : text.replace(/["\\]/g, "\\$&");
+}
+
+// "a is now 3 (was 2): d = 36 (was 18), a.grad = 21."
+function changeText(before, after, edits) {
+  const names = [...edits.keys()];
+  const parts = names.map((name) => {
+    const inp = InputsPanel.inputsOf(after).find((i) => i.name === name);
+    const old = before ? InputsPanel.inputsOf(before).find((i) => i.name === name) : null;
+    const grad = inp ? ` and ${inp.label}.grad = ${fmt(after.nodes[inp.nodeId].grad)}` : "";
+    return `${name} is now ${fmt(inp?.value ?? edits.get(name))}${old ? ` (was ${fmt(old.value)})` : ""}${grad}`;
+  });
+  return `${parts.join("; ")}. ${outputText(before, after)}`;
+}
+
+function outputText(before, after) {
+  const out = after.nodes[after.output];
+  const was = before && before.nodes.length === after.nodes.length ? before.nodes[before.output].data : null;
+  const changed = was !== null && exact(was) !== exact(out.data);
+  return `The output ${out.label} = ${fmt(out.data)}${changed ? ` (was ${fmt(was)})` : ""}.`;
+}

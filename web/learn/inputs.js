@@ -1,0 +1,201 @@
+// Edit the inputs: one field per leaf of the graph, under the graph.
+//
+// Type a new value (it is used 300 ms after the last key, or at once on Enter),
+// press ↑ / ↓ in a field (±1; with Shift ±10, with Alt ±0.1), or scrub: drag a
+// field's name — or the leaf itself in the graph — sideways. Clicking a leaf in
+// the graph puts the cursor in its field. The engine recomputes; the graph, the
+// table and the narration update and the learner keeps their place in the trace.
+// "Reset values" goes back to the preset's (or the program's) own numbers.
+
+import { fmt } from "../format.js";
+import { h, debounce, parseNumber } from "./dom.js";
+
+const MAX_VALUE = 1e12;
+const SCRUB_PX = 8; // pixels of drag per step
+
+export class InputsPanel {
+  // onChange(name, value, {immediate}) asks for a new value; onReset() for the originals.
+  constructor(box, { onChange, onReset }) {
+    this.box = box;
+    this.onChange = onChange;
+    this.onReset = onReset;
+    this.fields = new Map(); // name -> {input, label, nodeId}
+    this.typed = debounce((name, value) => this.onChange(name, value, { immediate: false }), 300);
+    box.classList.add("inputs-box");
+    this.list = h("div", { class: "inputs-list", role: "group", "aria-labelledby": "inputs-heading" });
+    this.resetButton = h("button", {
+      type: "button", class: "button quiet small", id: "reset-values",
+      onclick: () => this.onReset(),
+    }, "Reset values");
+    this.help = h("p", { class: "inputs-help", id: "inputs-help" },
+      "Type a number, press ↑/↓, or drag a name (or the leaf in the graph) sideways.");
+    box.append(
+      h("div", { class: "inputs-head" },
+        h("h3", { id: "inputs-heading", class: "inputs-heading" }, "Inputs"),
+        this.resetButton),
+      this.list, this.help);
+    box.hidden = true;
+  }
+
+  // The inputs of a graph answer: [{name, nodeId, value}] in source order.
+  static inputsOf(answer) {
+    const lines = answer.program.split("\n");
+    return answer.inputs.map((id) => {
+      const node = answer.nodes[id];
+      // Values are set by variable name; the label is usually that name.
+      const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(lines[node.line - 1] ?? "");
+      return { name: m ? m[1] : node.label, label: node.label, nodeId: id, value: node.data };
+    });
+  }
+
+  build(answer, edited) {
+    const inputs = InputsPanel.inputsOf(answer);
+    const names = inputs.map((i) => i.name).join(",");
+    this.resetButton.hidden = !edited;
+    this.box.hidden = inputs.length === 0;
+    if (names === this.names) {
+      // Same inputs: refresh the numbers, but never under a learner's cursor.
+      for (const inp of inputs) {
+        const f = this.fields.get(inp.name);
+        f.nodeId = inp.nodeId;
+        f.value = inp.value;
+        if (document.activeElement !== f.input || f.scrubbing) setField(f.input, inp.value);
+        f.input.removeAttribute("aria-invalid");
+      }
+      return;
+    }
+    this.names = names;
+    this.fields.clear();
+    this.list.replaceChildren(...inputs.map((inp) => this.field(inp)));
+  }
+
+  field(inp) {
+    const id = `value-${inp.name}`;
+    const input = h("input", {
+      type: "text", id, class: "value-input", inputmode: "decimal", autocomplete: "off",
+      spellcheck: "false", role: "spinbutton", "aria-describedby": "inputs-help",
+      data: { input: inp.name },
+    });
+    setField(input, inp.value);
+    const label = h("label", { for: id, class: "value-label", title: `Drag sideways to change ${inp.name}` }, inp.name);
+    const f = { input, label, nodeId: inp.nodeId, value: inp.value, name: inp.name };
+    this.fields.set(inp.name, f);
+    input.addEventListener("input", () => {
+      const x = parseNumber(input.value);
+      if (x === null || Math.abs(x) > MAX_VALUE) {
+        input.setAttribute("aria-invalid", "true");
+        this.typed.cancel();
+        return;
+      }
+      input.removeAttribute("aria-invalid");
+      this.typed(inp.name, x);
+    });
+    input.addEventListener("keydown", (e) => this.onKey(e, f));
+    input.addEventListener("blur", () => {
+      this.typed.now();
+      if (input.getAttribute("aria-invalid") === "true") {
+        setField(input, f.value);
+        input.removeAttribute("aria-invalid");
+      }
+    });
+    input.addEventListener("focus", () => input.select());
+    label.addEventListener("pointerdown", (e) => this.scrub(e, f, label));
+    return h("div", { class: "value-field", data: { name: inp.name } }, label, input);
+  }
+
+  onKey(e, f) {
+    if (e.key === "Enter") {
+      e.preventDefault();
+      const x = parseNumber(f.input.value);
+      if (x === null || Math.abs(x) > MAX_VALUE) return;
+      this.typed.cancel();
+      this.onChange(f.name, x, { immediate: true });
+      return;
+    }
+    if (e.key === "Escape") {
+      this.typed.cancel();
+      setField(f.input, f.value);
+      f.input.removeAttribute("aria-invalid");
+      return;
+    }
+    if (e.key !== "ArrowUp" && e.key !== "ArrowDown") return;
+    e.preventDefault();
+    const base = parseNumber(f.input.value) ?? f.value;
+    const step = e.shiftKey ? 10 : e.altKey ? 0.1 : 1;
+    const x = clamp(roundTo(base + (e.key === "ArrowUp" ? step : -step), step));
+    setField(f.input, x);
+    this.typed.cancel();
+    this.onChange(f.name, x, { immediate: true });
+  }
+
+  // Drag sideways from `handle`: one step per SCRUB_PX pixels (Shift: 0.1).
+  scrub(e, f, handle, onClick = null) {
+    if (e.button !== 0) return;
+    e.preventDefault();
+    const start = { x: e.clientX, value: parseNumber(f.input.value) ?? f.value };
+    let moved = false;
+    handle.setPointerCapture?.(e.pointerId);
+    const move = (ev) => {
+      const dx = ev.clientX - start.x;
+      if (!moved && Math.abs(dx) < 3) return;
+      if (!moved) {
+        moved = true;
+        f.scrubbing = true;
+        document.documentElement.classList.add("is-scrubbing");
+      }
+      const step = ev.shiftKey ? 0.1 : 1;
+      const x = clamp(roundTo(start.value + Math.round(dx / SCRUB_PX) * step, step));
+      if (x !== parseNumber(f.input.value)) {
+        setField(f.input, x);
+        this.onChange(f.name, x, { immediate: true, scrub: true });
+      }
+    };
+    const end = () => {
+      handle.removeEventListener("pointermove", move);
+      handle.removeEventListener("pointerup", end);
+      handle.removeEventListener("pointercancel", end);
+      f.scrubbing = false;
+      document.documentElement.classList.remove("is-scrubbing");
+      if (!moved) (onClick ?? (() => f.input.focus()))();
+    };
+    handle.addEventListener("pointermove", move);
+    handle.addEventListener("pointerup", end);
+    handle.addEventListener("pointercancel", end);
+  }
+
+  // Put the cursor in a leaf's field (a tap on the leaf in the graph).
+  focusLeaf(nodeId) {
+    const f = [...this.fields.values()].find((x) => x.nodeId === nodeId);
+    if (!f || this.box.hidden) return;
+    f.input.focus();
+    f.input.select();
+  }
+
+  // A pointer went down on a graph node: leaves scrub, and a click focuses the field.
+  fromGraph(e, nodeId, nodeElement) {
+    const f = [...this.fields.values()].find((x) => x.nodeId === nodeId);
+    if (!f || this.box.hidden) return false;
+    this.scrub(e, f, nodeElement, () => {
+      f.input.focus();
+      f.input.select();
+      f.input.closest(".value-field")?.classList.add("is-flash");
+      setTimeout(() => f.input.closest(".value-field")?.classList.remove("is-flash"), 700);
+    });
+    return true;
+  }
+}
+
+function setField(input, value) {
+  input.value = String(Number(value));
+  input.setAttribute("aria-valuenow", String(Number(value)));
+  input.setAttribute("aria-valuetext", fmt(value));
+}
+
+function clamp(x) {
+  return Math.max(-MAX_VALUE, Math.min(MAX_VALUE, x));
+}
+
+// Keep stepped values tidy: 2.1, not 2.1000000000000005.
+function roundTo(x) {
+  return x === 0 ? 0 : Number(x.toPrecision(15));
+}

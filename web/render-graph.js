@@ -134,20 +134,30 @@ export class GraphView {
       const tagBox = el("rect", { class: "node-tag-box", rx: 7, height: 15, y: -8 }, tag);
       const tagText = el("text", { class: "node-tag-text", "text-anchor": "middle", dy: "0.33em" }, tag);
       tag.style.display = "none";
-      return { node, g, dataValue, gradValue, tag, tagBox, tagText };
+      // A note under the node: a teaching mode's value (a tangent, a path sum).
+      const note = el("g", { class: "node-note", transform: `translate(${w / 2},${h})` }, g);
+      const noteBox = el("rect", { class: "node-note-box", rx: 7, height: 16, y: -8 }, note);
+      const noteText = el("text", { class: "node-note-text", "text-anchor": "middle", dy: "0.33em" }, note);
+      note.style.display = "none";
+      return { node, g, dataValue, gradValue, tag, tagBox, tagText, note, noteBox, noteText };
     });
   }
 
   // view: from Stepper.view(). marks: {current, visiting, receiving: Map(nodeId -> text),
   // pushes: Map(edgeId -> {lines, late}), feeding: Set(edgeIds), late: Set(edgeIds),
-  // lost: Set(edgeIds), wrong: Set(nodeIds)}.
+  // lost: Set(edgeIds), wrong: Set(nodeIds)}; optional for teaching modes: notes:
+  // Map(nodeId -> text under the node), path: Set(edgeIds) highlighted as a path,
+  // resent: Set(edgeIds) that carried a re-sent total; a push may bring its own
+  // tag (instead of "⚠ late") and kind (an extra class, is-<kind>).
   update(view, marks) {
     this.nodes.forEach((n, i) => {
       const data = view.data[i];
       const grad = view.grad[i];
       n.g.setAttribute("data-data", exact(data));
       n.g.setAttribute("data-grad", exact(grad));
-      n.g.setAttribute("aria-label", nodeAriaLabel(n.node, data, grad));
+      const note = marks.notes?.get(i) ?? null;
+      n.g.setAttribute("aria-label", nodeAriaLabel(n.node, data, grad) + (note ? `; ${note}` : ""));
+      setNote(n, note);
       n.dataValue.textContent = data === null ? "·" : fmt(data);
       n.gradValue.textContent = grad === null ? "·" : fmt(grad);
       n.g.classList.toggle("has-data", data !== null);
@@ -173,11 +183,18 @@ export class GraphView {
       e.g.classList.toggle("is-feeding", marks.feeding.has(id));
       e.g.classList.toggle("is-late", Boolean(late));
       e.g.classList.toggle("is-lost", marks.lost.has(id));
-      const marker = late ? "late" : push || marks.feeding.has(id) ? "active" : "plain";
+      const onPath = Boolean(marks.path?.has(id));
+      const resent = Boolean(marks.resent?.has(id) || push?.kind === "resent");
+      e.g.classList.toggle("is-path", onPath);
+      e.g.classList.toggle("is-resent", resent);
+      const marker = late || resent ? "late" : push || onPath || marks.feeding.has(id) ? "active" : "plain";
       e.line.setAttribute("marker-end", `url(#arrow-${marker})`);
-      const lines = push ? [...(push.late ? ["⚠ late"] : []), ...push.lines] : late ? ["⚠ late"] : [];
+      const flag = push ? (push.tag ? [push.tag] : push.late ? ["⚠ late"] : [])
+        : late ? ["⚠ late"] : resent ? ["↻ re-sent"] : [];
+      const lines = push ? [...flag, ...push.lines] : flag;
       e.label.style.display = lines.length ? "" : "none";
       e.label.classList.toggle("is-late", Boolean(late));
+      e.label.classList.toggle("is-resent", resent && !late);
       if (lines.length) setLines(e.text, e.box, lines);
       else e.text.replaceChildren();
     });
@@ -261,6 +278,15 @@ export function keepInView(scroller, svg, nodeIds, layout) {
   const target = lo < left ? lo : hi - width;
   const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   scroller.scrollTo({ left: Math.max(0, target), behavior: reduce ? "auto" : "smooth" });
+}
+
+function setNote(n, text) {
+  n.note.style.display = text ? "" : "none";
+  if (!text) return;
+  n.noteText.textContent = text;
+  const width = textWidth(n.noteText, text) + 12;
+  n.noteBox.setAttribute("width", r(width));
+  n.noteBox.setAttribute("x", r(-width / 2));
 }
 
 function setTag(n, text, kind) {

@@ -2,49 +2,77 @@
 //
 // The engine's answer holds the whole trace as plain data (docs/api.md): forward
 // frames (one per node, in topological order) and backward frames (the seed, then
-// one visit per node). A visit-order experiment brings its own backward frames.
+// one visit per node). A visit-order experiment brings its own backward frames, and
+// a teaching mode (path sums, naive recursion, forward mode, ...) its own frames.
+//
+// Every frame lists the values it changes, {node, field, before, after} with field
+// data / grad / tangent / pathsum, so one generic rule walks any of them: the state
+// after frame j is the state before the pass with frames 0..j's changes applied.
 //
 // A position is {pass, index}:
 //   {pass: "start", index: -1}          nothing revealed
 //   {pass: "forward", index: i}         forward frames 0..i applied
 //   {pass: "backward", index: j}        all data, backward frames 0..j applied
 //   {pass: "experiment", index: j}      all data, the experiment's frames 0..j applied
+//   {pass: "mode", index: j}            the mode's start state, its frames 0..j applied
 //
 // Every state is computed once, up front, as arrays, so stepping back returns exactly
 // the previous state and no step ever calls Python.
 
+export const FIELDS = ["data", "grad", "tangent", "pathsum"];
+
 export function buildTrace(answer) {
   const n = answer.nodes.length;
-  const forwardData = [];
-  let data = new Array(n).fill(null);
-  for (const frame of answer.forward) {
-    data = data.slice();
-    data[frame.node] = frame.data;
-    forwardData.push(data);
-  }
+  const forwardStates = applyChanges(answer.forward, { data: new Array(n).fill(null) }, n);
+  const forwardData = forwardStates.map((state) => state.data);
+  const fullData = forwardData.length ? forwardData[forwardData.length - 1] : new Array(n).fill(null);
   return {
     n,
     forward: answer.forward,
     forwardData,
-    fullData: forwardData.length ? forwardData[forwardData.length - 1] : data,
+    fullData,
     backward: answer.backward,
     backwardGrads: gradStates(answer.backward, n),
     experiment: null,
     experimentGrads: null,
+    mode: null, // {name, frames, start: {field: values}, ...} while a teaching mode is on
+    modeStates: null,
   };
 }
 
-// grads[j] = every node's grad after backward frames 0..j.
-export function gradStates(frames, n) {
+// The changes a frame makes. Engine frames list them; an older answer without the
+// list is read the way its frames were read before (forward data, seed, pushes).
+export function changesOf(frame) {
+  if (Array.isArray(frame.changes)) return frame.changes;
+  if ("data" in frame && !("kind" in frame)) return [{ node: frame.node, field: "data", before: null, after: frame.data }];
+  if (frame.kind === "seed") return [{ node: frame.node, field: "grad", before: frame.before, after: frame.after }];
+  return (frame.pushes ?? []).map((p) => ({ node: p.parent, field: "grad", before: p.before, after: p.after }));
+}
+
+// states[j] = {field: values} after frames 0..j, starting from `start`. A field no
+// frame has touched yet keeps its start array (or is missing); arrays are shared
+// between states until a frame changes them.
+export function applyChanges(frames, start, n) {
   const out = [];
-  let grad = new Array(n).fill(0);
+  let state = { ...start };
   for (const frame of frames) {
-    grad = grad.slice();
-    if (frame.kind === "seed") grad[frame.node] = frame.after;
-    else for (const push of frame.pushes) grad[push.parent] = push.after;
-    out.push(grad);
+    state = { ...state };
+    const copied = new Set();
+    for (const change of changesOf(frame)) {
+      if (!copied.has(change.field)) {
+        state[change.field] = state[change.field] ? state[change.field].slice() : new Array(n).fill(null);
+        copied.add(change.field);
+      }
+      state[change.field][change.node] = change.after;
+    }
+    out.push(state);
   }
   return out;
+}
+
+// grads[j] = every node's grad after backward frames 0..j (every grad starts at 0).
+export function gradStates(frames, n, start = null) {
+  return applyChanges(frames, { grad: start ? start.slice() : new Array(n).fill(0) }, n).map((state) => state.grad);
 }
 
 export class Stepper {
@@ -53,8 +81,9 @@ export class Stepper {
     this.pos = { pass: "start", index: -1 };
   }
 
-  // The backward pass the stepper walks: the correct one, or the experiment's.
+  // The pass after the forward pass: a teaching mode's, the experiment's, or the correct backward pass.
   get backPass() {
+    if (this.trace.mode) return "mode";
     return this.trace.experiment ? "experiment" : "backward";
   }
 
@@ -62,7 +91,20 @@ export class Stepper {
     if (pass === "forward") return this.trace.forward;
     if (pass === "backward") return this.trace.backward;
     if (pass === "experiment") return this.trace.experiment?.frames ?? [];
+    if (pass === "mode") return this.trace.mode?.frames ?? [];
     return [];
+  }
+
+  // Turn a teaching mode on (or off with null): mode = {name, frames, start}, where
+  // start maps fields to every node's value before the mode's first frame (data
+  // defaults to all of it, grad to none). Off again, the stepper leaves the mode's pass.
+  setMode(mode) {
+    const t = this.trace;
+    t.mode = mode;
+    t.modeStates = mode
+      ? applyChanges(mode.frames, { data: t.fullData, grad: new Array(t.n).fill(null), ...mode.start }, t.n)
+      : null;
+    if (!mode && this.pos.pass === "mode") this.pos = { pass: "start", index: -1 };
   }
 
   setExperiment(experiment) {
@@ -126,12 +168,15 @@ export class Stepper {
     const { pass, index } = this.pos;
     const t = this.trace;
     let data, grad;
+    let more = {}; // a mode's other fields (tangent, pathsum)
     if (pass === "start") {
       data = new Array(t.n).fill(null);
       grad = new Array(t.n).fill(null);
     } else if (pass === "forward") {
       data = t.forwardData[index];
       grad = new Array(t.n).fill(null);
+    } else if (pass === "mode") {
+      ({ data, grad, ...more } = t.modeStates[index]);
     } else {
       data = t.fullData;
       grad = (pass === "experiment" ? t.experimentGrads : t.backwardGrads)[index];
@@ -144,6 +189,9 @@ export class Stepper {
       frame: index >= 0 ? frames[index] : null,
       data,
       grad,
+      tangent: more.tangent ?? null,
+      pathsum: more.pathsum ?? null,
+      mode: pass === "mode" ? t.mode : null,
       experiment: pass === "experiment" ? t.experiment : null,
       final: pass === "experiment" && index === frames.length - 1,
     };

@@ -4,7 +4,8 @@
 //   table.build(answer.nodes);
 //   table.update(view, marks)   // marks as for GraphView.update, plus marks.shouldBe
 //
-// In a finished wrong-order run, a wrong grad reads "9 (should be 15)".
+// In a finished wrong-order run, a wrong grad reads "9 (should be 15)". A teaching
+// mode may add one more column: marks.column = {title, values} (e.g. tangents).
 
 import { exact, fmt } from "./format.js";
 
@@ -32,13 +33,40 @@ export class NodeTable {
       data.className = "num row-data";
       const grad = document.createElement("td");
       grad.className = "num row-grad";
-      tr.append(name, expr, data, grad);
-      return { tr, badge, data, grad };
+      const extra = document.createElement("td");
+      extra.className = "num row-extra";
+      extra.hidden = true;
+      tr.append(name, expr, data, grad, extra);
+      return { tr, badge, data, grad, extra };
     });
     this.tbody.replaceChildren(...this.rows.map((row) => row.tr));
+    const head = this.tbody.parentElement?.tHead?.rows[0];
+    if (head && !this.extraHead) {
+      this.extraHead = document.createElement("th");
+      this.extraHead.scope = "col";
+      this.extraHead.className = "num col-extra";
+      this.extraHead.hidden = true;
+      head.append(this.extraHead);
+    }
+  }
+
+  // The mode's extra column, or none.
+  showColumn(column) {
+    this.tbody.parentElement?.classList.toggle("has-extra", Boolean(column));
+    if (this.extraHead) {
+      this.extraHead.hidden = !column;
+      this.extraHead.textContent = column?.title ?? "";
+    }
+    this.rows.forEach((row, i) => {
+      row.extra.hidden = !column;
+      const value = column?.values?.[i] ?? null;
+      row.extra.textContent = column ? (value === null ? "—" : fmt(value)) : "";
+      row.extra.dataset.value = column ? exact(value) : "";
+    });
   }
 
   update(view, marks) {
+    this.showColumn(marks.column ?? null);
     this.rows.forEach((row, i) => {
       const data = view.data[i];
       const grad = view.grad[i];

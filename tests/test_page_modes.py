@@ -265,3 +265,21 @@ def test_modes_on_a_phone(page, site_url):
     for name in ("Walk its paths", "Leave this experiment"):
         box = button(page, name).bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= 375 and box["height"] >= 32, name
+
+
+def test_modes_live_in_the_permalink(page, site_url):
+    # A link brings a mode back at its step; the URL follows the learner.
+    page.goto(site_url + "?preset=diamond&why=paths&run=paths&wrt=a&wstep=1")
+    page.wait_for_function("document.getElementById('why-reverse').dataset.active === 'paths'", timeout=90_000)
+    page.wait_for_function("document.getElementById('position').innerText.includes('path 2 of 2')")
+    assert nodes(page)["a"] == ("2", "15")
+    page.wait_for_function("location.search.includes('run=paths') && location.search.includes('wstep=1')")
+    tab(page, "Backward twice")
+    run(page, "zero_grad(), then backward()")
+    page.wait_for_function("location.search.includes('run=again') && location.search.includes('zero=1')")
+    assert "wstep=0" in page.evaluate("location.search")
+    # Pull in the link: the visit-order run uses it.
+    page.goto(site_url + "?preset=diamond&order=a,d,c,b&pass=experiment&step=4&rule=pull")
+    page.wait_for_selector("#experiment-body .verdict.is-wrong", timeout=90_000)
+    assert page.is_checked("input[name='order-rule'][value='pull']")
+    assert nodes(page)["a"] == ("2", "0")

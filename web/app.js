@@ -14,6 +14,7 @@ import { ProgramView } from "./program-view.js";
 import { VisitOrder } from "./visit-order.js";
 import { renderDetails } from "./details.js";
 import { Learn } from "./learn/index.js";
+import { WhyReverse, pullMarks } from "./modes/why-reverse.js";
 
 const BOOT_TIMEOUT_MS = 60000;
 const $ = (id) => document.getElementById(id);
@@ -79,7 +80,24 @@ const learn = new Learn({
     visitOrder.arrange(labels);
     return runOrder().catch(engineFailed);
   },
+  linkParams: (other) => why.linkParams(other), // "Why reverse mode" keeps its state in the link too
 });
+// "Why reverse mode" (web/modes/): path sums, naive recursion, push/pull, forward mode,
+// backward twice, gradient descent; each one a mode the stepper walks.
+const why = new WhyReverse({
+  call: (request) => app.engine.call(request),
+  ready: () => app.ready && Boolean(app.answer),
+  source: () => app.source,
+  answer: () => app.answer,
+  stepper: () => app.stepper,
+  render: (message) => render(message),
+  notReady: (what) => notReady(what),
+  visitOrder,
+  loadProgram: (program) => loadSource({ program }, { kind: "program" })
+    .then((answer) => Boolean(answer?.ok))
+    .catch((e) => { engineFailed(e); return false; }),
+});
+why.fromParams(new URLSearchParams(location.search));
 
 // ---------------------------------------------------------------- engine boot
 
@@ -196,7 +214,7 @@ function showPresetText(id, detail) {
 async function loadSource(source, { keepPlace = false, place = null, order = null, message = null, kind = "load" } = {}) {
   const seq = ++app.seq;
   const request = { cmd: "load", ...source };
-  if (order) request.order = order;
+  if (order) Object.assign(request, { order, mode: why.orderRule() });
   const [answer, detail] = await Promise.all([
     app.engine.call(request),
     source.preset ? presetDetail(source.preset) : null,
@@ -258,6 +276,7 @@ export function loadGraph(answer, { place = null, message = null, kind = "load" 
     showExperiment(answer.experiment);
     visitOrder.arrange(answer.experiment.order.map((id) => answer.nodes[id].label));
   }
+  why.graphLoaded(answer);
   if (place) app.stepper.pos = placeIn(app.stepper, place);
   learn.graphLoaded(answer, { kind });
   render(message ?? (app.stepper.atStart() ? "Press Step forward to compute the first node." : null));
@@ -295,9 +314,12 @@ function marksFor(view) {
     late: new Set(), lost: new Set(), wrong: new Set(), shouldBe: null,
   };
   const f = view.frame;
+  if (view.pass === "mode") return why.marks(view, marks);
   if (view.pass === "forward") {
     marks.current = f.node;
     for (const e of answer.nodes[f.node].parents) marks.feeding.add(e);
+  } else if (f?.kind === "pull") {
+    pullMarks(f, marks);
   } else if (f) {
     marks.visiting = f.node;
     if (f.kind === "seed") {
@@ -347,6 +369,7 @@ function pathEdges(nodeIds) {
 function positionText(view) {
   const order = view.pass === "experiment" ? " (your order)" : "";
   if (view.pass === "start") return "Not started: nothing computed yet";
+  if (view.pass === "mode") return why.position(view);
   if (view.pass === "forward") return `Forward pass · node ${view.index + 1} of ${view.total}`;
   if (view.index === 0) return `Backward pass${order} · seed`;
   return `Backward pass${order} · visit ${view.index} of ${view.total - 1}`;
@@ -361,7 +384,8 @@ function render(message = null) {
   keepInView(ui.scroller, ui.svg, [marks.current ?? marks.visiting, ...marks.receiving.keys()], graph.layout);
   table.update(view, marks);
   keyboardScrollable($("table-scroll"));
-  renderDetails(ui.details, view, app.answer);
+  if (view.pass === "mode" || view.frame?.kind === "pull") why.details(ui.details, view);
+  else renderDetails(ui.details, view, app.answer);
   code.update(view, app.answer);
   ui.position.textContent = positionText(view);
   setEnabled(ui.back, !s.atStart());
@@ -376,6 +400,7 @@ function render(message = null) {
   } else {
     visitOrder.mark(null);
   }
+  why.sync(view);
   narrate(message ?? narrationFor(view));
   learn.rendered(view);
   performance.mark("gw:render");
@@ -430,7 +455,8 @@ function stepForward() {
   const s = stepper();
   if (!s) return;
   if (!s.next()) {
-    narrate(s.view().pass === "experiment"
+    const view = s.view();
+    narrate(view.pass === "mode" ? why.endText(view) : view.pass === "experiment"
       ? "That was the last visit in your order. Step back to replay it, or Reset."
       : "The backward pass is finished. Step back to replay it, or Reset to start over.");
     return;
@@ -513,7 +539,8 @@ async function runOrder() {
   const order = visitOrder.order;
   const seq = ++app.seq;
   say(ui.orderStatus, `Running the order ${order.join(", ")}…`);
-  const answer = await app.engine.call({ cmd: "load", ...app.source, order });
+  const mode = why.orderRule();
+  const answer = await app.engine.call({ cmd: "load", ...app.source, order, mode });
   if (seq !== app.seq) return;
   if (!answer.ok) {
     say(ui.orderStatus, `The engine refused this order: ${answer.error.message}`);
@@ -522,6 +549,7 @@ async function runOrder() {
   const exp = answer.experiment;
   app.runs = (app.runs ?? 0) + 1;
   $("experiment-result").dataset.runs = String(app.runs); // how many orders have been run
+  app.stepper.setMode(null); // a "Why reverse mode" experiment gives way to the run
   app.stepper.setExperiment(exp);
   app.stepper.toEnd("experiment");
   showExperiment(exp);
@@ -530,7 +558,7 @@ async function runOrder() {
     ? "every grad came out right."
     : `${wrong === 1 ? "1 grad is" : `${wrong} grads are`} wrong (see the table and the result below).`;
   say(ui.orderStatus, `Ran ${order.join(", ")}.`);
-  render(`Ran the backward pass in the order ${order.join(", ")}: ${verdict} Step back to replay it one visit at a time.`);
+  render(`Ran the backward pass (${mode}) in the order ${order.join(", ")}: ${verdict} Step back to replay it one visit at a time.`);
 }
 
 function restoreOrder() {

@@ -31,6 +31,8 @@ import { dataTable, linePlot } from "./plot.js";
 
 const $ = (id) => document.getElementById(id);
 const TABS = ["paths", "naive", "pushpull", "forward", "again", "descent"];
+// The URL parameters this section owns (learn/permalink.js keeps the page's own).
+export const LINK_KEYS = ["why", "run", "wrt", "family", "rule", "zero", "moves", "lr", "inputs", "wstep"];
 const GROWTH_SIZES = { diamonds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], neuron: [1, 2, 4, 8, 16, 24, 32, 48, 60] };
 const SHARED_PROGRAM = "a = 1\nb = a + a\nc = b + b";
 const TITLES = {
@@ -846,6 +848,12 @@ export class WhyReverse {
 
   // ------------------------------------------------------------ permalinks
 
+  // The page's other link parameters with this section's (fresh) ones in place of any old ones.
+  linkParams(other) {
+    if (this.pending) return other; // not restored yet: keep what the link asked for
+    return [...other.filter(([k]) => !LINK_KEYS.includes(k)), ...Object.entries(this.toParams())];
+  }
+
   toParams() {
     const s = this.state;
     const params = {};
@@ -855,6 +863,8 @@ export class WhyReverse {
     if (s.family !== "diamonds") params.family = s.family;
     if (s.rule !== "push") params.rule = s.rule;
     if (s.active === "again" && s.zero) params.zero = "1";
+    const pos = this.deps.stepper()?.pos;
+    if (s.active && pos?.pass === "mode") params.wstep = String(pos.index);
     if (s.moves) {
       params.moves = s.moves;
       params.lr = String(s.rate);
@@ -867,6 +877,7 @@ export class WhyReverse {
   // what needs the engine runs as soon as it is ready and a graph is on screen.
   fromParams(params) {
     const get = (k) => (params instanceof URLSearchParams ? params.get(k) : params[k]) ?? null;
+    if (!LINK_KEYS.some((k) => get(k) !== null)) return;
     const tab = get("why");
     if (TABS.includes(tab)) this.select(tab);
     if (get("family") === "neuron") this.state.family = "neuron";
@@ -879,7 +890,10 @@ export class WhyReverse {
     const rate = Number(get("lr"));
     if (rate > 0 && rate <= 10) this.state.rate = rate;
     if (get("inputs")) this.state.inputs = get("inputs").split(",");
-    this.pending = { run: get("run"), zero: get("zero") === "1", moves: (get("moves") ?? "").replace(/[^ad]/g, "").slice(0, 50) };
+    this.pending = {
+      run: get("run"), zero: get("zero") === "1", step: Number(get("wstep")),
+      moves: (get("moves") ?? "").replace(/[^ad]/g, "").slice(0, 50),
+    };
     this.applyPending();
   }
 
@@ -892,6 +906,11 @@ export class WhyReverse {
     else if (p.run === "forward") await this.runForward();
     else if (p.run === "again") await this.runAgain(p.zero);
     else if (p.run === "descent") for (const m of p.moves) await this.descend(m === "a");
+    const s = this.deps.stepper();
+    if (s?.trace.mode && Number.isInteger(p.step) && p.step >= 0 && p.step < s.trace.mode.frames.length) {
+      s.pos = { pass: "mode", index: p.step };
+      this.deps.render();
+    }
   }
 
   failed(error) {

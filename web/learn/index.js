@@ -135,8 +135,6 @@ export class Learn {
     if (kind !== "values" && kind !== "reset") this.programOrigin = null;
     if (source.preset && !source.values) this.noteOriginals(answer, source.preset);
     const edited = Boolean(source.preset ? source.values && Object.keys(source.values).length : this.programOrigin);
-    this.markCustom(!source.preset);
-    if (source.preset) this.lastPreset = source.preset;
     this.inputs.build(answer, edited);
     const inputs = InputsPanel.inputsOf(answer);
     this.nudge.setGraph(answer, inputs);
@@ -152,19 +150,6 @@ export class Learn {
       const tip = g.querySelector("title");
       if (tip && !tip.textContent.includes("drag")) tip.textContent += ". Click to type a new value, or drag sideways.";
     }
-  }
-
-  // The preset chooser says "Your program" while one is on screen (the option goes
-  // away again when a preset is picked, so the list stays the list of presets).
-  markCustom(on) {
-    const select = $("preset");
-    let option = select.querySelector("option[data-custom]");
-    if (on && !option) {
-      option = h("option", { value: "", disabled: true, data: { custom: "1" } }, "Your program");
-      select.prepend(option);
-    }
-    if (on) option.selected = true;
-    else option?.remove();
   }
 
   // After every render (app.js).
@@ -260,7 +245,7 @@ export class Learn {
   }
 
   async backToPreset() {
-    const id = this.lastPreset ?? this.host.app.presets[0]?.id;
+    const id = $("preset").value || this.host.app.presets[0]?.id;
     if (!id) return;
     await this.host.load({ preset: id }, { kind: "preset", message: "Back to the preset. Press Step forward to compute the first node." });
   }

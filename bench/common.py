@@ -36,9 +36,16 @@ def build_site() -> Path:
 def serve(port: int = 0, dist: Path | None = None):
     """`python build.py serve` in a process of its own (so its work never competes
     with this process for the GIL); yields the site's URL."""
-    extra = ["--dist", str(dist)] if dist else []
+    if dist is None:
+        command = [sys.executable, str(ROOT / "build.py"), "serve", "--port", str(port)]
+    else:  # an already built copy, served as it is (not rebuilt)
+        command = [sys.executable, "-c",
+                   "import sys; sys.path.insert(0, sys.argv[1]); from buildtools import serve; "
+                   "s = serve.make_server(sys.argv[2], int(sys.argv[3]), quiet=True); "
+                   "print('Serving at', serve.url_of(s), flush=True); s.serve_forever()",
+                   str(ROOT), str(dist), str(port)]
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "build.py"), "serve", "--port", str(port), *extra],
+        command,
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
     try:
         url = None

@@ -82,6 +82,9 @@ def accepted_encodings(header: str | None) -> set[str]:
 
 class SiteHandler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
+    # Keep-alive: a page loads some 40 files through a browser's six connections
+    # per host; a new TCP connection and thread for each would cost more than the file.
+    protocol_version = "HTTP/1.1"
     quiet = False
     _cache_control = REVALIDATE
 

@@ -11,6 +11,10 @@
 // Every wait has a time limit: a boot that takes too long rejects `ready`, and
 // a call that gets no answer rejects and replaces the worker with a fresh one.
 //
+// prestartEngine() (called by web/boot-early.js) starts the worker before the
+// page's modules have loaded; the first createEngine() with the same worker URL
+// takes it over.
+//
 // The worker boots the fast way (precompiled Python) unless asked otherwise:
 // createEngine({boot: "stock"}), or `?boot=stock` in the page's own URL, selects
 // stock Pyodide + micropip (for side-by-side benchmarks). `engine.bootInfo` says
@@ -86,7 +90,9 @@ export class Engine {
   }
 
   start() {
-    const worker = new Worker(this.workerURL, { type: "module" });
+    const early = adoptPrestarted(this.workerURL);
+    if (!early) globalThis.performance?.mark?.("gw:worker-start");
+    const worker = early?.worker ?? new Worker(this.workerURL, { type: "module" });
     this.worker = worker;
     let settle;
     this.readyPromise = new Promise((resolve, reject) => (settle = { resolve, reject }));
@@ -112,6 +118,7 @@ export class Engine {
       } else if (data?.type === "ready") {
         booted = true;
         this.bootInfo = { boot: data.boot ?? null, ms: data.ms ?? null, timings: data.timings ?? {} };
+        globalThis.performance?.mark?.("gw:worker-ready");
         clearTimeout(bootTimer);
         settle.resolve();
       } else if (data?.type === "failed") {
@@ -128,6 +135,11 @@ export class Engine {
       if (!booted) failBoot(`The engine's worker stopped: ${why}.`);
       else this.restart();
     };
+    // What a prestarted worker said before it was adopted, in order.
+    for (const [kind, event] of early?.buffered ?? []) {
+      if (kind === "message") worker.onmessage(event);
+      else worker.onerror(event);
+    }
   }
 
   answer({ id, response, error }) {
@@ -155,6 +167,40 @@ export class Engine {
     }
     this.pending.clear();
   }
+}
+
+// ---------------------------------------------------------------- prestart
+// web/boot-early.js starts the worker while the page's own modules are still
+// loading; the first Engine created for the same worker URL adopts it (with
+// everything it has said so far) instead of starting another. A prestarted
+// worker nobody adopts is stopped after ADOPT_WITHIN_MS.
+
+const ADOPT_WITHIN_MS = 30000;
+let prestarted = null; // {href, worker, buffered: [[kind, event]...], timer}
+
+export function prestartEngine({ boot = pageBootMode(), workerURL = workerURLFor(boot) } = {}) {
+  if (prestarted) return;
+  globalThis.performance?.mark?.("gw:worker-start");
+  const worker = new Worker(workerURL, { type: "module" });
+  const buffered = [];
+  worker.onmessage = (event) => buffered.push(["message", event]);
+  worker.onerror = (event) => {
+    event.preventDefault();
+    buffered.push(["error", event]);
+  };
+  const timer = setTimeout(() => {
+    if (prestarted?.worker === worker) prestarted = null;
+    worker.terminate();
+  }, ADOPT_WITHIN_MS);
+  prestarted = { href: String(workerURL), worker, buffered, timer };
+}
+
+function adoptPrestarted(workerURL) {
+  if (!prestarted || prestarted.href !== String(workerURL)) return null;
+  const early = prestarted;
+  prestarted = null;
+  clearTimeout(early.timer);
+  return early;
 }
 
 // `?boot=stock` (or fast) in the page's URL, if any.

@@ -39,6 +39,7 @@ async function fetchAll() {
     const response = await fetch(FILE);
     if (!response.ok) return null;
     const all = await response.json();
+    globalThis.performance?.mark?.("gw:prerender-loaded");
     return all?.presets?.ok && all.answers ? all : null;
   } catch {
     return null;

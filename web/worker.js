@@ -190,7 +190,9 @@ function watchDownloads(progress) {
       reject(new Error(`Could not download ${name} (${response.status}).`));
       return response;
     }
-    return progress.count(url, asWasm(url, response));
+    const fixed = asWasm(url, response);
+    progress.count(url, fixed);
+    return fixed;
   };
   const early = new Map(); // absolute URL -> the prefetched response (a promise)
   self.fetch = (input, init) => {
@@ -258,20 +260,19 @@ class Progress {
     this.post(1, true);
   }
 
+  // Counts the bytes of a download as they arrive, on a clone: the caller gets
+  // the response itself, untouched (a Response made up here would have no URL,
+  // and V8 caches compiled WebAssembly only for a response that has one).
   count(url, response) {
-    if (!this.sizes.has(url.pathname) || !response.body) return response;
-    const counter = new TransformStream({
-      transform: (chunk, controller) => {
-        this.loaded.set(url.pathname, (this.loaded.get(url.pathname) ?? 0) + chunk.byteLength);
-        this.onBytes();
-        controller.enqueue(chunk);
-      },
-    });
-    return new Response(response.body.pipeThrough(counter), {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    if (!this.sizes.has(url.pathname) || !response.body) return;
+    const reader = response.clone().body.getReader();
+    const pump = ({ done, value }) => {
+      if (done) return;
+      this.loaded.set(url.pathname, (this.loaded.get(url.pathname) ?? 0) + value.byteLength);
+      this.onBytes();
+      return reader.read().then(pump);
+    };
+    reader.read().then(pump).catch(() => {});
   }
 
   onBytes() {

@@ -203,3 +203,23 @@ def test_worker_script_error_rejects_boot(blank_page, fake_worker):
     result = boot_and_call(blank_page, workerURL="/__test__/workers/broken.js", bootTimeoutMs=10_000)
     assert result["failed"].startswith("The engine's worker stopped:")
     assert result["ms"] < 5_000
+
+
+def test_prestarted_worker_is_adopted_with_what_it_said(blank_page):
+    # boot-early.js starts the worker before app.js has loaded; the engine that
+    # app.js then creates takes it over instead of starting a second one.
+    loads = []
+    blank_page.on("request", lambda r: loads.append(r.url) if r.url.split("?")[0].endswith("/worker.js") else None)
+    result = blank_page.evaluate("""async () => {
+      const { prestartEngine, createEngine } = await import("/engine-client.js");
+      prestartEngine();
+      await new Promise((r) => setTimeout(r, 1500));  // it boots, and says so, meanwhile
+      const progress = [];
+      const engine = createEngine({ onProgress: (p) => progress.push(p.stage) });
+      await engine.ready;
+      const answer = await engine.call({ cmd: "presets" });
+      engine.terminate();
+      return { ok: answer.ok, boot: engine.bootInfo.boot, first: progress[0] };
+    }""")
+    assert result == {"ok": True, "boot": "fast", "first": "downloading"}
+    assert len(loads) == 1, loads

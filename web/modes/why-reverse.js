@@ -147,7 +147,10 @@ export class WhyReverse {
       if (rate > 0 && rate <= 10) this.state.rate = rate;
     });
     for (const radio of document.querySelectorAll("input[name='order-rule']")) {
-      radio.addEventListener("change", () => { this.state.rule = this.orderRule(); });
+      radio.addEventListener("change", () => {
+        this.state.rule = this.orderRule();
+        $("order-status").textContent = `${this.state.rule === "pull" ? "Pull" : "Push"} chosen: press Run order to run the visit order this way.`;
+      });
     }
   }
 
@@ -194,6 +197,7 @@ export class WhyReverse {
     if (on) {
       const where = view?.pass === "mode" ? "" : " (you are in the forward pass before it)";
       $("why-active-text").textContent = `Stepping: ${on.title}${where}. Step forward and Step back walk it; the graph, the table and the narration follow.`;
+      $("why-now").textContent = view?.pass === "mode" ? `Now: ${view.frame.text}` : "";
     }
   }
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import math
+import warnings
 
 from . import numbers as num
 from .value import FUNCTIONS, Value, topological_order
@@ -385,7 +386,10 @@ def _parse_python(source) -> ast.Module:
             line, col = _position_of(source, index)
             raise ProgramError("The program contains a character that isn't valid text; delete it.", line, col)
     try:
-        return ast.parse(source, mode="exec")
+        with warnings.catch_warnings():
+            # Python warns about odd literals such as "1and"; the learner gets our message instead.
+            warnings.simplefilter("ignore")
+            return ast.parse(source, mode="exec")
     except SyntaxError as error:
         message = (error.msg or "invalid syntax").rstrip(".")
         if "integer string conversion" in message:

@@ -87,7 +87,11 @@ export class WhyReverse {
     this.wireButtons();
     this.select("paths");
     // Permalink state is applied once the engine can answer.
-    new MutationObserver(() => this.applyPending()).observe(document.documentElement, {
+    new MutationObserver(() => {
+      if (document.documentElement.dataset.engine !== "ready") return;
+      this.applyPending();
+      if (this.state.tab === "paths") this.showGrowth().catch((e) => this.failed(e));
+    }).observe(document.documentElement, {
       attributes: true, attributeFilter: ["data-engine"],
     });
   }
@@ -460,7 +464,7 @@ export class WhyReverse {
     if (reply.path_count > reply.paths.length) rows.push(h("li", "muted", `…and ${reply.path_count - reply.paths.length} more`));
     parts.push(list(rows, "why-paths"));
     const cost = h("p", "why-cost");
-    cost.append(`Every input of this graph (${c.inputs}) by listing paths: ${c.paths} path${c.paths === 1 ? "" : "s"}, `,
+    cost.append(`Listing the paths of every input (${c.inputs} here): ${c.paths} path${c.paths === 1 ? "" : "s"}, `,
       h("strong", "", `${c.path_multiplications} multiplication${c.path_multiplications === 1 ? "" : "s"}`),
       `. One backward pass: `, h("strong", "", `${c.backward_multiplications}`),
       ` (one per edge), and it finds all ${c.inputs} grad${c.inputs === 1 ? "" : "s"} at once.`);
@@ -807,7 +811,7 @@ export class WhyReverse {
     const frames = d.history.map((entry, k) => {
       if (k === 0) {
         return {
-          kind: "descent", node: this.answer.output, line: null, pushes: [], changes: [],
+          kind: "descent", node: this.answer.output, line: nodes[this.answer.output].line, pushes: [], changes: [],
           text: `Start: ${out} = ${fmt(entry.output)} at ${Object.entries(entry.values).map(([n, v]) => `${n} = ${fmt(v)}`).join(", ")}.`,
         };
       }
@@ -822,7 +826,8 @@ export class WhyReverse {
       const moves = entry.names.map((n) => `${n} = ${fmt(before.values[n])} ${sign} ${fmt(entry.rate)} × ${fmt(before.grads[n])} = ${fmt(entry.values[n])}`);
       const change = entry.output < before.output ? "down" : entry.output > before.output ? "up" : "unchanged";
       return {
-        kind: "descent", node: this.answer.output, line: null, pushes: [], changes, ascend: entry.ascend, rate: entry.rate,
+        kind: "descent", node: this.answer.output, line: nodes[this.answer.output].line, pushes: [], changes,
+        ascend: entry.ascend, rate: entry.rate,
         text: `Step ${k} (${entry.ascend ? "ascend" : "descend"}): ${moves.join("; ")}. Forward and backward again: `
           + `${out} ${fmt(before.output)} → ${fmt(entry.output)} (${change}).`,
       };

@@ -199,7 +199,7 @@ export class WhyReverse {
     this.section.dataset.active = on?.name ?? "";
     $("why-active").hidden = !on;
     if (on) {
-      const where = view?.pass === "mode" ? "" : " (you are in the forward pass before it)";
+      const where = view?.pass === "mode" ? "" : " (the forward pass comes first)";
       $("why-active-text").textContent = `Stepping: ${on.title}${where}. Step forward and Step back walk it; the graph, the table and the narration follow.`;
       $("why-now").textContent = view?.pass === "mode" ? `Now: ${view.frame.text}` : "";
     }

@@ -10,16 +10,16 @@ with one loss and millions of weights, uses reverse mode.
 from __future__ import annotations
 
 from .graph import Graph
-from .text import fmt
+from .text import code_name, fmt
 
 
 def forward_mode(graph: Graph, wrt: int) -> dict:
     """The tangent frames of one forward-mode pass, seeded at input ``wrt``."""
-    x = graph.label(wrt)
+    x = code_name(graph.label(wrt))
     tangents = [0.0] * len(graph)
     frames = []
     for node, value in enumerate(graph.values):
-        label = value.label
+        label = code_name(value.label)  # d(x1*w1)/dx1 rather than dx1*w1/dx1
         if graph.is_input(node):
             tangent = 1.0 if node == wrt else 0.0
             why = "the seed" if node == wrt else f"{label} doesn't change when {x} does"
@@ -34,9 +34,9 @@ def forward_mode(graph: Graph, wrt: int) -> dict:
                 terms.append({"edge": edge_id, "parent": edge.parent, "local": edge.local,
                               "upstream": tangents[edge.parent], "contribution": contribution,
                               "before": tangent, "after": tangent + contribution, "late": False,
-                              "rule": f"d{label} += {fmt(edge.local)} * d{graph.label(edge.parent)}"})
+                              "rule": f"d{label} += {fmt(edge.local)} * d{code_name(graph.label(edge.parent))}"})
                 tangent += contribution
-            sums = " + ".join(f"{fmt(t['local'])} × {fmt(t['upstream'])}" for t in terms)
+            sums = " + ".join(f"{_factor(t['local'])} × {_factor(t['upstream'])}" for t in terms)
             text = f"d{label}/d{x} = {sums} = {fmt(tangent)}."
         tangents[node] = tangent
         frames.append({"kind": "tangent", "node": node, "tangent": tangent, "line": value.line, "text": text,
@@ -54,10 +54,16 @@ def forward_mode(graph: Graph, wrt: int) -> dict:
         "multiplications_forward_mode": inputs * edges,
         "multiplications_reverse_mode": edges,
         "explanation": [
-            f"One forward-mode pass gives d{graph.label(graph.output)}/d{x} = {fmt(tangents[graph.output])}: "
+            f"One forward-mode pass gives d{code_name(graph.label(graph.output))}/d{x} = {fmt(tangents[graph.output])}: "
             f"the derivative with respect to {x} only.",
             f"This graph has {inputs} input{'s' if inputs != 1 else ''}, so forward mode needs {inputs} "
             f"pass{'es' if inputs != 1 else ''} ({inputs * edges} multiplications) where one backward pass "
             f"({edges} multiplications) gives every grad at once.",
         ],
     }
+
+
+def _factor(x: float) -> str:
+    """A number inside a product: negative ones in brackets, 1 × (-2)."""
+    text = fmt(x)
+    return f"({text})" if text.startswith("-") else text

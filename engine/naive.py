@@ -37,7 +37,7 @@ def naive_recursion(graph: Graph, correct: list[float]) -> dict:
                "text": f"Seed: {graph.label(out)}.grad = 1, then {graph.label(out)} calls its backward with 1.",
                "changes": [{"node": out, "field": "grad", "before": 0.0, "after": 1.0}]}]
     resends = []
-    stack = [[out, 1.0, 0]]  # (node, the grad it was called with, next parent slot)
+    stack = [[out, 1.0, 0, 0.0]]  # (node, the grad it was called with, next parent slot, re-sent part)
     sent[out] = 1.0
     truncated = False
     while stack:
@@ -45,7 +45,7 @@ def naive_recursion(graph: Graph, correct: list[float]) -> dict:
             truncated = True
             break
         call = stack[-1]
-        node, grad, slot = call
+        node, grad, slot, call_resent = call
         edges = graph.parent_edges[node]
         if slot == len(edges):
             stack.pop()
@@ -71,10 +71,11 @@ def naive_recursion(graph: Graph, correct: list[float]) -> dict:
                          f"re-sending the {fmt(resent)} it already passed on.")
             else:
                 text += f" {p} calls its backward with {fmt(after)}."
-            stack.append([parent, after, 0])
+            stack.append([parent, after, 0, resent])
         frames.append({
             "kind": "naive", "node": node, "upstream": grad, "depth": depth,
             "line": graph.values[node].line, "text": text, "resent": resent,
+            "upstream_resent": call_resent,  # the part of this call's grad that was already sent once
             "pushes": [{"edge": edge.id, "parent": parent, "local": edge.local, "upstream": grad,
                         "contribution": contribution, "before": before, "after": after, "late": bool(resent),
                         "rule": rule_text(graph.values[node], edge.slot)}],

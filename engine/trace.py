@@ -182,7 +182,7 @@ def experiment(graph: Graph, order: list[int], correct_grads: list[float], mode:
         "lost_paths": lost.listed,
         "lost_path_count": lost.count,
         "harmless": _harmless(graph, position, mode),
-        "explanation": _explain(graph, late, lost, grads, correct_grads, mode),
+        "explanation": _explain(graph, late, lost, grads, correct_grads, mode, is_topological),
     }
 
 
@@ -270,11 +270,14 @@ def _harmless(graph: Graph, position, mode: str) -> list[dict]:
     return notes
 
 
-def _explain(graph, late, lost, grads, correct, mode="push") -> list[str]:
+def _explain(graph, late, lost, grads, correct, mode="push", is_topological=True) -> list[str]:
     if not late:
         if mode == "pull":
             return ["Every node was visited after all the nodes that use it, so each one pulled final grads "
                     "and every grad is right."]
+        if not is_topological:
+            return ["No contribution that gets passed on arrived late: only inputs were visited early, and an "
+                    "input passes nothing on, so every grad is right."]
         return ["Every node was visited after all the nodes it feeds into, so every contribution "
                 "arrived in time and every grad is right."]
     sentences = []

@@ -41,13 +41,19 @@ def build(dist: Path = ROOT / "dist", cache: Path = ROOT / ".cache",
     if not force and site.is_current(dist, build_id):
         log(f"{dist} is up to date (build {build_id}).")
         return None
-    started = time.monotonic()
-    tgz = fetch.pyodide_tarball(cache, PINS.pyodide_version, PINS.pyodide_integrity, log)
-    whl = fetch.micropip_wheel(cache, PINS.micropip_version, PINS.micropip_sha256,
-                               PINS.pyodide_python, log)
-    info = site.assemble(ROOT, dist, PINS, build_id, tgz, whl, cache=cache, log=log)
-    log(f"built {dist} (build {build_id}) in {time.monotonic() - started:.1f} s.")
-    return info
+    # Two builds of the same dist/ at once (a test run and `serve`, say) take
+    # turns; the second then usually finds dist/ up to date.
+    with site.build_lock(dist):
+        if not force and site.is_current(dist, build_id):
+            log(f"{dist} is up to date (build {build_id}).")
+            return None
+        started = time.monotonic()
+        tgz = fetch.pyodide_tarball(cache, PINS.pyodide_version, PINS.pyodide_integrity, log)
+        whl = fetch.micropip_wheel(cache, PINS.micropip_version, PINS.micropip_sha256,
+                                   PINS.pyodide_python, log)
+        info = site.assemble(ROOT, dist, PINS, build_id, tgz, whl, cache=cache, log=log)
+        log(f"built {dist} (build {build_id}) in {time.monotonic() - started:.1f} s.")
+        return info
 
 
 def serve_forever(dist: Path, port: int, host: str) -> None:

@@ -17,6 +17,7 @@ end, so dist/ is never half-written (a server running on it keeps working, and
 an interrupted build leaves the previous dist/ intact).
 """
 
+import contextlib
 import hashlib
 import json
 import shutil
@@ -24,6 +25,11 @@ import tarfile
 import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+try:
+    import fcntl  # POSIX; elsewhere builds are not serialised
+except ImportError:  # pragma: no cover
+    fcntl = None
 
 from . import BuildError, compress, precompile, prerender
 from .hashing import sha256_hex
@@ -81,6 +87,21 @@ def compute_build_id(root: Path, pins: Pins) -> str:
         h.update(path.read_bytes())
         h.update(b"\0")
     return h.hexdigest()[:20]
+
+
+@contextlib.contextmanager
+def build_lock(dist: Path):
+    """Hold an exclusive lock on dist/'s build (a lock file next to it) while
+    building, so that two builds never share the staging folder."""
+    dist.parent.mkdir(parents=True, exist_ok=True)
+    with open(dist.parent / f".{dist.name}.lock", "a+") as handle:
+        if fcntl is not None:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            if fcntl is not None:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def is_current(dist: Path, build_id: str) -> bool:

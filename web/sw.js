@@ -70,11 +70,10 @@ async function fromCache(rel, request) {
 
 async function precache() {
   const cache = await caches.open(CACHE);
-  const todo = [];
-  for (const [rel, sha256] of Object.entries(BUILD.files)) {
-    // An install that failed half-way and is retried keeps what it verified.
-    if (!(await cache.match(new URL(rel, SCOPE).href))) todo.push([rel, sha256]);
-  }
+  // Entries already there (an install that failed half-way and is retried; the
+  // .wasm the engine's worker put there itself, with V8's compiled code beside
+  // it) are kept if they are this build's file.
+  const todo = Object.entries(BUILD.files);
   try {
     const next = () => {
       const item = todo.shift();
@@ -89,14 +88,22 @@ async function precache() {
 
 async function store(cache, rel, sha256) {
   const url = new URL(rel, SCOPE).href;
+  const existing = await cache.match(url);
+  if (existing) {
+    if ((await sha256Hex(await existing.arrayBuffer())) === sha256) return;
+    await cache.delete(url);
+  }
   const response = await fetch(url, { cache: HASHED.test(rel) ? "default" : "no-cache" });
   if (!response.ok) throw new Error(`${rel}: ${response.status}`);
   const body = await response.arrayBuffer();
-  const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", body))]
-    .map((b) => b.toString(16).padStart(2, "0"))
-    .join("");
-  if (digest !== sha256) throw new Error(`${rel} is not the file of build ${BUILD.build_id}`);
+  if ((await sha256Hex(body)) !== sha256) throw new Error(`${rel} is not the file of build ${BUILD.build_id}`);
   // The body is stored decoded, so only the type is kept (not the encoding).
   const headers = { "content-type": response.headers.get("content-type") ?? "application/octet-stream" };
   await cache.put(url, new Response(body, { status: 200, headers }));
+}
+
+async function sha256Hex(buffer) {
+  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", buffer))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 }

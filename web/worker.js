@@ -30,6 +30,9 @@ const STARTED = performance.now();
 const timings = {}; // stage -> ms since the worker started (reported with "ready")
 const mark = (name) => (timings[name] = Math.round(performance.now() - STARTED));
 
+// The Cache Storage cache of a build (the same name as in sw.js).
+const CACHE_PREFIX = "gradwalk-";
+
 // How the overall progress fraction is split between the boot stages.
 const DOWNLOAD_SHARE = 0.8;
 const STAGE_START = { "starting Python": 0.85, "installing the engine": 0.9 };
@@ -84,7 +87,7 @@ async function bootFast(build, indexURL, progress, orFail, downloads) {
   // even arrived: the .wasm and the stdlib are handed to Pyodide when it asks
   // for them, the runtime's big script is already in the module map when
   // loadPyodide imports it, and the engine arrives while Python starts.
-  downloads.prefetch(new URL("pyodide.asm.wasm", indexURL).href);
+  downloads.prefetch(new URL("pyodide.asm.wasm", indexURL).href, CACHE_PREFIX + build.build_id);
   downloads.prefetch(stdLibURL);
   const wheel = self.fetch(new URL(build.engine_wheel_pyc, SITE).href).then((r) => r.arrayBuffer());
   wheel.catch(() => {}); // reported through downloads.failed
@@ -168,19 +171,22 @@ async function fetchJSON(url) {
 // Wrap fetch so that every download (ours, Pyodide's, micropip's) is counted
 // for the progress bar and a failed one is noticed. The wrapper only watches:
 // callers get exactly what fetch gave them. `failed` rejects with a readable
-// error on the first failure; `prefetch(url)` starts a download now and hands
-// its response to the first later fetch of that same URL.
+// error on the first failure; `prefetch(url, cacheName)` starts a download now
+// and hands its response to the first later fetch of that same URL (through
+// the Cache Storage if a cache name is given: see throughCache).
 function watchDownloads(progress) {
   let reject;
   const failed = new Promise((_, r) => (reject = r));
   failed.catch(() => {}); // a failure after boot is reported to the caller, not as unhandled
   const realFetch = self.fetch.bind(self);
-  const watched = async (input, init) => {
+  const watched = async (input, init, cacheName = null) => {
     const url = new URL(input instanceof Request ? input.url : String(input), SITE);
     const name = url.pathname.split("/").pop();
     let response;
     try {
-      response = await realFetch(input, init);
+      response = cacheName && self.caches
+        ? await throughCache(url.href, cacheName, realFetch).catch(() => realFetch(input, init))
+        : await realFetch(input, init);
     } catch (error) {
       const why = init?.integrity ? "network error or failed integrity check" : "network error";
       reject(new Error(`Could not download ${name} (${why}).`));
@@ -204,12 +210,29 @@ function watchDownloads(progress) {
     }
     return watched(input, init);
   };
-  const prefetch = (href) => {
-    const response = watched(href);
+  const prefetch = (href, cacheName = null) => {
+    const response = watched(href, undefined, cacheName);
     response.catch(() => {}); // reported through `failed`
     early.set(href, response);
   };
   return { failed, prefetch };
+}
+
+// The response for href from the Cache Storage (the build's own cache, the one
+// sw.js fills), put there first if it is not there yet. V8 keeps compiled
+// WebAssembly next to the response it was compiled from: a .wasm taken from the
+// HTTP cache on the first visit would leave its compiled code in the HTTP cache,
+// where the second visit (served by the service worker from the Cache Storage)
+// never looks. Compiled from the Cache Storage from the first visit on, the code
+// V8 caches is found again on the second.
+async function throughCache(href, cacheName, realFetch) {
+  const cache = await caches.open(cacheName);
+  const hit = await cache.match(href);
+  if (hit) return hit;
+  const response = await realFetch(href);
+  if (!response.ok) return response;
+  await cache.put(href, response);
+  return (await cache.match(href)) ?? realFetch(href);
 }
 
 // WebAssembly.instantiateStreaming refuses a .wasm that is not labelled

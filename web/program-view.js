@@ -74,7 +74,10 @@ export class ProgramView {
         code.style.minWidth = `${width + 2}ch`;
         body.append(code);
       }
-      if (note.comment) body.append(span("note-comment", note.comment));
+      if (note.comment) {
+        if (note.code) body.append("  "); // for copying and screen readers; not drawn in the flex row
+        body.append(span("note-comment", note.comment));
+      }
       r.append(span("code-num", ""), body, "\n");
       block.append(r);
     }

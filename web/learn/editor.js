@@ -35,7 +35,7 @@ export class Editor {
     this.status = h("div", { class: "editor-status", id: "editor-status", role: "status" });
     this.backButton = h("button", { type: "button", class: "button quiet small", onclick: () => this.backToPreset() }, "Back to the preset");
     this.panel = h("div", { class: "editor", id: "editor", hidden: true },
-      h("label", { for: "program-editor", class: "editor-label" }, "Your program"),
+      h("label", { for: "program-editor", class: "editor-label" }, "Type or paste a program"),
       h("p", { class: "editor-help", id: "editor-help" },
         "One assignment per line, micrograd style: numbers, + − × / **, and tanh, relu, exp, log, sin, cos, sigmoid (as functions or methods). The last line is the output."),
       h("div", { class: "editor-frame" }, this.gutter, this.area),

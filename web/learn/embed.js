@@ -27,6 +27,7 @@ const PART_NAMES = {
   code: "Program listing",
   table: "Nodes table",
   order: "Visit-order experiment",
+  why: "Why reverse mode experiments",
   lesson: "Title and notes",
   share: "Link buttons",
 };
@@ -84,7 +85,7 @@ export class EmbedDialog {
     const checks = HIDEABLE.map((part) => {
       const id = `embed-show-${part}`;
       return h("div", { class: "embed-check" },
-        h("input", { type: "checkbox", id, checked: !["editor", "share"].includes(part), data: { part } }),
+        h("input", { type: "checkbox", id, checked: !["editor", "share", "why"].includes(part), data: { part } }),
         h("label", { for: id }, PART_NAMES[part]));
     });
     this.start = h("select", { id: "embed-start" },

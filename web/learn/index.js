@@ -53,7 +53,7 @@ export class Learn {
       onReset: () => this.resetValues(),
     });
     this.nudge = new NudgePanel($("nudge"), {
-      call: (request) => this.host.call(request),
+      call: (request) => this.call(request),
       source: () => this.requestSource(),
       outputLabel: () => {
         const a = this.host.app.answer;
@@ -76,12 +76,38 @@ export class Learn {
     svg.addEventListener("pointerdown", (e) => {
       if (e.pointerType === "touch") return; // touch scrolls the graph; a tap focuses (click)
       const id = this.leafAt(e.target);
-      if (id !== null) this.inputs.fromGraph(e, id, e.target.closest("[data-node]"));
+      if (id !== null) this.inputs.fromGraph(e, id);
     });
     svg.addEventListener("click", (e) => {
       const id = this.leafAt(e.target);
       if (id !== null && e.pointerType === "touch") this.inputs.focusLeaf(id);
     });
+  }
+
+  // Engine calls from here go through load()/call(): if Python itself failed (a
+  // fatal Pyodide error leaves the worker unable to answer anything again), the
+  // worker is restarted so the page keeps working, and the error goes on up.
+  async load(source, options) {
+    try {
+      return await this.host.load(source, options);
+    } catch (error) {
+      this.recover(error);
+      throw error;
+    }
+  }
+
+  async call(request) {
+    try {
+      return await this.host.call(request);
+    } catch (error) {
+      this.recover(error);
+      throw error;
+    }
+  }
+
+  recover(error) {
+    const engine = this.host.app.engine;
+    if (engine && /^The engine failed/.test(error?.message ?? "")) engine.restart();
   }
 
   leafAt(target) {
@@ -135,6 +161,8 @@ export class Learn {
     if (kind !== "values" && kind !== "reset") this.programOrigin = null;
     if (source.preset && !source.values) this.noteOriginals(answer, source.preset);
     const edited = Boolean(source.preset ? source.values && Object.keys(source.values).length : this.programOrigin);
+    this.markCustom(!source.preset);
+    if (source.preset) this.lastPreset = source.preset;
     this.inputs.build(answer, edited);
     const inputs = InputsPanel.inputsOf(answer);
     this.nudge.setGraph(answer, inputs);
@@ -150,6 +178,19 @@ export class Learn {
       const tip = g.querySelector("title");
       if (tip && !tip.textContent.includes("drag")) tip.textContent += ". Click to type a new value, or drag sideways.";
     }
+  }
+
+  // The preset chooser says "Your program" while one is on screen (the option goes
+  // away again when a preset is picked, so the list stays the list of presets).
+  markCustom(on) {
+    const select = $("preset");
+    let option = select.querySelector("option[data-custom]");
+    if (on && !option) {
+      option = h("option", { value: "", disabled: true, data: { custom: "1" } }, "Your program");
+      select.prepend(option);
+    }
+    if (on) option.selected = true;
+    else option?.remove();
   }
 
   // After every render (app.js).
@@ -204,12 +245,18 @@ export class Learn {
       this.programOrigin ??= src.program;
       source = { program: src.program, values: Object.fromEntries(edits) };
     }
-    const answer = await this.host.load(source, {
-      keepPlace: true,
-      order: this.currentOrder(),
-      kind: "values",
-      message: (a) => changeText(before, a, edits),
-    });
+    let answer;
+    try {
+      answer = await this.load(source, {
+        keepPlace: true,
+        order: this.currentOrder(),
+        kind: "values",
+        message: (a) => changeText(before, a, edits),
+      });
+    } catch (error) {
+      this.host.narrate(`The engine could not compute that: ${error?.message ?? error}`);
+      return;
+    }
     if (answer && !answer.ok) this.host.narrate(`That value could not be used: ${answer.error.message}`);
   }
 
@@ -219,7 +266,7 @@ export class Learn {
     const src = app.source ?? {};
     const source = src.preset ? { preset: src.preset } : { program: this.programOrigin ?? src.program };
     this.pendingEdits.clear();
-    const answer = await this.host.load(source, {
+    const answer = await this.load(source, {
       keepPlace: true, order: this.currentOrder(), kind: "reset",
       message: (a) => `Back to the original values. ${outputText(before, a)}`,
     });
@@ -238,16 +285,24 @@ export class Learn {
 
   async buildProgram(text) {
     if (!this.host.app.ready) return { ok: false, error: { message: "The engine is still starting; your program will be built once it is ready." } };
-    const answer = await this.host.load({ program: text }, { keepPlace: true, kind: "editor" });
+    let answer;
+    try {
+      answer = await this.load({ program: text }, { keepPlace: true, kind: "editor" });
+    } catch (error) {
+      const restarted = /^The engine failed/.test(error?.message ?? "");
+      return { ok: false, error: { message: restarted
+        ? "This program was too much for the engine running in your browser, so the engine was restarted. Try a smaller program."
+        : `The engine could not answer: ${error?.message ?? error}` } };
+    }
     if (answer === null) return null;
     if (!answer.ok) return answer;
     return { ok: true, nodes: answer.nodes.length, output: answer.nodes[answer.output].label };
   }
 
   async backToPreset() {
-    const id = $("preset").value || this.host.app.presets[0]?.id;
+    const id = this.lastPreset ?? this.host.app.presets[0]?.id;
     if (!id) return;
-    await this.host.load({ preset: id }, { kind: "preset", message: "Back to the preset. Press Step forward to compute the first node." });
+    await this.load({ preset: id }, { kind: "preset", message: "Back to the preset. Press Step forward to compute the first node." });
   }
 
   // ---------------------------------------------------------------- links
@@ -346,7 +401,11 @@ export class Learn {
     let answer = null;
     for (let attempt = 0; attempt < 4; attempt++) {
       const request = values ? { ...source, values } : source;
-      answer = await this.host.load(request, { order, kind: "link" });
+      try {
+        answer = await this.load(request, { order, kind: "link" });
+      } catch (error) {
+        answer = { ok: false, error: { message: error?.message ?? String(error), kind: "internal" } };
+      }
       if (answer === null) {
         this.finishRestore();
         return true; // the learner already picked something else

@@ -99,7 +99,7 @@ export class InputsPanel {
       }
     });
     input.addEventListener("focus", () => input.select());
-    label.addEventListener("pointerdown", (e) => this.scrub(e, f, label));
+    label.addEventListener("pointerdown", (e) => this.scrub(e, f));
     return h("div", { class: "value-field", data: { name: inp.name } }, label, input);
   }
 
@@ -122,20 +122,22 @@ export class InputsPanel {
     e.preventDefault();
     const base = parseNumber(f.input.value) ?? f.value;
     const step = e.shiftKey ? 10 : e.altKey ? 0.1 : 1;
-    const x = clamp(roundTo(base + (e.key === "ArrowUp" ? step : -step), step));
+    const x = clamp(roundTo(base + (e.key === "ArrowUp" ? step : -step)));
     setField(f.input, x);
     this.typed.cancel();
     this.onChange(f.name, x, { immediate: true });
   }
 
-  // Drag sideways from `handle`: one step per SCRUB_PX pixels (Shift: 0.1).
-  scrub(e, f, handle, onClick = null) {
+  // A drag sideways that started with pointerdown `e`: one step per SCRUB_PX
+  // pixels (Shift: 0.1). No drag at all is a click: onClick, or focus the field.
+  scrub(e, f, onClick = null) {
     if (e.button !== 0) return;
     e.preventDefault();
     const start = { x: e.clientX, value: parseNumber(f.input.value) ?? f.value };
     let moved = false;
-    handle.setPointerCapture?.(e.pointerId);
+    // Listen on the window: the graph is redrawn under the pointer as the value changes.
     const move = (ev) => {
+      if (ev.pointerId !== e.pointerId) return;
       const dx = ev.clientX - start.x;
       if (!moved && Math.abs(dx) < 3) return;
       if (!moved) {
@@ -144,23 +146,24 @@ export class InputsPanel {
         document.documentElement.classList.add("is-scrubbing");
       }
       const step = ev.shiftKey ? 0.1 : 1;
-      const x = clamp(roundTo(start.value + Math.round(dx / SCRUB_PX) * step, step));
+      const x = clamp(roundTo(start.value + Math.round(dx / SCRUB_PX) * step));
       if (x !== parseNumber(f.input.value)) {
         setField(f.input, x);
         this.onChange(f.name, x, { immediate: true, scrub: true });
       }
     };
-    const end = () => {
-      handle.removeEventListener("pointermove", move);
-      handle.removeEventListener("pointerup", end);
-      handle.removeEventListener("pointercancel", end);
+    const end = (ev) => {
+      if (ev.pointerId !== e.pointerId) return;
+      window.removeEventListener("pointermove", move);
+      window.removeEventListener("pointerup", end);
+      window.removeEventListener("pointercancel", end);
       f.scrubbing = false;
       document.documentElement.classList.remove("is-scrubbing");
-      if (!moved) (onClick ?? (() => f.input.focus()))();
+      if (!moved && ev.type === "pointerup") (onClick ?? (() => f.input.focus()))();
     };
-    handle.addEventListener("pointermove", move);
-    handle.addEventListener("pointerup", end);
-    handle.addEventListener("pointercancel", end);
+    window.addEventListener("pointermove", move);
+    window.addEventListener("pointerup", end);
+    window.addEventListener("pointercancel", end);
   }
 
   // Put the cursor in a leaf's field (a tap on the leaf in the graph).
@@ -172,10 +175,10 @@ export class InputsPanel {
   }
 
   // A pointer went down on a graph node: leaves scrub, and a click focuses the field.
-  fromGraph(e, nodeId, nodeElement) {
+  fromGraph(e, nodeId) {
     const f = [...this.fields.values()].find((x) => x.nodeId === nodeId);
     if (!f || this.box.hidden) return false;
-    this.scrub(e, f, nodeElement, () => {
+    this.scrub(e, f, () => {
       f.input.focus();
       f.input.select();
       f.input.closest(".value-field")?.classList.add("is-flash");

@@ -23,7 +23,7 @@ export const MAX_LINES = 2_000;
 const MAX_PARAM_CHARS = 100_000;
 const MAX_VALUE = 1e12;
 export const PASSES = ["start", "forward", "backward", "experiment"];
-export const HIDEABLE = ["presets", "questions", "values", "nudge", "editor", "code", "table", "order", "lesson", "share"];
+export const HIDEABLE = ["presets", "questions", "values", "nudge", "editor", "code", "table", "order", "why", "lesson", "share"];
 export const STARTS = ["forward", "backward", "end", "order"];
 const OWN = new Set(["gw", "preset", "prog", "src", "v", "pass", "step", "order", "cp", "embed", "hide", "start"]);
 

@@ -275,7 +275,7 @@ def test_every_preset_question_is_asked_at_its_step_and_accepts_its_answer(lp):
             if c.locator(".cp-verdict").count() == 0:
                 answer_right(page, cp)
             asked.add(f"{p['id']}:{cp['id']}")
-    for must in ("checkpoint:seed", "checkpoint:after-r", "checkpoint:x-final", "checkpoint:y-final",
+    for must in ("checkpoint:seed", "checkpoint:after-r", "checkpoint:after-r-q", "checkpoint:x-final", "checkpoint:y-final",
                  "neuron:w1-grad", "diamond:a-grad"):
         assert must in asked
 

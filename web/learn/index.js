@@ -335,12 +335,10 @@ export class Learn {
     if (!this.live || !this.host.app.answer) return;
     const state = this.linkState();
     const prog = state.program !== null ? await this.programParam(state.program) : null;
-    const query = formatLink(state, {
-      encodedProgram: prog?.encoded ?? null, programFormat: prog?.format,
-      other: this.host.linkParams ? this.host.linkParams(this.link.other) : this.link.other, // + Why reverse mode's
-    });
+    const other = this.host.linkParams ? this.host.linkParams(this.link.other) : this.link.other; // + Why reverse mode's
+    const query = formatLink(state, { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other });
     if (query !== location.search) history.replaceState(history.state, "", query + location.hash);
-    this.fullQuery = formatLink({ ...state, embed: false }, { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format });
+    this.fullQuery = formatLink({ ...state, embed: false }, { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other });
     if (this.openFull) this.openFull.href = pageAddress() + this.fullQuery;
     this.lastProgram = prog;
   }

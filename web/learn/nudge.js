@@ -104,7 +104,7 @@ export class NudgePanel {
     const dir = a.grad > 0 ? "increases" : a.grad < 0 ? "decreases" : "does not change";
     const reading = a.grad === 0
       ? `${wrt}.grad = 0: a small change in ${wrt} leaves ${out} (almost) unchanged.`
-      : `${wrt}.grad = ${fmt(a.grad)}: if ${wrt} increases by 1, ${out} ${dir} by about ${fmt(Math.abs(a.grad))} — as long as the step is small enough for ${out} to be close to a straight line.`;
+      : `${wrt}.grad = ${fmt(a.grad)}: if ${wrt} increases by 1, ${out} ${dir} by about ${fmt(Math.abs(a.grad))} (a rate, exact only for small steps). Here ${wrt} moves by h = ${hh}, so ${out} should move by about ${fmt(a.grad)} × ${hh} = ${fmt(a.predicted, 6)}.`;
     const table = h("table", { class: "nudge-table" },
       h("caption", { class: "visually-hidden" }, `Nudging ${wrt} by ${hh}`),
       h("tbody", {},
@@ -177,9 +177,11 @@ export class NudgePanel {
   }
 }
 
+// One line of the result: the quantity, its value, and (under it) what it is.
 function row(name, value, note, className = "") {
   return h("tr", { class: className },
     h("th", { scope: "row" }, name),
-    h("td", { class: "num" }, value),
-    h("td", { class: "nudge-note" }, note));
+    h("td", {},
+      h("span", { class: "nudge-value" }, value),
+      note ? h("span", { class: "nudge-note" }, note) : null));
 }

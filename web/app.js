@@ -14,7 +14,6 @@ import { ProgramView } from "./program-view.js";
 import { VisitOrder } from "./visit-order.js";
 import { renderDetails } from "./details.js";
 import { Learn } from "./learn/index.js";
-import { Learn } from "./learn/index.js";
 import { WhyReverse, pullMarks } from "./modes/why-reverse.js";
 
 const BOOT_TIMEOUT_MS = 60000;
@@ -68,19 +67,6 @@ const code = new ProgramView($("program"));
 const visitOrder = new VisitOrder($("visit-order"), {
   announce: (text) => say(ui.orderStatus, text),
   onChange: (order) => orderChanged(order),
-});
-// Learn by doing (web/learn/): checkpoint questions, editable inputs, the nudge
-// check, the program editor, permalinks and embedding.
-const learn = new Learn({
-  app,
-  call: (request) => app.engine.call(request),
-  load: (source, options) => loadSource(source, options),
-  render: (message) => render(message),
-  narrate: (text) => narrate(text),
-  arrangeOrder: (labels) => {
-    visitOrder.arrange(labels);
-    return runOrder().catch(engineFailed);
-  },
 });
 // Learn by doing (web/learn/): checkpoint questions, editable inputs, the nudge
 // check, the program editor, permalinks and embedding.
@@ -218,46 +204,6 @@ function showPresetText(id, detail) {
   ui.summary.textContent = detail?.summary ?? listed?.summary ?? "";
   ui.lesson.textContent = (detail?.lesson ?? "").trim();
   $("lesson-more").hidden = ui.lesson.textContent === "";
-}
-
-// Load a preset or a program, {preset, values?} or {program, values?}, with an
-// optional visit order. keepPlace keeps the learner's place in the trace (new input
-// values, an edited program); place puts them at {pass, index}. Resolves with the
-// engine's answer (an error answer leaves the screen as it was), or null if a newer
-// load overtook this one.
-async function loadSource(source, { keepPlace = false, place = null, order = null, message = null, kind = "load" } = {}) {
-  const seq = ++app.seq;
-  const request = { cmd: "load", ...source };
-  if (order) request.order = order;
-  const [answer, detail] = await Promise.all([
-    app.engine.call(request),
-    source.preset ? presetDetail(source.preset) : null,
-  ]);
-  if (seq !== app.seq) return null;
-  if (!answer.ok) return answer;
-  app.source = source.preset ? source : { program: answer.program };
-  if (source.preset) {
-    ui.preset.value = source.preset;
-    showPresetText(source.preset, detail);
-  } else {
-    ui.preset.selectedIndex = -1;
-    showPresetText(null, { title: "Your program", summary: "Your own program: change it in the Program panel, or pick a preset to go back.", lesson: "" });
-  }
-  loadGraph(answer, {
-    place: keepPlace ? app.stepper?.pos : place,
-    message: typeof message === "function" ? message(answer) : message,
-    kind,
-  });
-  return answer;
-}
-
-// The place in a new trace that matches `pos` in the old one: the same pass, the
-// index clamped to the new pass's length.
-function placeIn(s, pos) {
-  const pass = pos.pass === "experiment" && !s.trace.experiment ? "backward" : pos.pass;
-  if (!["forward", "backward", "experiment"].includes(pass)) return { pass: "start", index: -1 };
-  const n = s.frames(pass).length;
-  return n ? { pass, index: Math.max(0, Math.min(n - 1, pos.index)) } : { pass: "start", index: -1 };
 }
 
 // Load a preset or a program, {preset, values?} or {program, values?}, with an

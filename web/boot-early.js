@@ -8,13 +8,17 @@
 //   * the service worker, registered once the engine has settled (sw-register.js).
 //
 // index.html loads it before app.js, as an async module so that it runs as
-// soon as it and engine-client.js have arrived (the rest is imported after the
-// worker has started):
+// soon as it and its two small imports have arrived:
 //
 //   <script type="module" async src="boot-early.js"></script>
+//
+// (A <link rel="preload" href="prerender/all.json" as="fetch" crossorigin> in
+// the head starts that download even sooner; first-paint.js's fetch then
+// takes the preloaded response.)
 
 import { prestartEngine } from "./engine-client.js";
+import { prerendered, presetFromURL } from "./first-paint.js";
 
 prestartEngine();
-import("./first-paint.js").then(({ prerendered, presetFromURL }) => prerendered(presetFromURL()));
+prerendered(presetFromURL());
 import("./sw-register.js");

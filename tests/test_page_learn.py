@@ -158,6 +158,13 @@ def test_code_panel_marks_the_line_and_fills_in_the_backward_rule(lp):
     assert current_line(page) == 3
     assert page.text_content("#program .code-note") == "a.grad += 3 * c.grad  # 3 × 3 = 9, a.grad 0 → 9\n"
 
+    # Hovering a line outlines the nodes it made, and hovering a node outlines its line.
+    page.locator("#program .code-line[data-line='3']").hover()
+    assert page.eval_on_selector_all("svg .node.is-linked", "gs => gs.map(g => g.dataset.node)") == ["c"]
+    page.locator("svg [data-node='b']").hover()
+    assert page.eval_on_selector_all("#program .code-line.is-linked", "ls => ls.map(l => l.dataset.line)") == ["2"]
+    page.mouse.move(0, 0)
+
     # On the neuron, line 6 makes three nodes: the note says which one this step is.
     choose(page, "neuron")
     press(page, 3)
@@ -394,7 +401,16 @@ def test_typed_program_builds_its_graph_and_a_bad_one_shows_its_error(lp):
     want = [n["label"] for n in engine({"cmd": "load", "program": "x = 3\ny = 10\nz = x*x + x*y"})["nodes"]]
     assert graph_labels(page) == want
     assert page.inner_text("#preset-title") == "Your program"
+    # A program gets questions made from its own trace, before each backward visit.
     button(page, "Start backward").click()
+    asked = card(page, "auto-b1")
+    assert "Visiting z = x*x + x*y: what will x*x.grad be after this visit?" in asked.inner_text()
+    asked.locator("#cp-auto-b1-in").fill("2")
+    asked.locator("#cp-auto-b1-in").press("Enter")
+    assert asked.get_attribute("data-state") == "wrong"
+    asked.locator("#cp-auto-b1-in").fill("1")
+    asked.locator("#cp-auto-b1-in").press("Enter")
+    assert "✓ Right: 1" in asked.inner_text()
     press(page, 5)
     assert nodes(page)["x"] == ("3", "16") and nodes(page)["y"] == ("10", "3")
 
@@ -532,6 +548,7 @@ def test_tampered_links_fall_back_to_the_default_with_a_message(shared):
         ("?gw=1&preset=diamond&v=zz:3&order=a,a,b,c&pass=experiment&step=1",
          ["input values could not be used", "visit order could not be used"]),
         ("?gw=7&preset=diamond", ["format version 7"]),
+        ("?embed=1&preset=diamond&hide=nudge,foo&start=order", ['no part called "foo"']),
     ]
     first = engine({"cmd": "presets"})["presets"][0]["id"]
     for query, problems in cases:
@@ -546,8 +563,12 @@ def test_tampered_links_fall_back_to_the_default_with_a_message(shared):
             assert page.locator("svg [data-node]").count() > 0
             shown = page.get_attribute("svg", "data-graph")
             assert shown in (first, "diamond"), query
-            button(page, "Step forward").click()  # and the page still works
-            assert page.inner_text("#position").startswith("Forward pass")
+            if "embed=1" in query:  # the embedded page, with a notice: still accessible
+                assert page.locator("#nudge").is_hidden() and page.locator(".site-header").is_hidden()
+                audit(page, "embedded page with a link notice")
+            else:
+                button(page, "Step forward").click()  # and the page still works
+                assert page.inner_text("#position").startswith("Forward pass")
         finally:
             page.close()
         guard.check()

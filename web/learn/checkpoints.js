@@ -75,6 +75,7 @@ export class Checkpoints {
       }
       list.push({ ...cp, step, answerValue, edited });
     }
+    if (!detail) list.push(...generated(answer, stepperTrace));
     this.list = list;
   }
 
@@ -109,7 +110,8 @@ export class Checkpoints {
       if (asked) out.push({ cp, mode: "ask" });
       else if (revealed) out.push({ cp, mode: "revealed" });
     }
-    return out;
+    // What to do now first; what the last step answered after it.
+    return [...out.filter((c) => c.mode === "ask"), ...out.filter((c) => c.mode === "revealed")];
   }
 
   update(view) {
@@ -144,6 +146,9 @@ export class Checkpoints {
     card.append(head, question);
     if (cp.edited) {
       card.append(h("p", { class: "cp-note" }, "With your new input values the answer is worked out from them, not the preset's numbers."));
+    }
+    if (cp.auto && cp.step === 0) {
+      card.append(h("p", { class: "cp-note" }, "Questions made from your program: one before each backward visit. The switch turns them off."));
     }
     const feedback = h("div", { class: "cp-feedback", "aria-live": "polite" });
     const answered = st.state === "right" || st.state === "revealed" || mode === "revealed";
@@ -237,8 +242,8 @@ export class Checkpoints {
 
   tolerance(cp) {
     const t = Number(cp.tolerance ?? 1e-3);
-    // Edited values can make the answer large: allow the same relative slack.
-    return cp.edited ? Math.max(t, Math.abs(Number(cp.answerValue)) * 1e-4) : t;
+    // Edited values (or a learner's program) can make the answer large: allow relative slack too.
+    return cp.edited || cp.auto ? Math.max(t, Math.abs(Number(cp.answerValue)) * 1e-4) : t;
   }
 
   wrongText(cp, reply) {
@@ -274,7 +279,7 @@ export class Checkpoints {
     } else {
       parts.push(h("p", { class: "cp-verdict cp-shown", tabindex: "-1" }, h("strong", {}, "The answer: "), answer));
     }
-    if (cp.edited) {
+    if (cp.edited && !cp.auto) {
       parts.push(h("p", { class: "cp-explanation" }, `Worked out from the trace with your values. (For the preset's own numbers: ${cp.explanation})`));
     } else {
       parts.push(h("p", { class: "cp-explanation" }, cp.explanation));
@@ -295,4 +300,37 @@ export class Checkpoints {
     for (const cp of this.list) if (this.status.get(this.statusKey(cp))?.state === "right") right += 1;
     return { total: this.list.length, right, waiting: this.waiting };
   }
+}
+
+// Questions for a learner's own program, made from its trace: the seed, then before
+// each backward visit that pushes something, the grad of the first parent it pushes into.
+export function generated(answer, trace) {
+  const nodes = answer.nodes;
+  const out = [];
+  const backward = answer.backward;
+  if (!backward.length) return out;
+  const seed = backward[0];
+  const outLabel = nodes[seed.node].label;
+  out.push({
+    id: "auto-seed", auto: true, pass: "backward", step: 0, kind: "number", tolerance: 1e-3,
+    question: `The backward pass starts by setting the output's grad, ${outLabel}.grad. To what?`,
+    answerValue: seed.after,
+    explanation: `${outLabel}.grad asks how much ${outLabel} moves when ${outLabel} moves: one for one, so the seed is 1.`,
+  });
+  backward.forEach((frame, k) => {
+    if (k === 0 || !frame.pushes?.length) return;
+    const parent = frame.pushes[0].parent;
+    const pushes = frame.pushes.filter((p) => p.parent === parent);
+    const node = nodes[frame.node];
+    const label = nodes[parent].label;
+    const after = trace.backwardGrads[k][parent];
+    const sums = pushes.map((p) => `${p.rule}: ${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}`);
+    out.push({
+      id: `auto-b${k}`, auto: true, pass: "backward", step: k, kind: "number", tolerance: 1e-3,
+      question: `Visiting ${node.label} = ${node.expr}: what will ${label}.grad be after this visit?`,
+      answerValue: after,
+      explanation: `${sums.join("; ")}. Added to what ${label}.grad held (${fmt(pushes[0].before)}), that makes ${fmt(after)}.`,
+    });
+  });
+  return out;
 }

@@ -78,10 +78,36 @@ export class Learn {
       const id = this.leafAt(e.target);
       if (id !== null) this.inputs.fromGraph(e, id);
     });
+    this.linkHover(svg, $("program"));
     svg.addEventListener("click", (e) => {
       const id = this.leafAt(e.target);
       if (id !== null && e.pointerType === "touch") this.inputs.focusLeaf(id);
     });
+  }
+
+  // Hovering a line of the program outlines the nodes it made, and hovering a node
+  // outlines its line (a pointer aid; the step itself marks both for everyone).
+  linkHover(svg, code) {
+    const show = (line) => {
+      if (line === this.linked) return;
+      this.linked = line;
+      for (const g of svg.querySelectorAll("[data-node]")) {
+        g.classList.toggle("is-linked", line !== null && this.lineOf?.get(g.dataset.node) === line);
+      }
+      for (const row of code.querySelectorAll(".code-line")) {
+        row.classList.toggle("is-linked", line !== null && Number(row.dataset.line) === line);
+      }
+    };
+    code.addEventListener("mouseover", (e) => {
+      const row = e.target.closest?.(".code-line");
+      show(row ? Number(row.dataset.line) : null);
+    });
+    code.addEventListener("mouseleave", () => show(null));
+    svg.addEventListener("mouseover", (e) => {
+      const g = e.target.closest?.("[data-node]");
+      show(g ? this.lineOf?.get(g.dataset.node) ?? null : null);
+    });
+    svg.addEventListener("mouseleave", () => show(null));
   }
 
   // Engine calls from here go through load()/call(): if Python itself failed (a
@@ -169,7 +195,10 @@ export class Learn {
     this.editor.graphLoaded(answer, kind === "editor", Boolean(source.preset));
     const detail = source.preset ? app.presetDetails?.get(source.preset) : null;
     const key = `${source.preset ?? "program"}:${JSON.stringify(source.values ?? {})}:${source.preset ? "" : answer.program}`;
-    this.questions.setGraph(answer, app.stepper.trace, detail, key, edited);
+    // A program gets questions made from its trace; a preset has its own (maybe none).
+    this.questions.setGraph(answer, app.stepper.trace, source.preset ? detail ?? { checkpoints: [] } : null, key, edited);
+    this.lineOf = new Map(answer.nodes.map((n) => [n.label, n.line]));
+    this.linked = null;
     // Leaves say they can be changed.
     for (const id of answer.inputs) {
       const g = document.querySelector(`#graph [data-node="${cssEscape(answer.nodes[id].label)}"]`);

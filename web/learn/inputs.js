@@ -27,8 +27,10 @@ export class InputsPanel {
       type: "button", class: "button quiet small", id: "reset-values",
       onclick: () => this.onReset(),
     }, "Reset values");
-    this.help = h("p", { class: "inputs-help", id: "inputs-help" },
-      "Type a number, press ↑/↓, or drag a name (or the leaf in the graph) sideways.");
+    const touch = window.matchMedia?.("(pointer: coarse)").matches;
+    this.help = h("p", { class: "inputs-help", id: "inputs-help" }, touch
+      ? "Type a number, or drag a name sideways."
+      : "Type a number, press ↑/↓, or drag a name (or the leaf in the graph) sideways.");
     box.append(
       h("div", { class: "inputs-head" },
         h("h3", { id: "inputs-heading", class: "inputs-heading" }, "Inputs"),

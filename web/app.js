@@ -635,6 +635,7 @@ function showExperiment(exp) {
 }
 
 function engineFailed(error) {
+  learn.recover(error); // Python itself failed: start a fresh worker
   narrate(`The engine could not answer: ${error?.message ?? error}`);
 }
 

@@ -195,7 +195,7 @@ def main(argv=None) -> int:
 
         page.evaluate("""() => { const s = document.querySelector('#preset');
             s.value = 'double-diamond'; s.dispatchEvent(new Event('change', {bubbles: true})); }""")
-        page.wait_for_function("document.querySelector('#graph')?.dataset.graph === 'double-diamond'")
+        page.wait_for_function("() => document.querySelector('#graph')?.dataset.graph === 'double-diamond'")
         page.wait_for_timeout(200)
         results["edit: Run order"] = [measure_edit(page, "order") for _ in range(args.edits)]
         results["edit: value (↑)"] = [measure_edit(page, "value", "a") for _ in range(args.edits)]

@@ -32,8 +32,27 @@ class RequestError(Exception):
         self.kind = kind
 
 
+_PARSED: list[Program] = []  # the programs of the request being answered
+
+
+def _parse(source: str, values: dict | None = None) -> Program:
+    program = Program.parse(source, values)
+    _PARSED.append(program)
+    return program
+
+
 def handle(request: str) -> str:
     """Answer one request (a JSON string) with one JSON string."""
+    try:
+        return _dumps(_answer(request))
+    finally:
+        # The answer is plain data now; take the graphs apart so freeing them is shallow.
+        for program in _PARSED:
+            program.release()
+        _PARSED.clear()
+
+
+def _answer(request: str) -> dict:
     try:
         answer = _dispatch(_read(request))
     except ProgramError as error:
@@ -42,7 +61,7 @@ def handle(request: str) -> str:
         answer = _error(error.message, error.kind)
     except Exception as error:  # a bug: report it as data, never as a traceback
         answer = _error(f"Something went wrong inside the engine ({type(error).__name__}: {error}).", "internal")
-    return _dumps(answer)
+    return answer
 
 
 def _read(request) -> dict:
@@ -96,11 +115,11 @@ def _program(request: dict) -> tuple[str | None, str, Program]:
     elif not isinstance(source, str):
         raise RequestError('"program" must be a string.')
     values = _values(request.get("values"))
-    program = Program.parse(source, values)
+    program = _parse(source, values)
     if values:
         # Write the new values into the source, so the code shown matches the graph.
         source = _with_inputs(program, values)
-        program = Program.parse(source)
+        program = _parse(source)
     return preset_id, source, program
 
 
@@ -238,7 +257,7 @@ def nudge(request: dict) -> dict:
     x, grad, base = graph.values[wrt].data, grads[wrt], program.output.data
 
     def output_at(value):
-        return Program.parse(source, {name: value}).output.data
+        return _parse(source, {name: value}).output.data
 
     plus, minus = output_at(x + h), output_at(x - h)
     change, predicted, central = plus - base, grad * h, (plus - minus) / (2 * h)

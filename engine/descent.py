@@ -18,6 +18,7 @@ def descend(source: str, values: dict[str, float], names: list[str], rate: float
             ascend: bool = False) -> dict:
     program = Program.parse(source, values)
     values = {name: program.inputs[name].data for name in program.inputs}
+    program.release()
     sign = 1.0 if ascend else -1.0
     history = []
     stopped = None
@@ -26,6 +27,7 @@ def descend(source: str, values: dict[str, float], names: list[str], rate: float
         program.output.backward()
         grads = {name: program.inputs[name].grad for name in names}
         history.append({"step": step, "values": dict(values), "output": program.output.data, "grads": grads})
+        program.release()
         if not math.isfinite(program.output.data) or not all(math.isfinite(g) for g in grads.values()):
             stopped = "The output or a grad stopped being finite, so descent stopped here; try a smaller learning rate."
             break

@@ -115,4 +115,5 @@ def growth(family: str, sizes: list[int]) -> list[dict]:
     for n in sizes:
         program = Program.parse(family_program(family, n))
         rows.append({"n": n, **costs(Graph.of(program.output))})
+        program.release()
     return rows

@@ -108,6 +108,7 @@ class Program:
         self._versions: dict[str, int] = {}  # how many nodes each name has labelled
         self._count = 0
         self._temp = 0
+        self._created: list[Value] = []  # every node this program made, for release()
 
     # -- the entry point ----------------------------------------------------------------
 
@@ -119,13 +120,29 @@ class Program:
         if not tree.body:
             raise ProgramError("The program is empty; write at least one assignment, like a = 2.", 1, 1)
         program._overrides = dict(values or {})
-        for index, statement in enumerate(tree.body):
-            program._statement(statement, is_last=index == len(tree.body) - 1)
+        try:
+            for index, statement in enumerate(tree.body):
+                program._statement(statement, is_last=index == len(tree.body) - 1)
+            unknown = sorted(set(program._overrides) - set(program.inputs))
+            if unknown:
+                raise ProgramError(f"There is no input named {unknown[0]} to change.", 1, 1)
+        except ProgramError:
+            program.release()  # the half-built graph goes away without deep recursion
+            raise
         program.name_intermediates()
-        unknown = sorted(set(program._overrides) - set(program.inputs))
-        if unknown:
-            raise ProgramError(f"There is no input named {unknown[0]} to change.", 1, 1)
         return program
+
+    def release(self):
+        """Cut every node's links to its parents.
+
+        Freeing a long chain of Values the ordinary way frees each node from inside its
+        child's deallocation, one C stack frame per node. CPython copes; Pyodide in a
+        browser worker has a much smaller stack and dies. Cutting the links first means
+        every node is freed on its own. The numbers stay readable; the graph doesn't.
+        """
+        for node in self._created:
+            node._prev = node._local = ()
+        self._created = []
 
     @property
     def nodes(self) -> list[Value]:
@@ -197,6 +214,7 @@ class Program:
         if name in self._overrides:
             number = _checked_number(self._overrides[name], expression, "The new value of " + name)
         leaf = Value(number)
+        self._created.append(leaf)
         self._place(leaf, expression)
         self._label(leaf, label)
         if name in self.inputs:
@@ -313,6 +331,7 @@ class Program:
     def _made(self, value: Value, node) -> Value:
         """Record a node the program just created: where it came from, and a count."""
         self._count += 1
+        self._created.append(value)
         if self._count > MAX_NODES:
             _fail(node, f"This program builds more than {MAX_NODES:,} nodes, which is too many to draw; "
                         "make it shorter.")

@@ -69,12 +69,13 @@ def prerender_requests() -> list[str]:
     return requests
 
 
-def run_in_pyodide(node, dist: Path, tmp_path: Path, requests: list[str], mode: str) -> dict:
+def run_in_pyodide(node, dist: Path, tmp_path: Path, requests: list[str], mode: str,
+                   node_args: tuple[str, ...] = ()) -> dict:
     requests_file = tmp_path / f"requests-{mode}.json"
     answers_file = tmp_path / f"answers-{mode}.json"
     requests_file.write_text(json.dumps(requests))
     done = subprocess.run(
-        [node, str(SCRIPT), str(dist), str(requests_file), str(answers_file), mode],
+        [node, *node_args, str(SCRIPT), str(dist), str(requests_file), str(answers_file), mode],
         capture_output=True, text=True, timeout=NODE_TIMEOUT_S,
     )
     assert done.returncode == 0, f"node failed:\n{done.stderr[-3000:]}"

@@ -20,6 +20,8 @@
 // stock Pyodide + micropip (for side-by-side benchmarks). `engine.bootInfo` says
 // which way the current worker booted and how long it took ({boot, ms, timings}).
 
+import { markBusy } from "./busy.js";
+
 export class EngineError extends Error {
   constructor(message) {
     super(message);
@@ -55,6 +57,15 @@ export class Engine {
   }
 
   async call(request) {
+    markBusy(1); // <html data-busy> while an answer is awaited (web/busy.js)
+    try {
+      return await this.callNow(request);
+    } finally {
+      markBusy(-1);
+    }
+  }
+
+  async callNow(request) {
     // If the worker is replaced while we wait, wait for the new one.
     let ready;
     do {

@@ -7,6 +7,8 @@
 // Attributes whose value is null, undefined or false are left out; true sets "".
 // on<event> keys add listeners; dataset entries go in `data: {key: value}`.
 
+import { busyUntil, markBusy } from "../busy.js";
+
 export function h(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs ?? {})) {
@@ -65,30 +67,38 @@ export function latestOnly(fn) {
 }
 
 // fn after `ms` of quiet; .now() runs a pending call at once, .cancel() drops it.
+// While a call waits (and while the work it starts runs), <html data-busy> says so (web/busy.js).
 export function debounce(fn, ms) {
   let timer = null;
   let pending = null;
+  const fire = () => {
+    const a = pending;
+    pending = null;
+    try {
+      busyUntil(fn(...a));
+    } finally {
+      markBusy(-1);
+    }
+  };
   const wrapped = (...args) => {
+    if (!pending) markBusy(1);
     pending = args;
     clearTimeout(timer);
     timer = setTimeout(() => {
       timer = null;
-      const a = pending;
-      pending = null;
-      fn(...a);
+      fire();
     }, ms);
   };
   wrapped.now = () => {
     if (!pending) return;
     clearTimeout(timer);
     timer = null;
-    const a = pending;
-    pending = null;
-    fn(...a);
+    fire();
   };
   wrapped.cancel = () => {
     clearTimeout(timer);
     timer = null;
+    if (pending) markBusy(-1);
     pending = null;
   };
   return wrapped;

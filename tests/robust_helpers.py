@@ -1,0 +1,175 @@
+"""Helpers for the reliability tests (issue 7): waiting until the page has settled,
+reading its state from its permalink, and checking every node against the CPython
+engine's trace (tests/test_monkey.py, test_urls.py, test_numbers.py, test_page_hostile.py).
+
+The page is under a strict Content-Security-Policy, so waits poll with page.evaluate
+(a string predicate for wait_for_function would need 'unsafe-eval').
+"""
+
+import base64
+import json
+import time
+import zlib
+from functools import lru_cache
+from urllib.parse import parse_qs, urlsplit
+
+from engine.api import handle
+
+SETTLE_TIMEOUT_S = 20.0
+
+# <html data-engine> is not "loading" and no engine call or debounced work is pending
+# (<html data-busy>, web/busy.js).
+SETTLED_JS = """() => {
+  const d = document.documentElement.dataset;
+  return d.engine !== undefined && d.engine !== 'loading' && !d.busy;
+}"""
+
+
+def settle(page, timeout=SETTLE_TIMEOUT_S, what="the page"):
+    """Wait until the page is settled; raise AssertionError (a hang) after `timeout` s."""
+    end = time.monotonic() + timeout
+    delay = 0.005
+    while True:
+        if page.evaluate(SETTLED_JS):
+            return
+        if time.monotonic() > end:
+            state = page.evaluate(
+                "() => [document.documentElement.dataset.engine, document.documentElement.dataset.busy]")
+            raise AssertionError(f"{what} did not settle within {timeout} s (engine, busy = {state})")
+        time.sleep(delay)
+        delay = min(0.05, delay * 1.5)
+
+
+def open_settled(page, url, timeout=90.0):
+    page.goto(url)
+    settle(page, timeout=timeout, what=f"{url} (boot)")
+    engine = page.evaluate("() => document.documentElement.dataset.engine")
+    assert engine == "ready", f"{url}: data-engine={engine!r}: {page.inner_text('#engine-error')}"
+    return page
+
+
+# ---------------------------------------------------------------- the link
+
+def decode_program(text, fmt):
+    raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if fmt == "prog":
+        raw = zlib.decompress(raw, -15)
+    return raw.decode("utf-8")
+
+
+def link_state(search):
+    """The state a permalink query holds (as the page writes it)."""
+    q = parse_qs(search.lstrip("?"), keep_blank_values=True)
+    one = lambda k: q[k][0] if k in q else None  # noqa: E731
+    state = {"preset": one("preset"), "program": None, "values": None,
+             "pass": one("pass") or "start", "step": int(one("step") or -1), "order": None}
+    if one("prog") is not None:
+        state["program"] = decode_program(one("prog"), "prog")
+    elif one("src") is not None:
+        state["program"] = decode_program(one("src"), "src")
+    if one("v"):
+        state["values"] = {k: float(x) for k, x in (p.split(":") for p in one("v").split(","))}
+    if one("order"):
+        state["order"] = one("order").split(",")
+    if state["pass"] == "start":
+        state["step"] = -1
+    return state
+
+
+@lru_cache(maxsize=256)
+def _load(request_json):
+    return json.loads(handle(request_json))
+
+
+def engine_answer(state, mode="push"):
+    request = {"cmd": "load"}
+    if state["preset"]:
+        request["preset"] = state["preset"]
+    else:
+        request["program"] = state["program"]
+    if state["values"]:
+        request["values"] = state["values"]
+    if state["order"]:
+        request["order"] = state["order"]
+        request["mode"] = mode
+    answer = _load(json.dumps(request, sort_keys=True))
+    assert answer["ok"], f"the CPython engine refused the page's own state {request}: {answer['error']}"
+    return answer
+
+
+def changes(frame):
+    return frame.get("changes", [])
+
+
+def expected_nodes(answer, pass_, step):
+    """{label: [data, grad]}: the raw engine values (numbers, "NaN"/"Infinity" strings,
+    or None where nothing is revealed) at frame `step` of `pass_` (docs/api.md)."""
+    n = len(answer["nodes"])
+    data = [None] * n
+    grad = [None] * n
+    if pass_ == "forward":
+        for frame in answer["forward"][: step + 1]:
+            for c in changes(frame):
+                if c["field"] == "data":
+                    data[c["node"]] = c["after"]
+    elif pass_ in ("backward", "experiment"):
+        for frame in answer["forward"]:
+            for c in changes(frame):
+                if c["field"] == "data":
+                    data[c["node"]] = c["after"]
+        grad = [0.0] * n
+        frames = answer["backward"] if pass_ == "backward" else answer["experiment"]["frames"]
+        assert 0 <= step < len(frames), f"step {step} is outside the {pass_} pass ({len(frames)} frames)"
+        for frame in frames[: step + 1]:
+            for c in changes(frame):
+                if c["field"] == "grad":
+                    grad[c["node"]] = c["after"]
+    else:
+        assert pass_ == "start", f"unexpected pass {pass_!r}"
+    return {node["label"]: [data[i], grad[i]] for i, node in enumerate(answer["nodes"])}
+
+
+# One evaluate: the page's URL, pass and step, and every mismatch between its nodes and
+# the expected values (compared as JavaScript's String(Number(x)), "" for unknown).
+COMPARE_JS = """(expected) => {
+  const exact = (x) => (x === null || x === undefined ? "" : String(Number(x)));
+  const seen = new Set();
+  const wrong = [];
+  for (const g of document.querySelectorAll('#graph [data-node]')) {
+    const label = g.dataset.node;
+    seen.add(label);
+    const want = expected[label];
+    if (!want) { wrong.push(`${label}: on screen but not in the engine's graph`); continue; }
+    const [d, gr] = [exact(want[0]), exact(want[1])];
+    if (g.dataset.data !== d || g.dataset.grad !== gr) {
+      wrong.push(`${label}: data-data=${JSON.stringify(g.dataset.data)} data-grad=${JSON.stringify(g.dataset.grad)}, engine: ${JSON.stringify(d)} ${JSON.stringify(gr)}`);
+    }
+  }
+  for (const label of Object.keys(expected)) if (!seen.has(label)) wrong.push(`${label}: missing from the graph`);
+  return wrong;
+}"""
+
+PAGE_STATE_JS = """() => ({
+  search: location.search,
+  pass: document.documentElement.dataset.pass,
+  step: document.documentElement.dataset.step,
+  graph: document.querySelector('#graph').dataset.graph,
+  rule: document.querySelector('#order-rule input:checked')?.value ?? 'push',
+})"""
+
+
+def check_against_engine(page):
+    """Compare every node on screen with the CPython engine at the page's own state.
+    Returns (state, list of problems)."""
+    info = page.evaluate(PAGE_STATE_JS)
+    state = link_state(info["search"])
+    problems = []
+    if info["pass"] != state["pass"] or int(info["step"]) != state["step"]:
+        problems.append(f"the URL says {state['pass']} {state['step']} but the page is at "
+                        f"{info['pass']} {info['step']}")
+    if info["pass"] == "mode":
+        return state, problems
+    answer = engine_answer(state, mode=info["rule"])
+    expected = expected_nodes(answer, info["pass"], int(info["step"]))
+    problems += page.evaluate(COMPARE_JS, expected)
+    return state, problems

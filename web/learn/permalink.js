@@ -159,7 +159,8 @@ export function formatLink(state, { encodedProgram = null, programFormat = "defl
 }
 
 export function numberText(x) {
-  return String(Number(x));
+  const v = Number(x);
+  return Object.is(v, -0) ? "-0" : String(v); // String(-0) is "0": keep the sign in the link
 }
 
 // encodeURIComponent, but ":" and "," (safe in a query) stay readable.

@@ -144,7 +144,7 @@ def load(request: dict) -> dict:
                    "local_text": local_text(graph.values[e.child], e.slot)} for e in graph.edges],
         "output": graph.output,
         "inputs": graph.inputs,
-        "unused": sorted(name for name, value in program.variables.items() if value not in set(graph.values)),
+        "unused": _unused(program, graph),
         "layout": layout(graph),
         "forward": forward_frames(graph),
         "backward": backward,
@@ -291,6 +291,12 @@ def _choice(value, allowed: tuple, what: str):
     return value
 
 
+def _unused(program: Program, graph: Graph) -> list[str]:
+    """Variables the output doesn't depend on (they are not drawn)."""
+    drawn = set(graph.values)
+    return sorted(name for name, value in program.variables.items() if value not in drawn)
+
+
 def _nodes(graph: Graph, grads) -> list[dict]:
     nodes = []
     for i, value in enumerate(graph.values):
@@ -361,7 +367,10 @@ def _error(message: str, kind: str, **where) -> dict:
 
 
 def _dumps(answer: dict) -> str:
-    return json.dumps(_finite(answer), separators=(",", ":"), allow_nan=False)
+    try:
+        return json.dumps(answer, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # a nan or an inf somewhere: spell them the way docs/api.md says
+        return json.dumps(_finite(answer), separators=(",", ":"), allow_nan=False)
 
 
 def _finite(x):

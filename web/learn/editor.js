@@ -110,7 +110,9 @@ export class Editor {
     const seq = ++this.request;
     const refused = tooBig(text);
     if (refused) {
-      this.showError({ message: refused, line: null, col: null }, text);
+      // Where the engine would put it: the first line for a long text, the line past the limit for too many.
+      const line = text.length > MAX_SOURCE_CHARS ? 1 : MAX_LINES + 1;
+      this.showError({ message: refused, line, col: 1 }, text);
       return;
     }
     this.box.dataset.building = "1";

@@ -28,6 +28,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from . import BuildError
+from .csp import HEADER_POLICY
 
 # WebAssembly.instantiateStreaming insists on application/wasm, and module
 # scripts and workers must come as JavaScript; the rest keeps browsers from guessing.
@@ -48,6 +49,9 @@ MIME_TYPES = {
 }
 
 
+# Responses that carry the Content-Security-Policy header (buildtools/csp.py):
+# documents, and scripts (a worker's policy is its script's header).
+CSP_SUFFIXES = (".html", ".js", ".mjs")
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 _HASHED = re.compile(r"(^|/)[0-9a-f]{16}/")
@@ -87,11 +91,15 @@ class SiteHandler(SimpleHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     quiet = False
     _cache_control = REVALIDATE
+    _csp = False
 
     def end_headers(self):
         # Revalidated files are cheap to check (ETag/If-Modified-Since give a 304),
         # so a rebuilt dist/ is picked up on the next reload.
         self.send_header("Cache-Control", self._cache_control)
+        if self._csp:
+            # Pages get the policy from their <meta> too; a worker only from here.
+            self.send_header("Content-Security-Policy", HEADER_POLICY)
         super().end_headers()
 
     def send_head(self):
@@ -99,12 +107,14 @@ class SiteHandler(SimpleHTTPRequestHandler):
         Cache-Control by path and an ETag."""
         url_path = urllib.parse.urlsplit(self.path).path
         self._cache_control = cache_control(url_path)
+        self._csp = False  # one handler serves every request of a keep-alive connection
         path = self.translate_path(self.path)
         if os.path.isdir(path):
             index = os.path.join(path, "index.html")
             if not url_path.endswith("/") or not os.path.isfile(index):
                 return super().send_head()  # redirect to "dir/", or a listing
             path = index
+        self._csp = path.endswith(CSP_SUFFIXES)
         if path.endswith("/") or not os.path.isfile(path):
             self._cache_control = REVALIDATE
             return super().send_head()  # 404

@@ -5,17 +5,22 @@
                  the same server code as `python build.py serve`
     browser      Chromium through Playwright (the Debian build at /usr/bin/chromium)
     page         a fresh browser context per test that fails the test on console
-                 errors, page errors and any request that leaves localhost; service
-                 workers are blocked there (tests/test_service_worker.py opts in)
+                 errors, page errors, any Content-Security-Policy violation (page,
+                 frames and workers) and any request that leaves localhost or goes
+                 to an origin no page of the test was opened at; service workers
+                 are blocked there (tests/test_service_worker.py opts in)
     blank_page   `page`, opened on an empty HTML page of the site's origin, for
                  tests that only need the site's modules (engine-client.js, ...)
     open_blank   the same for another origin, e.g. a damaged copy from serve_copy
     serve_copy   serves a copy of dist/ that a test may break on purpose
 
 Browser tests carry the `browser` marker (select with `-m browser`); a test that
-expects console errors opts out with `@pytest.mark.allow_console_errors`.
+expects console errors opts out with `@pytest.mark.allow_console_errors` (CSP
+violations still fail it unless it is marked `allow_csp_violations`).
 """
 
+import functools
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -27,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # build.py and buildtools/ live at the repo root
 
 import build as build_script  # noqa: E402
-from buildtools import BuildError, serve  # noqa: E402
+from buildtools import BuildError, csp, serve  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -38,8 +43,17 @@ CHROMIUM_ARGS = [
 ]
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 BLANK_PATH = "__test__/blank.html"
+# Chromium logs every CSP violation as a console error ("Refused to ...", from
+# pages and workers alike); the listener makes a page's own report unmistakable.
+CSP_PREFIX = "CSP violation:"
+CSP_LOGGED = ("Refused to", "Content Security Policy", "Content-Security-Policy")
+CSP_LISTENER = (
+    "addEventListener('securitypolicyviolation', (e) => console.error("
+    f"'{CSP_PREFIX} ' + e.effectiveDirective + ' blocked ' + (e.blockedURI || 'inline') + "
+    "' in ' + e.sourceFile + ':' + e.lineNumber));"
+)
 BLANK_HTML = (
-    "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+    "<!doctype html><html lang='en'><head><meta charset='utf-8'>" + csp.META_TAG +
     "<link rel='icon' href='data:,'><title>test page</title></head><body></body></html>"
 )
 
@@ -50,6 +64,36 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "allow_console_errors: the test expects console or page errors"
     )
+    config.addinivalue_line(
+        "markers", "allow_csp_violations: the test expects Content-Security-Policy violations"
+    )
+
+
+# Every page of the site runs under script-src 'self' (buildtools/csp.py), which
+# forbids eval. Playwright's wait_for_function evaluates a bare expression with
+# eval in the page (a CSP violation, and an error), but calls a function
+# expression through the debugger, which CSP does not govern; so a bare
+# expression is wrapped into a function, for every test at once.
+_FUNCTION = re.compile(r"^\s*(async\s*)?(function[\s(]|\(?[^(]*?\)?\s*=>)")
+
+
+def _csp_safe(original):
+    @functools.wraps(original)
+    def wait_for_function(self, expression, *args, **kwargs):
+        if isinstance(expression, str) and not _FUNCTION.match(expression):
+            expression = f"() => ({expression})"
+        return original(self, expression, *args, **kwargs)
+
+    return wait_for_function
+
+
+def _patch_wait_for_function():
+    from playwright.sync_api import Frame, Page
+
+    for cls in (Page, Frame):
+        if not getattr(cls.wait_for_function, "csp_safe", False):
+            cls.wait_for_function = _csp_safe(cls.wait_for_function)
+            cls.wait_for_function.csp_safe = True
 
 
 def pytest_collection_modifyitems(items):
@@ -84,6 +128,7 @@ def browser():
                     pytrace=False)
     from playwright.sync_api import sync_playwright
 
+    _patch_wait_for_function()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
@@ -96,16 +141,28 @@ def page(browser, request):
     # (and so that routes see every request).
     context = browser.new_context(service_workers="block")
     context.set_default_timeout(15_000)  # no Playwright wait may hang a test
-    errors, strays = [], []
+    context.add_init_script(CSP_LISTENER)
+    errors, strays, violations = [], [], []
+    request.node.csp_violations = violations  # for tests that expect some
+    origins = set()  # the origins the test opened pages at
 
     def guard(route):
-        # The site must work offline: nothing may leave this machine.
-        url = route.request.url
-        if urlsplit(url).hostname in LOCAL_HOSTS:
+        # The site must work offline: nothing may leave this machine, and a page
+        # asks nothing of an origin other than its own.
+        parts = urlsplit(route.request.url)
+        if parts.hostname in LOCAL_HOSTS and f"{parts.scheme}://{parts.netloc}" in origins:
             route.continue_()
         else:
-            strays.append(url)
+            strays.append(route.request.url)
             route.abort()
+
+    def opened(req):
+        # Seen before any route (a page route may answer the navigation itself).
+        if req.is_navigation_request():
+            parts = urlsplit(req.url)
+            origins.add(f"{parts.scheme}://{parts.netloc}")
+
+    context.on("request", opened)
 
     context.route("**/*", guard)
     page = context.new_page()
@@ -114,15 +171,29 @@ def page(browser, request):
         # Browsers ask for /favicon.ico on their own; a page without one is not broken.
         if message.type == "error" and not message.location.get("url", "").endswith("/favicon.ico"):
             errors.append(f"console error: {message.text} ({message.location.get('url')})")
+        if message.text.startswith(CSP_PREFIX) or (
+                message.type == "error" and any(s in message.text for s in CSP_LOGGED)):
+            violations.append(f"{message.text} ({message.location.get('url')})")
+
+    def on_worker(worker):
+        # A worker's violations are not logged where Playwright sees them; the
+        # same listener, added as soon as the worker exists, reports them.
+        try:
+            worker.evaluate(CSP_LISTENER)
+        except Exception:  # the worker is already gone
+            pass
 
     page.on("console", on_console)
     page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    page.on("worker", on_worker)
     yield page
     context.close()
 
-    problems = [f"request to a non-local origin: {u}" for u in strays]
+    problems = [f"request to another origin: {u}" for u in strays]
     if not request.node.get_closest_marker("allow_console_errors"):
         problems += errors
+    if not request.node.get_closest_marker("allow_csp_violations"):
+        problems += [f"Content-Security-Policy violation: {v}" for v in violations]
     if problems:
         pytest.fail("\n".join(problems), pytrace=False)
 

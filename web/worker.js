@@ -37,6 +37,11 @@ const CACHE_PREFIX = "gradwalk-";
 const DOWNLOAD_SHARE = 0.8;
 const STAGE_START = { "starting Python": 0.85, "installing the engine": 0.9 };
 
+// A Content-Security-Policy violation in here (the worker's policy is its own
+// response header's) is said out loud, as it would be in the page.
+self.addEventListener("securitypolicyviolation", (e) =>
+  console.error(`CSP violation: ${e.effectiveDirective} blocked ${e.blockedURI || "inline"} in ${e.sourceFile}`));
+
 const boot = bootEngine().then(
   (handle) => {
     self.postMessage({ type: "ready", boot: MODE, ms: performance.now() - STARTED, timings });

@@ -1,0 +1,148 @@
+"""The Content-Security-Policy (buildtools/csp.py): every built HTML page
+declares it, `serve` sends it as a header with pages and scripts (a worker takes
+its policy from its own script's header), the page has nothing the policy would
+block, and the `page` fixture really notices a violation (conftest.py fails any
+browser test that causes one, in the page, a frame or the worker)."""
+
+import urllib.request
+from html.parser import HTMLParser
+
+import pytest
+
+from buildtools import csp
+
+
+class Audit(HTMLParser):
+    """What a strict policy would block in a page: inline scripts, inline
+    event handlers, style attributes, <style> blocks, javascript: links."""
+
+    def __init__(self):
+        super().__init__()
+        self.metas, self.problems, self.in_script = [], [], False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "meta" and (a.get("http-equiv") or "").lower() == "content-security-policy":
+            self.metas.append(a.get("content"))
+        if tag == "script":
+            if not a.get("src"):
+                self.problems.append("inline <script>")
+            self.in_script = True
+        if tag == "style":
+            self.problems.append("<style> block")
+        for name, value in attrs:
+            if name.startswith("on"):
+                self.problems.append(f"<{tag} {name}=...>")
+            if name == "style":
+                self.problems.append(f"<{tag} style=...>")
+            if name in ("href", "src", "action") and (value or "").strip().lower().startswith("javascript:"):
+                self.problems.append(f"<{tag} {name}=javascript:...>")
+            if name in ("href", "src") and "://" in (value or ""):
+                self.problems.append(f"<{tag} {name}={value}> (another origin)")
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self.in_script = False
+
+
+def test_policy_is_strict():
+    policy = dict(d.split(" ", 1) for d in csp.HEADER_POLICY.split("; "))
+    assert policy["script-src"] == "'self' 'wasm-unsafe-eval'"  # no 'unsafe-eval', no inline
+    assert policy["object-src"] == "'none'" and policy["base-uri"] == "'none'"
+    assert "frame-ancestors" not in csp.META_POLICY  # ignored (with an error) in <meta>
+    for value in policy.values():
+        assert "unsafe-inline" not in value and "unsafe-eval'" not in value.replace("wasm-unsafe-eval'", "")
+        assert "http" not in value and "blob:" not in value
+
+
+def test_every_built_page_declares_the_policy_and_has_nothing_it_blocks(built_dist):
+    pages = sorted(built_dist.rglob("*.html"))
+    assert {p.name for p in pages} >= {"index.html", "lesson.html"}
+    for path in pages:
+        audit = Audit()
+        audit.feed(path.read_text())
+        rel = path.relative_to(built_dist)
+        assert audit.metas == [csp.META_POLICY], f"{rel}: {audit.metas}"
+        assert audit.problems == [], f"{rel}: {audit.problems}"
+        # The meta must come before anything it governs.
+        text = path.read_text()
+        assert text.index(csp.META_TAG) < text.index("<script") if "<script" in text else True
+
+
+def _headers(url):
+    with urllib.request.urlopen(url) as response:
+        return response.headers
+
+
+@pytest.mark.parametrize("path, expected", [
+    ("", True), ("index.html", True), ("lesson.html", True), ("worker.js", True),
+    ("app.js", True), ("build.json", False), ("style.css", False),
+])
+def test_serve_sends_the_policy_with_pages_and_scripts(site_url, path, expected):
+    headers = _headers(site_url + path)
+    assert (headers.get("Content-Security-Policy") == csp.HEADER_POLICY) is expected, headers
+
+
+def test_serve_sends_the_policy_with_the_pyodide_runtime_script(site_url, built_dist):
+    import json
+    index = json.loads((built_dist / "build.json").read_text())["pyodide_index"]
+    assert _headers(site_url + index + "pyodide.mjs")["Content-Security-Policy"] == csp.HEADER_POLICY
+
+
+@pytest.mark.allow_console_errors
+@pytest.mark.allow_csp_violations
+def test_an_inline_script_is_blocked_and_reported(page, serve_copy, request):
+    """Proves the check works: a page with an inline script added loads, the
+    script does not run, and the fixture records the violation."""
+
+    def add_inline_script(site):
+        index = site / "index.html"
+        text = index.read_text()
+        index.write_text(text.replace("</head>", "<script>document.title = 'injected';</script></head>", 1))
+        (site / "index.html.gz").unlink(missing_ok=True)
+        (site / "index.html.br").unlink(missing_ok=True)
+
+    url = serve_copy(add_inline_script)
+    page.goto(url)
+    page.locator("html[data-engine='ready']").wait_for(state="attached", timeout=60_000)
+    assert page.title() != "injected"
+    violations = request.node.csp_violations
+    assert any("script-src" in v for v in violations), violations
+
+
+@pytest.mark.allow_console_errors
+@pytest.mark.allow_csp_violations
+def test_a_violation_inside_a_worker_is_reported(page, serve_copy, request):
+    """The engine's worker runs under the header's policy: eval there is refused,
+    and the refusal reaches the fixture (as a console error from the worker)."""
+
+    def add_worker(site):
+        (site / "evil-worker.js").write_text(
+            # (A moment's wait: the fixture's listener arrives as the worker starts.)
+            "setTimeout(() => {\n  let outcome;\n"
+            "  try { outcome = String(eval('1 + 1')); } catch (e) { outcome = e.name; }\n"
+            "  postMessage(outcome);\n}, 300);\n")
+
+    url = serve_copy(add_worker)
+    page.goto(url + "lesson.html")
+    outcome = page.evaluate("""() => new Promise((resolve) => {
+        const w = new Worker('evil-worker.js', { type: 'module' });
+        w.onmessage = (e) => resolve(e.data);
+        w.onerror = (e) => resolve('error: ' + e.message);
+    })""")
+    assert outcome == "EvalError"
+    page.wait_for_timeout(200)
+    violations = request.node.csp_violations
+    assert any("evil-worker.js" in v or "eval" in v for v in violations), violations
+
+
+@pytest.mark.allow_console_errors
+@pytest.mark.allow_csp_violations
+def test_a_request_to_another_origin_is_refused_by_the_policy(page, site_url, request):
+    """The policy itself refuses what the fixture's route guard would also
+    catch: a fetch to another origin never leaves the page."""
+    page.goto(site_url + "lesson.html")
+    outcome = page.evaluate("""() => fetch('https://example.com/x').then(() => 'fetched', (e) => e.name)""")
+    assert outcome == "TypeError"
+    page.wait_for_timeout(300)  # the violation event is dispatched as a separate task
+    assert any("connect-src blocked https://example.com/x" in v for v in request.node.csp_violations)

@@ -415,7 +415,6 @@ function render(message = null) {
   graph.update(view, marks);
   keepInView(ui.scroller, ui.svg, [marks.current ?? marks.visiting, ...marks.receiving.keys()], graph.layout);
   table.update(view, marks);
-  keyboardScrollable($("table-scroll"));
   if (view.pass === "mode" || view.frame?.kind === "pull") why.details(ui.details, view);
   else renderDetails(ui.details, view, app.answer);
   code.update(view, app.answer);
@@ -439,6 +438,16 @@ function render(message = null) {
 }
 
 // A box that scrolls must be reachable by keyboard; one that does not need not be a tab stop.
+// Checked when the box or its table changes size (a ResizeObserver), not on every
+// render: reading scrollWidth right after a DOM update forces a layout.
+function watchScrollable(box) {
+  if (typeof ResizeObserver !== "function") return;
+  const observer = new ResizeObserver(() => keyboardScrollable(box));
+  observer.observe(box);
+  if (box.firstElementChild) observer.observe(box.firstElementChild);
+}
+watchScrollable($("table-scroll"));
+
 function keyboardScrollable(box) {
   if (box.scrollWidth > box.clientWidth + 1) {
     box.tabIndex = 0;

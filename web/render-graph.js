@@ -95,12 +95,12 @@ export class GraphView {
       const d = smoothPath(L.edges[i].points);
       el("path", { class: "edge-halo", d }, g);
       const line = el("path", { class: "edge-line", d, "marker-end": "url(#arrow-plain)" }, g);
-      const mid = midpoint(line, L.edges[i].points);
+      const mid = midpoint(L.edges[i].points);
       const label = el("g", { class: "edge-label", transform: `translate(${r(mid.x)},${r(mid.y)})` }, labelLayer);
       const box = el("rect", { class: "edge-label-box", rx: 4 }, label);
       const text = el("text", { class: "edge-label-text", "text-anchor": "middle" }, label);
       label.style.display = "none";
-      return { edge, g, line, label, box, text };
+      return { edge, g, line, label, box, text, last: {} };
     });
 
     const w = L.node_width;
@@ -139,7 +139,7 @@ export class GraphView {
       const noteBox = el("rect", { class: "node-note-box", rx: 7, height: 16, y: -8 }, note);
       const noteText = el("text", { class: "node-note-text", "text-anchor": "middle", dy: "0.33em" }, note);
       note.style.display = "none";
-      return { node, g, dataValue, gradValue, tag, tagBox, tagText, note, noteBox, noteText };
+      return { node, g, dataValue, gradValue, tag, tagBox, tagText, note, noteBox, noteText, last: {} };
     });
   }
 
@@ -153,21 +153,29 @@ export class GraphView {
     this.nodes.forEach((n, i) => {
       const data = view.data[i];
       const grad = view.grad[i];
-      n.g.setAttribute("data-data", exact(data));
-      n.g.setAttribute("data-grad", exact(grad));
       const note = marks.notes?.get(i) ?? null;
-      n.g.setAttribute("aria-label", nodeAriaLabel(n.node, data, grad) + (note ? `; ${note}` : ""));
-      setNote(n, note);
-      n.dataValue.textContent = data === null ? "·" : fmt(data);
-      n.gradValue.textContent = grad === null ? "·" : fmt(grad);
-      n.g.classList.toggle("has-data", data !== null);
-      n.g.classList.toggle("has-grad", grad !== null);
+      const last = n.last;
+      // A step changes a few nodes: the rest keep their elements untouched.
+      if (!("data" in last) || !Object.is(last.data, data) || !Object.is(last.grad, grad) || last.note !== note) {
+        n.g.setAttribute("data-data", exact(data));
+        n.g.setAttribute("data-grad", exact(grad));
+        n.g.setAttribute("aria-label", nodeAriaLabel(n.node, data, grad) + (note ? `; ${note}` : ""));
+        if (last.note !== note) setNote(n, note);
+        n.dataValue.textContent = data === null ? "·" : fmt(data);
+        n.gradValue.textContent = grad === null ? "·" : fmt(grad);
+        n.g.classList.toggle("has-data", data !== null);
+        n.g.classList.toggle("has-grad", grad !== null);
+        Object.assign(last, { data, grad, note });
+      }
       let tag = null;
       let kind = null;
       if (marks.current === i) [tag, kind] = ["new", "current"];
       if (marks.visiting === i) [tag, kind] = [marks.visitTag ?? "visiting", "visiting"];
       if (marks.receiving.has(i)) [tag, kind] = [marks.receiving.get(i), "receiving"];
       if (marks.wrong.has(i) && !tag) [tag, kind] = ["✗ wrong", "wrong"];
+      const wrong = marks.wrong.has(i);
+      if (last.tag === tag && last.kind === kind && last.wrong === wrong) return;
+      Object.assign(last, { tag, kind, wrong });
       n.g.classList.toggle("is-current", kind === "current");
       n.g.classList.toggle("is-visiting", kind === "visiting");
       n.g.classList.toggle("is-receiving", kind === "receiving");
@@ -179,6 +187,10 @@ export class GraphView {
       const id = e.edge.id;
       const push = marks.pushes.get(id);
       const late = marks.late.has(id) || (push && push.late);
+      const key = [Boolean(push), marks.feeding.has(id), Boolean(late), marks.lost.has(id),
+        Boolean(marks.path?.has(id)), Boolean(marks.resent?.has(id)), push?.kind, push?.tag, push?.lines?.join("\n")].join("|");
+      if (e.last.key === key) return; // nothing about this edge changed
+      e.last.key = key;
       e.g.classList.toggle("is-pushing", Boolean(push));
       e.g.classList.toggle("is-feeding", marks.feeding.has(id));
       e.g.classList.toggle("is-late", Boolean(late));
@@ -258,16 +270,50 @@ export function widenGaps(layout, gap) {
 
 // Scroll the graph's container (never the page) so that the given nodes (the one
 // being computed or visited, and the parents receiving from it) are in view.
+//
+// The sizes come from a ResizeObserver and a scroll listener, not from reading the
+// layout on every step (which would force one after each DOM update); they are
+// read directly only once after a new graph, before the observer has reported.
+const metricsOf = new WeakMap();
+
+function scrollMetrics(scroller, svg, layout) {
+  let m = metricsOf.get(scroller);
+  if (!m) {
+    m = { layout: null, fresh: false, svgWidth: 0, clientWidth: 0, scrollWidth: 0, left: 0 };
+    metricsOf.set(scroller, m);
+    const measure = () => {
+      m.svgWidth = svg.getBoundingClientRect().width;
+      m.clientWidth = scroller.clientWidth;
+      m.scrollWidth = scroller.scrollWidth;
+      m.left = scroller.scrollLeft;
+    };
+    m.measure = measure;
+    if (typeof ResizeObserver === "function") {
+      const observer = new ResizeObserver(() => measure());
+      observer.observe(scroller);
+      observer.observe(svg);
+    }
+    scroller.addEventListener("scroll", () => { m.left = scroller.scrollLeft; }, { passive: true });
+  }
+  if (m.layout !== layout) {
+    m.layout = layout;
+    m.measure();
+  }
+  return m;
+}
+
 export function keepInView(scroller, svg, nodeIds, layout) {
   const ids = nodeIds.filter((i) => i !== null && i !== undefined);
-  if (!ids.length || scroller.scrollWidth <= scroller.clientWidth + 1) return;
-  const scale = svg.getBoundingClientRect().width / layout.width;
+  if (!ids.length) return;
+  const m = scrollMetrics(scroller, svg, layout);
+  if (m.scrollWidth <= m.clientWidth + 1) return;
+  const scale = m.svgWidth / layout.width;
   const half = (layout.node_width / 2 + 12) * scale;
   const xs = ids.map((i) => layout.nodes[i].x * scale);
   let lo = Math.min(...xs) - half;
   let hi = Math.max(...xs) + half;
-  const width = scroller.clientWidth;
-  const left = scroller.scrollLeft;
+  const width = m.clientWidth;
+  const left = m.left;
   if (lo >= left && hi <= left + width) return;
   // If everything cannot fit, keep the first node (the focus) in view.
   if (hi - lo > width) {
@@ -299,14 +345,48 @@ function setTag(n, text, kind) {
   n.tagBox.setAttribute("x", r(-width / 2));
 }
 
-function textWidth(textEl, text) {
-  try {
-    const w = textEl.getComputedTextLength();
-    if (w > 0) return w;
-  } catch {
-    // not rendered yet
+// A text's width without asking the layout (getComputedTextLength forces one per
+// call): one canvas measureText per (font, text), cached. The font is read from
+// the element's computed style once per class (the stylesheet never changes).
+const fontOfClass = new Map();
+const widthCache = new Map();
+let measurer;
+
+function fontOf(textEl) {
+  const key = textEl.getAttribute("class") ?? "";
+  let font = fontOfClass.get(key);
+  if (font === undefined) {
+    font = null;
+    try {
+      const cs = getComputedStyle(textEl);
+      if (cs.fontSize) {
+        font = {
+          css: `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`,
+          spacing: parseFloat(cs.letterSpacing) || 0,
+        };
+      }
+    } catch {
+      // no style (detached)
+    }
+    if (font && textEl.isConnected) fontOfClass.set(key, font);
   }
-  return text.length * 6.2;
+  return font;
+}
+
+function textWidth(textEl, text) {
+  const font = fontOf(textEl);
+  if (!font) return text.length * 6.2;
+  const key = `${font.css}\u0000${text}`;
+  let w = widthCache.get(key);
+  if (w === undefined) {
+    measurer ??= document.createElement("canvas").getContext("2d");
+    if (!measurer) return text.length * 6.2;
+    measurer.font = font.css;
+    w = measurer.measureText(text).width + font.spacing * [...text].length;
+    if (widthCache.size > 5000) widthCache.clear();
+    widthCache.set(key, w);
+  }
+  return w;
 }
 
 function fitText(textEl, maxWidth) {
@@ -317,12 +397,26 @@ function fitText(textEl, maxWidth) {
   }
 }
 
-function midpoint(path, points) {
-  try {
-    const len = path.getTotalLength();
-    if (len > 0) return path.getPointAtLength(len / 2);
-  } catch {
-    // detached: fall back to the middle of the point list
+// The point half-way along the polyline through the layout's points (the smooth
+// path passes through every one of them, so this lies on or next to the curve).
+export function midpoint(points) {
+  if (points.length === 0) return { x: 0, y: 0 };
+  const lengths = [];
+  let total = 0;
+  for (let i = 1; i < points.length; i++) {
+    const len = Math.hypot(points[i][0] - points[i - 1][0], points[i][1] - points[i - 1][1]);
+    lengths.push(len);
+    total += len;
+  }
+  if (total > 0) {
+    let left = total / 2;
+    for (let i = 0; i < lengths.length; i++) {
+      if (left <= lengths[i] && lengths[i] > 0) {
+        const t = left / lengths[i];
+        return { x: points[i][0] + t * (points[i + 1][0] - points[i][0]), y: points[i][1] + t * (points[i + 1][1] - points[i][1]) };
+      }
+      left -= lengths[i];
+    }
   }
   const a = points[Math.floor((points.length - 1) / 2)];
   const b = points[Math.ceil((points.length - 1) / 2)];

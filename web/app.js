@@ -17,7 +17,11 @@ import { Learn } from "./learn/index.js";
 import { WhyReverse, pullMarks } from "./modes/why-reverse.js";
 import { prerendered, presetFromURL } from "./first-paint.js";
 
-const BOOT_TIMEOUT_MS = 60000;
+// Time limits; the URL may change them (?boottimeout=3000&calltimeout=2000, in
+// ms; whole numbers from 500 to 300000, anything else is ignored), which tests use
+// so that a stalled download or a hung computation fails in seconds.
+const BOOT_TIMEOUT_MS = timeLimitFromURL("boottimeout", 60000);
+const CALL_TIMEOUT_MS = timeLimitFromURL("calltimeout", 10000);
 const $ = (id) => document.getElementById(id);
 const root = document.documentElement;
 
@@ -119,8 +123,14 @@ async function boot() {
   ui.loading.hidden = false;
   onProgress({ stage: "downloading", fraction: 0 });
   try {
-    if (!app.engine) app.engine = createEngine({ onProgress, bootTimeoutMs: BOOT_TIMEOUT_MS });
-    else app.engine.restart();
+    if (!app.engine) {
+      app.engine = createEngine({ onProgress, bootTimeoutMs: BOOT_TIMEOUT_MS, callTimeoutMs: CALL_TIMEOUT_MS });
+    } else {
+      // Each retry gives the boot four times as long (a slow line deserves more
+      // time), up to the usual limit.
+      app.engine.bootTimeoutMs = Math.min(app.engine.bootTimeoutMs * 4, Math.max(BOOT_TIMEOUT_MS, 60000));
+      app.engine.restart();
+    }
     await app.engine.ready;
     const answer = await app.engine.call({ cmd: "presets" });
     if (!answer.ok) throw new Error(answer.error?.message ?? "The engine did not list its presets.");
@@ -145,6 +155,13 @@ async function boot() {
     ui.errorText.textContent = error?.message ?? String(error);
     narrate("The engine could not start, so nothing can be computed yet. Press Retry to try again.");
   }
+}
+
+function timeLimitFromURL(name, fallback) {
+  const asked = new URLSearchParams(location.search).get(name);
+  if (asked === null || !/^\d{3,6}$/.test(asked)) return fallback;
+  const ms = Number(asked);
+  return ms >= 500 && ms <= 300000 ? ms : fallback;
 }
 
 function initialPreset() {

@@ -15,7 +15,9 @@ from it is ever handed to ``eval`` or ``exec``. Everything outside the subset ra
 from __future__ import annotations
 
 import ast
+import io
 import math
+import tokenize
 import warnings
 
 from . import numbers as num
@@ -26,6 +28,7 @@ MAX_SOURCE_CHARS = 50_000
 MAX_LINES = 2_000
 MAX_NODES = 2_000
 MAX_DEPTH = 100  # nesting of one expression (a sum of n terms nests n deep)
+MAX_OPERATORS_PER_STATEMENT = 300  # far above MAX_DEPTH, far below what overflows Pyodide's stack
 MAX_LITERAL = 1e12
 MAX_EXPONENT = 100.0
 MAX_LABEL_CHARS = 24
@@ -404,6 +407,7 @@ def _parse_python(source) -> ast.Module:
         if 0xD800 <= ord(char) <= 0xDFFF:
             line, col = _position_of(source, index)
             raise ProgramError("The program contains a character that isn't valid text; delete it.", line, col)
+    _check_line_complexity(source)
     try:
         with warnings.catch_warnings():
             # Python warns about odd literals such as "1and"; the learner gets our message instead.
@@ -422,6 +426,33 @@ def _parse_python(source) -> ast.Module:
         raise ProgramError(f"Python can't read this line: {message}.", line, max(col, 1)) from None
     except (ValueError, MemoryError, RecursionError):
         raise ProgramError("Python can't read this program: it is nested too deeply or too large.", 1, 1) from None
+
+
+def _check_line_complexity(source: str):
+    """Refuse a statement with hundreds of operators before Python's parser sees it.
+
+    Python turns ``1+1+1+…`` into a tree as deep as the number of operators, and builds it
+    with one C stack frame per level. CPython has room for thousands; Pyodide in a browser
+    worker does not and dies outright. Counting operator tokens needs no recursion at all.
+    """
+    count, first_line = 0, 1
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for token in tokenize.generate_tokens(io.StringIO(source).readline):
+                if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                    count, first_line = 0, token.end[0] + 1
+                elif token.type == tokenize.OP and token.string not in _NEUTRAL_TOKENS:
+                    count += 1
+                    if count > MAX_OPERATORS_PER_STATEMENT:
+                        raise ProgramError(
+                            f"This statement has more than {MAX_OPERATORS_PER_STATEMENT} operators and brackets, "
+                            "nested too deeply or too large to read; split it into steps.", first_line, 1)
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return  # not even tokens: Python's parser will say what is wrong, and where
+
+
+_NEUTRAL_TOKENS = {")", "]", "}", ",", "=", ";", ":"}
 
 
 def _position_of(source, index):

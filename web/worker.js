@@ -101,22 +101,33 @@ async function bootFast(build, indexURL, progress, orFail, downloads) {
   const { loadPyodide } = await orFail(importRuntime(build, indexURL));
   mark("pyodide.mjs");
   const pyodide = await orFail(
-    loadPyodide({
+    explained(loadPyodide({
       indexURL,
       packageBaseUrl: indexURL, // never a CDN
       stdLibURL,
       stdout: () => {},
-    }),
+    }), "Python could not start; a runtime file (pyodide.asm.mjs, pyodide-lock.json or the standard library) may be damaged"),
   );
   mark("loadPyodide");
 
   progress.stage("installing the engine");
-  pyodide.unpackArchive(await orFail(wheel), "wheel", { extractDir: build.site_packages });
+  try {
+    pyodide.unpackArchive(await orFail(wheel), "wheel", { extractDir: build.site_packages });
+  } catch (error) {
+    throw new Error(`The engine package ${build.engine_wheel_pyc.split("/").pop()} is damaged (${sentence(error)}); try again.`);
+  }
   mark("unpack engine");
   const api = pyodide.pyimport("engine.api");
   mark("import engine");
   progress.done();
   return (request) => api.handle(request);
+}
+
+// A failure deep inside Pyodide, prefixed with what it means for the learner.
+function explained(promise, what) {
+  return promise.catch((error) => {
+    throw new Error(`${what}: ${sentence(error)}`);
+  });
 }
 
 async function bootStock(build, indexURL, progress, orFail) {
@@ -190,9 +201,16 @@ function watchDownloads(progress) {
     let response;
     try {
       response = cacheName && self.caches
-        ? await throughCache(url.href, cacheName, realFetch).catch(() => realFetch(input, init))
+        ? await throughCache(url.href, cacheName, realFetch, progress.expectedSize(url)).catch((error) => {
+          if (error instanceof DamagedFile) throw error;
+          return realFetch(input, init); // no Cache Storage here (private mode, quota): plain fetch
+        })
         : await realFetch(input, init);
     } catch (error) {
+      if (error instanceof DamagedFile) {
+        reject(error);
+        throw error;
+      }
       const why = init?.integrity ? "network error or failed integrity check" : "network error";
       reject(new Error(`Could not download ${name} (${why}).`));
       throw error;
@@ -230,15 +248,27 @@ function watchDownloads(progress) {
 // where the second visit (served by the service worker from the Cache Storage)
 // never looks. Compiled from the Cache Storage from the first visit on, the code
 // V8 caches is found again on the second.
-async function throughCache(href, cacheName, realFetch) {
+//
+// Only a file of the size the build recorded goes into the cache: a truncated
+// download kept there would fail every later boot, Retry included, and Pyodide
+// waits forever on a .wasm it cannot compile instead of failing.
+async function throughCache(href, cacheName, realFetch, expectedSize) {
   const cache = await caches.open(cacheName);
   const hit = await cache.match(href);
   if (hit) return hit;
   const response = await realFetch(href);
   if (!response.ok) return response;
-  await cache.put(href, response);
-  return (await cache.match(href)) ?? realFetch(href);
+  const body = await response.arrayBuffer();
+  const name = new URL(href).pathname.split("/").pop();
+  if (expectedSize != null && body.byteLength !== expectedSize) {
+    throw new DamagedFile(`${name} arrived damaged (${body.byteLength} of ${expectedSize} bytes); try again.`);
+  }
+  const copy = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  await cache.put(href, copy.clone());
+  return copy;
 }
+
+class DamagedFile extends Error {}
 
 // WebAssembly.instantiateStreaming refuses a .wasm that is not labelled
 // application/wasm, and Pyodide then waits forever. Some static hosts send
@@ -271,6 +301,11 @@ class Progress {
     this.loaded = new Map();
     this.current = null;
     this.lastPosted = -1;
+  }
+
+  // The size build.json recorded for a runtime file, or undefined.
+  expectedSize(url) {
+    return this.sizes.get(url.pathname);
   }
 
   stage(name, fraction = STAGE_START[name] ?? 0) {

@@ -1,0 +1,86 @@
+"""Issue 7, parts 2 and 5: the worker dying mid-session, and work that takes too long.
+
+* The worker is closed from inside after the engine is ready: the graph on screen keeps
+  stepping (stepping never needs Python), the next action that needs Python is answered
+  by a fresh worker (after at most the call time limit and a clear message), and the
+  page is fully usable again.
+* Bounded work: with the call time limit at its minimum (?calltimeout=500), a program at
+  the engine's size limits takes longer than that in Pyodide; the call is stopped, the
+  worker restarted, the learner told, and the page keeps working.
+"""
+
+import time
+
+import pytest
+
+from page_helpers import button
+from robust_helpers import open_settled, settle
+from test_page_hostile import submit
+
+pytestmark = pytest.mark.browser
+
+NODES_JS = "() => [...document.querySelectorAll('#graph [data-node]')].map((g) => g.dataset.node)"
+POSITION_JS = "() => document.getElementById('position').innerText"
+
+
+def wait_for(page, predicate_js, timeout_s, what, arg=None):
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        if page.evaluate(predicate_js, arg):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{what} did not happen within {timeout_s} s")
+
+
+def narration(page):
+    return page.evaluate("() => document.getElementById('narration').innerText")
+
+
+@pytest.mark.allow_console_errors  # the dead worker's unanswered call is logged
+def test_the_worker_dying_mid_session_is_survived(page, site_url):
+    open_settled(page, site_url + "index.html?preset=diamond&calltimeout=3000")
+    assert page.workers, "the engine's worker is not running"
+    before = page.evaluate(POSITION_JS)
+    button(page, "Step forward").click()
+    assert page.evaluate(POSITION_JS) != before
+    for worker in page.workers:
+        worker.evaluate("() => self.close()")  # the worker dies: no answer will ever come
+    # The graph on screen stays usable: stepping needs no Python.
+    for _ in range(3):
+        before = page.evaluate(POSITION_JS)
+        button(page, "Step forward").click()
+        assert page.evaluate(POSITION_JS) != before
+    # The next action that needs Python ends within the call limit, in an answer or a message...
+    page.get_by_label("Preset").select_option("neuron")
+    wait_for(page, """() => document.querySelectorAll('#graph [data-node]').length === 10
+                      || /could not answer/.test(document.getElementById('narration').innerText)""",
+             15, "an answer or a message about the dead engine")
+    if "o" not in page.evaluate(NODES_JS):
+        assert "could not answer" in narration(page) and "restarted" in narration(page), narration(page)
+        page.get_by_label("Preset").select_option("diamond")
+        page.get_by_label("Preset").select_option("neuron")
+    # ... and the fresh worker answers.
+    wait_for(page, "(n) => [...document.querySelectorAll('#graph [data-node]')].length === n", 30,
+             "the neuron graph from the restarted engine", 10)
+    assert set(page.evaluate(NODES_JS)) >= {"x1", "w1", "n", "o"}
+    settle(page)
+    assert page.evaluate("() => document.documentElement.dataset.engine") == "ready"
+
+
+@pytest.mark.allow_console_errors
+def test_a_computation_over_the_time_limit_is_stopped_and_the_page_keeps_working(page, site_url):
+    open_settled(page, site_url + "index.html?preset=diamond&calltimeout=500")
+    page.click("#edit-program")
+    # 1,939 nodes, all drawn: inside the engine's limits, far over half a second in Pyodide.
+    lines = [f"x{i} = {i + 1}" for i in range(20)]
+    lines += [f"y{k} = relu(x{k % 20} * x{(k + 1) % 20} + {k})" for k in range(480)]
+    lines += [f"s{j} = " + " + ".join(f"y{k}" for k in range(40 * j, 40 * j + 40)) for j in range(12)]
+    lines.append("z = " + " + ".join(f"s{j}" for j in range(12)))
+    shown = submit(page, "\n".join(lines))
+    assert shown["error"], "the big program came back within half a second; raise its size"
+    assert "restarted" in shown["text"], shown["text"]
+    assert shown["graph"] == "diamond" and len(shown["nodes"]) == 4  # the last good graph stays
+    # The page keeps working with the restarted engine.
+    shown = submit(page, "a = 3\nb = a * a")
+    assert not shown["error"], shown["text"]
+    assert [n[0] for n in shown["nodes"]] == ["a", "b"]

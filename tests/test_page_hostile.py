@@ -14,8 +14,6 @@ import json
 import os
 import random
 
-import pytest
-
 from engine.api import handle
 from hostile_programs import BAD_PROGRAMS
 from robust_helpers import check_against_engine, open_settled, settle

@@ -338,6 +338,8 @@ def _with_inputs(program: Program, values: dict[str, float]) -> str:
 
 
 def _literal(x: float) -> str:
+    if x == 0 and math.copysign(1.0, x) < 0:
+        return "-0.0"  # int() would drop the sign
     return str(int(x)) if x == int(x) and abs(x) < 1e15 else repr(x)
 
 

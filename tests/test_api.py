@@ -124,3 +124,9 @@ def test_nudge_reads_like_the_lesson():
 def test_nudge_rejects_a_bad_step():
     answer = json.loads(handle(json.dumps({"cmd": "nudge", "preset": "diamond", "wrt": "a", "h": 0})))
     assert not answer["ok"] and '"h" must be a small number' in answer["error"]["message"]
+
+
+def test_a_negative_zero_input_keeps_its_sign():
+    answer = ask(cmd="load", program="a = 1\nb = a * 2", values={"a": -0.0})
+    assert answer["program"].startswith("a = -0.0\n")
+    assert json.dumps(answer["nodes"][0]["data"]) == "-0.0"

@@ -309,6 +309,10 @@ class Progress {
   }
 
   stage(name, fraction = STAGE_START[name] ?? 0) {
+    // Python has started by the time the engine is installed, even when the byte
+    // counter has not seen the last download finish yet (a body read from memory,
+    // or one Pyodide consumed another way): the stages are always said in order.
+    if (name === "installing the engine" && this.current === "downloading") this.stage("starting Python");
     this.current = name;
     this.post(fraction, true);
   }

@@ -15,13 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
+from buildtools.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402,F401 - the benchmarks launch it
 
 
 def build_site() -> Path:

@@ -124,14 +124,15 @@ def _program(request: dict) -> tuple[str | None, str, Program]:
 
 
 def _graph(request: dict) -> tuple[Graph, list[float]]:
-    graph = Graph.of(_program(request)[2].output)
+    program = _program(request)[2]
+    graph = Graph.of(program.output, program.nodes)
     return graph, correct_backward(graph)[1]
 
 
 def load(request: dict) -> dict:
     """The whole trace of a program: graph, layout, forward and backward frames."""
     preset_id, source, program = _program(request)
-    graph = Graph.of(program.output)
+    graph = Graph.of(program.output, program.nodes)
     backward, grads = correct_backward(graph)
     order = request.get("order")
     mode = _choice(request.get("mode", "push"), ("push", "pull"), "mode")
@@ -247,7 +248,7 @@ def nudge(request: dict) -> dict:
     """Nudge one input by h: the output's real change next to grad × h, and the central
     finite difference (f(x+h) - f(x-h)) / 2h next to the autodiff grad."""
     _, source, program = _program(request)
-    graph = Graph.of(program.output)
+    graph = Graph.of(program.output, program.nodes)
     wrt = _input(graph, request.get("wrt"))
     name = next(n for n, leaf in program.inputs.items() if leaf is graph.values[wrt])
     h = request.get("h", 1e-3)

@@ -30,8 +30,9 @@ class Graph:
     child_edges: list[list[int]] = field(default_factory=list)  # node → edges out of it
 
     @classmethod
-    def of(cls, output: Value) -> "Graph":
-        values = topological_order(output)
+    def of(cls, output: Value, order: list[Value] | None = None) -> "Graph":
+        """The graph of ``output``; ``order`` is its topological order if already known."""
+        values = order if order is not None else topological_order(output)
         index = {value: i for i, value in enumerate(values)}
         edges = []
         parent_edges = [[] for _ in values]

@@ -13,6 +13,7 @@ so CPython and Pyodide compute the very same bits.
 import math
 
 from . import libm
+from .libm import cos, exp, log, sin, tanh  # noqa: F401 - the engine's functions, reproducible
 
 INF = math.inf
 NAN = math.nan
@@ -49,26 +50,6 @@ def power(x: float, p: float) -> float:
     if x == 0.0:
         return 0.0 if p > 0 else INF
     return libm.exp(p * libm.log(x))
-
-
-def exp(x: float) -> float:
-    return libm.exp(x)
-
-
-def log(x: float) -> float:
-    return libm.log(x)
-
-
-def sin(x: float) -> float:
-    return libm.sin(x)
-
-
-def cos(x: float) -> float:
-    return libm.cos(x)
-
-
-def tanh(x: float) -> float:
-    return libm.tanh(x)
 
 
 def sigmoid(x: float) -> float:

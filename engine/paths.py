@@ -114,6 +114,6 @@ def growth(family: str, sizes: list[int]) -> list[dict]:
     rows = []
     for n in sizes:
         program = Program.parse(family_program(family, n))
-        rows.append({"n": n, **costs(Graph.of(program.output))})
+        rows.append({"n": n, **costs(Graph.of(program.output, program.nodes))})
         program.release()
     return rows

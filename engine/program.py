@@ -112,6 +112,7 @@ class Program:
         self._count = 0
         self._temp = 0
         self._created: list[Value] = []  # every node this program made, for release()
+        self._nodes: list[Value] = []  # the output's graph in topological order, once parsed
 
     # -- the entry point ----------------------------------------------------------------
 
@@ -132,6 +133,7 @@ class Program:
         except ProgramError:
             program.release()  # the half-built graph goes away without deep recursion
             raise
+        program._nodes = topological_order(program.output)
         program.name_intermediates()
         return program
 
@@ -146,11 +148,12 @@ class Program:
         for node in self._created:
             node._prev = node._local = ()
         self._created = []
+        self._nodes = []
 
     @property
     def nodes(self) -> list[Value]:
-        """Every node the output depends on, in topological order."""
-        return topological_order(self.output)
+        """Every node the output depends on, in topological order (sorted once, at parse)."""
+        return self._nodes
 
     # -- statements ---------------------------------------------------------------------
 

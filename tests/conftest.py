@@ -33,14 +33,8 @@ sys.path.insert(0, str(ROOT))  # build.py and buildtools/ live at the repo root
 
 import build as build_script  # noqa: E402
 from buildtools import BuildError, csp, serve  # noqa: E402
+from buildtools.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 BLANK_PATH = "__test__/blank.html"
 # Chromium logs every CSP violation as a console error ("Refused to ...", from

@@ -83,20 +83,8 @@ export class VisitOrder {
     expr.textContent = node.is_input ? "input" : `= ${node.expr}`;
     const mark = document.createElement("span");
     mark.className = "vo-mark";
-    const up = document.createElement("button");
-    up.type = "button";
-    up.className = "vo-move";
-    up.dataset.move = "-1";
-    up.tabIndex = -1;
-    up.textContent = "▲";
-    up.setAttribute("aria-label", `Move ${node.label} earlier`);
-    const down = document.createElement("button");
-    down.type = "button";
-    down.className = "vo-move";
-    down.dataset.move = "1";
-    down.tabIndex = -1;
-    down.textContent = "▼";
-    down.setAttribute("aria-label", `Move ${node.label} later`);
+    const up = moveButton(-1, "▲", `Move ${node.label} earlier`);
+    const down = moveButton(1, "▼", `Move ${node.label} later`);
     li.append(grip, pos, name, expr, mark, up, down);
     return li;
   }
@@ -249,4 +237,16 @@ export class VisitOrder {
       this.changed();
     }
   }
+}
+
+// A small ▲/▼ button that moves its item one place (the list handles the click).
+function moveButton(step, symbol, label) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "vo-move";
+  button.dataset.move = String(step);
+  button.tabIndex = -1;
+  button.textContent = symbol;
+  button.setAttribute("aria-label", label);
+  return button;
 }

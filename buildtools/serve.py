@@ -89,6 +89,10 @@ class SiteHandler(SimpleHTTPRequestHandler):
     # Keep-alive: a page loads some 40 files through a browser's six connections
     # per host; a new TCP connection and thread for each would cost more than the file.
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes; with Nagle's algorithm the body then
+    # waits for the client's delayed ACK of the headers (tens of ms per small
+    # file on a kept-alive connection), which serialises a page's 30 modules.
+    disable_nagle_algorithm = True
     quiet = False
     _cache_control = REVALIDATE
     _csp = False

@@ -31,7 +31,7 @@ try:
 except ImportError:  # pragma: no cover
     fcntl = None
 
-from . import BuildError, compress, precompile, prerender
+from . import BuildError, compress, precompile, preload, prerender
 from .hashing import sha256_hex
 from .wheel import write_wheel
 
@@ -127,6 +127,7 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
         shutil.rmtree(leftover, ignore_errors=True)
     try:
         _copy_web(root / "web", staging)
+        preload.add_module_preloads(staging)
         runtime = staging / PYODIDE_DIR / "unhashed"
         _copy_runtime(pyodide_tgz, runtime)
         _add_micropip(micropip_whl, runtime)

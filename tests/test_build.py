@@ -419,3 +419,61 @@ def test_missing_file_is_a_404_that_is_not_cached(site_url):
     status, headers, _ = fetch(site_url + "pyodide/0123456789abcdef/nope.js")
     assert status == 404
     assert headers["Cache-Control"] == "no-cache"
+
+
+# ---------------------------------------------------------------- module preloads
+
+def test_index_preloads_every_module_app_js_imports(built_dist):
+    from buildtools import preload
+
+    html = (built_dist / "index.html").read_text()
+    assert preload.MARKER not in html
+    linked = re.findall(r'<link rel="modulepreload" href="([^"]+)">', html)
+    closure = preload.module_closure(built_dist, ["app.js"])
+    assert linked == closure[1:]  # app.js has its own <script> tag
+    # Spot checks that the scan follows imports two and three levels down.
+    assert {"learn/index.js", "learn/dom.js", "busy.js", "modes/plot.js"} <= set(linked)
+    assert "sw-register.js" not in linked  # loaded on purpose by a dynamic import()
+
+
+def test_module_closure_follows_static_imports_only(tmp_path):
+    from buildtools import BuildError, preload
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "main.js").write_text(
+        '// import { no } from "./commented.js";\n'
+        '/* import "./also-commented.js"; */\n'
+        'import { a } from "./a.js";\n'
+        'import "./sub/b.js";\n'
+        'export { c } from "./c.js";\n'
+        'const later = () => import("./lazy.js");\n'
+        'const text = "http://example.com/x.js";\n')
+    (tmp_path / "a.js").write_text('import { b } from "./sub/b.js";\nexport const a = 1;\n')
+    (tmp_path / "sub" / "b.js").write_text('import { a } from "../a.js";\nexport const b = 2;\n')
+    (tmp_path / "c.js").write_text("export const c = 3;\n")
+    assert preload.module_closure(tmp_path, ["main.js"]) == ["main.js", "a.js", "sub/b.js", "c.js"]
+
+    (tmp_path / "broken.js").write_text('import { x } from "./missing.js";\n')
+    with pytest.raises(BuildError, match="missing.js is imported but missing"):
+        preload.module_closure(tmp_path, ["broken.js"])
+
+
+def test_preload_links_replace_the_marker(tmp_path):
+    from buildtools import preload
+
+    (tmp_path / "app.js").write_text('import "./dep.js";\n')
+    (tmp_path / "dep.js").write_text("")
+    (tmp_path / "page.html").write_text(
+        '<head><script type="module" src="app.js"></script>\n  <!-- gw:modulepreload -->\n</head>')
+    (tmp_path / "plain.html").write_text("<head></head>")
+    assert preload.add_module_preloads(tmp_path) == {"page.html": ["app.js", "dep.js"]}
+    assert '<link rel="modulepreload" href="dep.js">' in (tmp_path / "page.html").read_text()
+    assert (tmp_path / "plain.html").read_text() == "<head></head>"
+
+
+def test_server_sends_small_files_without_nagle_delays():
+    from buildtools import serve
+
+    # Headers and body are two writes; with Nagle's algorithm on, a kept-alive
+    # connection waits for a delayed ACK between them on every small file.
+    assert serve.SiteHandler.disable_nagle_algorithm is True

@@ -211,8 +211,11 @@ def test_prestarted_worker_is_adopted_with_what_it_said(blank_page):
     loads = []
     blank_page.on("request", lambda r: loads.append(r.url) if r.url.split("?")[0].endswith("/worker.js") else None)
     result = blank_page.evaluate("""async () => {
-      const { prestartEngine, createEngine } = await import("/engine-client.js");
-      prestartEngine();
+      await new Promise((resolve, reject) => {
+        const script = Object.assign(document.createElement("script"), { src: "/boot-early.js", onload: resolve, onerror: reject });
+        document.head.append(script);
+      });
+      const { createEngine } = await import("/engine-client.js");
       await new Promise((r) => setTimeout(r, 1500));  // it boots, and says so, meanwhile
       const progress = [];
       const engine = createEngine({ onProgress: (p) => progress.push(p.stage) });

@@ -1,24 +1,45 @@
-// Starts what the page needs from the network and from Python as early as
-// possible, while app.js and its modules are still loading:
+// Starts the engine's worker (Pyodide boots in it) as early as the page can:
+// a classic async script at the top of <head>, with no imports, so it runs as
+// soon as its own 1 KB have arrived, before the stylesheets, the first layout
+// and the ~25 modules of app.js. app.js's engine (engine-client.js) then takes
+// this worker over, with everything it has said so far, instead of starting a
+// second one:
 //
-//   * the engine's worker (Pyodide boots in it), which app.js's createEngine()
-//     then takes over (engine-client.js, prestartEngine);
-//   * the download of the prerendered first paint, which app.js then gets
-//     from the same module (first-paint.js);
-//   * the service worker, registered once the engine has settled (sw-register.js).
+//   <script async src="boot-early.js"></script>
 //
-// index.html loads it before app.js, as an async module so that it runs as
-// soon as it and its two small imports have arrived:
+// The hand-over is globalThis.gradwalkEarly = {prestarted, claimed}:
+//   prestarted  {href, worker, buffered: [[kind, event]...], timer}, or null
+//   claimed     true once an engine has started; a late run of this script
+//               then starts nothing (the engine has its own worker)
+// A worker nobody adopts within 30 s is stopped.
 //
-//   <script type="module" async src="boot-early.js"></script>
-//
-// (A <link rel="preload" href="prerender/all.json" as="fetch" crossorigin> in
-// the head starts that download even sooner; first-paint.js's fetch then
-// takes the preloaded response.)
+// It also loads sw-register.js, which registers the service worker once the
+// engine has settled. (The prerendered first paint is downloaded early by a
+// <link rel="preload"> in the head; first-paint.js picks that response up.)
 
-import { prestartEngine } from "./engine-client.js";
-import { prerendered, presetFromURL } from "./first-paint.js";
+(function startEngineEarly() {
+  const early = (globalThis.gradwalkEarly ??= { prestarted: null, claimed: false });
+  const base = document.currentScript?.src ?? location.href;
+  import(new URL("sw-register.js", base).href).catch(() => {});
+  if (early.claimed || early.prestarted || typeof Worker !== "function") return;
 
-prestartEngine();
-prerendered(presetFromURL());
-import("./sw-register.js");
+  // The same URL engine-client.js asks for: ?boot=stock|fast is passed on.
+  const url = new URL("worker.js", base);
+  const boot = new URLSearchParams(location.search).get("boot");
+  if (boot === "stock" || boot === "fast") url.searchParams.set("boot", boot);
+
+  globalThis.performance?.mark?.("gw:worker-start");
+  const worker = new Worker(url, { type: "module" });
+  const buffered = [];
+  worker.onmessage = (event) => buffered.push(["message", event]);
+  worker.onerror = (event) => {
+    event.preventDefault();
+    buffered.push(["error", event]);
+  };
+  const timer = setTimeout(() => {
+    if (early.prestarted?.worker !== worker) return;
+    early.prestarted = null;
+    worker.terminate();
+  }, 30000);
+  early.prestarted = { href: url.href, worker, buffered, timer };
+})();

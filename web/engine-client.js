@@ -11,9 +11,9 @@
 // Every wait has a time limit: a boot that takes too long rejects `ready`, and
 // a call that gets no answer rejects and replaces the worker with a fresh one.
 //
-// prestartEngine() (called by web/boot-early.js) starts the worker before the
-// page's modules have loaded; the first createEngine() with the same worker URL
-// takes it over.
+// web/boot-early.js (a classic script at the top of the page) starts the worker
+// before the page's modules have loaded; the first createEngine() with the same
+// worker URL takes it over.
 //
 // The worker boots the fast way (precompiled Python) unless asked otherwise:
 // createEngine({boot: "stock"}), or `?boot=stock` in the page's own URL, selects
@@ -181,37 +181,18 @@ export class Engine {
 }
 
 // ---------------------------------------------------------------- prestart
-// web/boot-early.js starts the worker while the page's own modules are still
-// loading; the first Engine created for the same worker URL adopts it (with
-// everything it has said so far) instead of starting another. A prestarted
-// worker nobody adopts is stopped after ADOPT_WITHIN_MS.
-
-const ADOPT_WITHIN_MS = 30000;
-let prestarted = null; // {href, worker, buffered: [[kind, event]...], timer}
-
-export function prestartEngine({ boot = pageBootMode(), workerURL = workerURLFor(boot) } = {}) {
-  if (prestarted) return;
-  globalThis.performance?.mark?.("gw:worker-start");
-  const worker = new Worker(workerURL, { type: "module" });
-  const buffered = [];
-  worker.onmessage = (event) => buffered.push(["message", event]);
-  worker.onerror = (event) => {
-    event.preventDefault();
-    buffered.push(["error", event]);
-  };
-  const timer = setTimeout(() => {
-    if (prestarted?.worker === worker) prestarted = null;
-    worker.terminate();
-  }, ADOPT_WITHIN_MS);
-  prestarted = { href: String(workerURL), worker, buffered, timer };
-}
-
+// The worker web/boot-early.js started before this module had even arrived
+// (globalThis.gradwalkEarly), if it asked for the same URL: the engine takes it
+// over, with everything it has said so far, instead of starting another. Any
+// engine's start claims the hand-over, so a late boot-early.js starts nothing.
 function adoptPrestarted(workerURL) {
+  const early = (globalThis.gradwalkEarly ??= { prestarted: null, claimed: false });
+  early.claimed = true;
+  const prestarted = early.prestarted;
   if (!prestarted || prestarted.href !== String(workerURL)) return null;
-  const early = prestarted;
-  prestarted = null;
-  clearTimeout(early.timer);
-  return early;
+  early.prestarted = null;
+  clearTimeout(prestarted.timer);
+  return prestarted;
 }
 
 // `?boot=stock` (or fast) in the page's URL, if any.

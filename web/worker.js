@@ -265,7 +265,9 @@ async function throughCache(href, cacheName, realFetch, expectedSize) {
   }
   const copy = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   await cache.put(href, copy.clone());
-  return copy;
+  // The cached copy, not `copy`: a Response made here has no URL, and V8 keeps
+  // compiled code only for a response it can find again by its URL.
+  return (await cache.match(href)) ?? copy;
 }
 
 class DamagedFile extends Error {}

@@ -50,7 +50,7 @@ def snapshot(page):
           nodes: [...document.querySelectorAll('svg [data-node]')].map(
             g => Object.fromEntries([...g.attributes].map(a => [a.name, a.value]))),
           edges: [...document.querySelectorAll('svg [data-edge]')].map(g => g.getAttribute('class')),
-          labels: [...document.querySelectorAll('svg .edge-label')].map(g => g.textContent + g.style.display),
+          labels: [...document.querySelectorAll('svg .edge-label')].filter(g => g.style.display !== 'none').map(g => g.textContent),
           table: document.querySelector('#node-rows').innerText,
           details: document.querySelector('#details').innerText,
           position: document.querySelector('#position').innerText,

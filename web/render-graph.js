@@ -7,6 +7,15 @@
 // Each node is <g data-node data-data data-grad role="img" aria-label> (the DOM
 // contract in DESIGN.md); data-* hold exact values (format.exact), the text on
 // screen is compact (format.fmt).
+//
+// A big graph (a typed program of hundreds of nodes) is far wider than the screen,
+// and laying out thousands of SVG texts at once would freeze the page for a second.
+// So every node's group (with its data-* and aria-label) and every edge's group
+// are made at once, but what is drawn inside them (boxes, texts, paths) is made
+// first for the part of the graph in view, then for the rest in slices of a few
+// milliseconds, one per animation frame, nearest first; scrolling brings the part that
+// comes into view forward. Up to EAGER_NODES nodes, everything is drawn at once.
+// `graph.complete` resolves when every node and edge is drawn.
 
 import { exact, fmt, opSymbol } from "./format.js";
 
@@ -16,6 +25,9 @@ const MIN_GAP = 100; // px between layers, so that an edge label fits between tw
 const MIN_SCALE = 0.7; // below this the graph scrolls instead of shrinking
 const MAX_SCALE = 1.3;
 const LINE_HEIGHT = 14;
+const EAGER_NODES = 150; // up to this many nodes, the whole graph is drawn at once
+const WINDOW_MARGIN = 400; // layout px either side of the visible part, drawn at once
+const SLICE_MS = 6; // the rest is drawn in slices of about this long, one per frame
 
 function el(name, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG, name);
@@ -59,13 +71,21 @@ export function nodeAriaLabel(node, data, grad) {
 export class GraphView {
   constructor(svg) {
     this.svg = svg;
+    this.scroller = svg.parentElement;
+    this.complete = Promise.resolve();
+    this.pending = null; // {nodes: [index...], edges: [index...]} still to draw, or null
+    this.timer = null;
+    this.scroller?.addEventListener("scroll", () => this.drawInViewSoon(), { passive: true });
   }
 
   build(answer) {
     const svg = this.svg;
     const L = widenGaps(answer.layout, MIN_GAP);
+    // Where the scroller stands, read before anything changes (so no layout is forced).
+    const view = this.visibleRange(L);
     this.layout = L;
     this.answer = answer;
+    this.stopDrawing();
     svg.replaceChildren();
     svg.setAttribute("viewBox", `0 0 ${L.width} ${L.height}`);
     svg.setAttribute("width", L.width);
@@ -85,22 +105,18 @@ export class GraphView {
 
     const edgeLayer = el("g", { class: "edges", "aria-hidden": "true" }, svg);
     const nodeLayer = el("g", { class: "nodes" }, svg);
-    const labelLayer = el("g", { class: "edge-labels", "aria-hidden": "true" }, svg);
+    this.labelLayer = el("g", { class: "edge-labels", "aria-hidden": "true" }, svg);
 
     this.edges = answer.edges.map((edge, i) => {
       const g = el("g", {
         class: "edge", "data-edge": edge.id,
         "data-from": answer.nodes[edge.parent].label, "data-to": answer.nodes[edge.child].label,
       }, edgeLayer);
-      const d = smoothPath(L.edges[i].points);
-      el("path", { class: "edge-halo", d }, g);
-      const line = el("path", { class: "edge-line", d, "marker-end": "url(#arrow-plain)" }, g);
-      const mid = midpoint(L.edges[i].points);
-      const label = el("g", { class: "edge-label", transform: `translate(${r(mid.x)},${r(mid.y)})` }, labelLayer);
-      const box = el("rect", { class: "edge-label-box", rx: 4 }, label);
-      const text = el("text", { class: "edge-label-text", "text-anchor": "middle" }, label);
-      label.style.display = "none";
-      return { edge, g, line, label, box, text, last: {} };
+      const xs = L.edges[i].points.map(([x]) => x);
+      // The label on the edge (a push's numbers, "⚠ late") is made the first
+      // time it is shown: most edges of a big graph never need one.
+      return { edge, g, points: L.edges[i].points, lo: Math.min(...xs), hi: Math.max(...xs),
+        line: null, marker: "plain", label: null, last: {} };
     });
 
     const w = L.node_width;
@@ -112,35 +128,99 @@ export class GraphView {
         "data-node": node.label, "data-data": "", "data-grad": "", role: "img",
         transform: `translate(${r(x - w / 2)},${r(y - h / 2)})`,
       }, nodeLayer);
-      const tip = el("title", {}, g);
-      tip.textContent = node.is_input ? `${node.label} = ${node.expr} (an input)` : `${node.label} = ${node.expr}`;
-      el("rect", { class: "node-box", width: w, height: h, rx: 9 }, g);
-      el("rect", { class: "node-head", width: w, height: 26, rx: 9 }, g);
-      el("rect", { class: "node-head-fill", y: 17, width: w, height: 9 }, g);
-      const title = el("text", { class: "node-label", x: 9, y: 18 }, g);
-      title.textContent = node.label;
-      const op = el("text", { class: "node-op", x: w - 9, y: 18, "text-anchor": "end" }, g);
-      op.textContent = node.is_input ? "input" : opSymbol(node.op);
-      fitText(title, w - 18 - (op.textContent.length * 7 + 8));
-      const dataText = el("text", { class: "node-data", x: 9, y: 45 }, g);
-      const dataKey = el("tspan", { class: "node-key" }, dataText);
-      dataKey.textContent = "data";
-      const dataValue = el("tspan", { class: "node-value", x: w - 9, "text-anchor": "end" }, dataText);
-      const gradText = el("text", { class: "node-grad", x: 9, y: 63 }, g);
-      const gradKey = el("tspan", { class: "node-key" }, gradText);
-      gradKey.textContent = "grad";
-      const gradValue = el("tspan", { class: "node-value", x: w - 9, "text-anchor": "end" }, gradText);
-      const tag = el("g", { class: "node-tag", transform: `translate(${w / 2},-9)` }, g);
-      const tagBox = el("rect", { class: "node-tag-box", rx: 7, height: 15, y: -8 }, tag);
-      const tagText = el("text", { class: "node-tag-text", "text-anchor": "middle", dy: "0.33em" }, tag);
-      tag.style.display = "none";
-      // A note under the node: a teaching mode's value (a tangent, a path sum).
-      const note = el("g", { class: "node-note", transform: `translate(${w / 2},${h})` }, g);
-      const noteBox = el("rect", { class: "node-note-box", rx: 7, height: 16, y: -8 }, note);
-      const noteText = el("text", { class: "node-note-text", "text-anchor": "middle", dy: "0.33em" }, note);
-      note.style.display = "none";
-      return { node, g, dataValue, gradValue, tag, tagBox, tagText, note, noteBox, noteText, last: {} };
+      return { node, g, lo: x - w / 2, hi: x + w / 2, width: w, height: h,
+        parts: null, tag: null, note: null, last: {} };
     });
+
+    if (this.nodes.length <= EAGER_NODES || !view) {
+      this.nodes.forEach((n) => drawNode(n));
+      this.edges.forEach((e) => drawEdge(e));
+      return;
+    }
+    // In view now; the rest nearest first, a slice at a time.
+    const centre = (view.lo + view.hi) / 2;
+    const distance = (item) => Math.max(0, item.lo - centre, centre - item.hi);
+    const byDistance = (items) => items.map((item, i) => [distance(item), i]).sort((a, b) => a[0] - b[0]).map(([, i]) => i);
+    let done;
+    this.complete = new Promise((resolve) => (done = resolve));
+    this.pending = { nodes: byDistance(this.nodes), edges: byDistance(this.edges), done, frame: null };
+    this.drawRange(view.lo, view.hi);
+    if (this.pending) this.timer = requestAnimationFrame(() => this.drawSlice());
+  }
+
+  // The part of the graph (layout x, with a margin) the scroller shows, from what
+  // scrollMetrics last measured or, before that, from the scroller itself.
+  visibleRange(L) {
+    if (!this.scroller) return null;
+    const m = metricsOf.get(this.scroller);
+    const width = m?.clientWidth || this.scroller.clientWidth;
+    const left = m ? m.left : this.scroller.scrollLeft;
+    if (!width) return null;
+    const scale = Math.min(MAX_SCALE, Math.max(MIN_SCALE, width / L.width));
+    return { lo: left / scale - WINDOW_MARGIN, hi: (left + width) / scale + WINDOW_MARGIN };
+  }
+
+  // Draw every node and edge still waiting that overlaps [lo, hi] (layout x).
+  drawRange(lo, hi) {
+    const p = this.pending;
+    if (!p) return;
+    const near = (item) => item.hi >= lo && item.lo <= hi;
+    const drawNear = (indices, items, draw) => indices.filter((i) => {
+      if (!near(items[i])) return true; // still waiting
+      draw(items[i]);
+      return false;
+    });
+    p.nodes = drawNear(p.nodes, this.nodes, drawNode);
+    p.edges = drawNear(p.edges, this.edges, drawEdge);
+    this.finishIfDone();
+  }
+
+  drawSlice() {
+    this.timer = null;
+    const p = this.pending;
+    if (!p) return;
+    const until = performance.now() + SLICE_MS;
+    let n = 0;
+    let e = 0;
+    while (performance.now() < until && (n < p.nodes.length || e < p.edges.length)) {
+      // Nodes and their edges advance together, a few at a time, nearest first.
+      for (let k = 0; k < 4 && n < p.nodes.length; k++) drawNode(this.nodes[p.nodes[n++]]);
+      for (let k = 0; k < 8 && e < p.edges.length; k++) drawEdge(this.edges[p.edges[e++]]);
+    }
+    p.nodes = p.nodes.slice(n);
+    p.edges = p.edges.slice(e);
+    if (!this.finishIfDone()) this.timer = requestAnimationFrame(() => this.drawSlice());
+  }
+
+  drawInViewSoon() {
+    if (!this.pending || this.pending.frame) return;
+    this.pending.frame = requestAnimationFrame(() => {
+      if (!this.pending) return;
+      this.pending.frame = null;
+      const view = this.visibleRange(this.layout);
+      if (view) this.drawRange(view.lo, view.hi);
+    });
+  }
+
+  finishIfDone() {
+    const p = this.pending;
+    if (!p || p.nodes.length || p.edges.length) return false;
+    this.pending = null;
+    cancelAnimationFrame(this.timer);
+    this.timer = null;
+    globalThis.performance?.mark?.("gw:graph-complete");
+    p.done();
+    return true;
+  }
+
+  // A new graph replaces the old one: drop what was still to be drawn of it.
+  stopDrawing() {
+    cancelAnimationFrame(this.timer);
+    this.timer = null;
+    if (this.pending?.frame) cancelAnimationFrame(this.pending.frame);
+    this.pending?.done();
+    this.pending = null;
+    this.complete = Promise.resolve();
   }
 
   // view: from Stepper.view(). marks: {current, visiting, receiving: Map(nodeId -> text),
@@ -160,12 +240,14 @@ export class GraphView {
         n.g.setAttribute("data-data", exact(data));
         n.g.setAttribute("data-grad", exact(grad));
         n.g.setAttribute("aria-label", nodeAriaLabel(n.node, data, grad) + (note ? `; ${note}` : ""));
-        if (last.note !== note) setNote(n, note);
-        n.dataValue.textContent = data === null ? "·" : fmt(data);
-        n.gradValue.textContent = grad === null ? "·" : fmt(grad);
         n.g.classList.toggle("has-data", data !== null);
         n.g.classList.toggle("has-grad", grad !== null);
+        const noteChanged = last.note !== note;
         Object.assign(last, { data, grad, note });
+        if (n.parts) {
+          showValues(n);
+          if (noteChanged) setNote(n, note);
+        }
       }
       let tag = null;
       let kind = null;
@@ -180,7 +262,7 @@ export class GraphView {
       n.g.classList.toggle("is-visiting", kind === "visiting");
       n.g.classList.toggle("is-receiving", kind === "receiving");
       n.g.classList.toggle("is-wrong", marks.wrong.has(i));
-      setTag(n, tag, kind);
+      if (n.parts) setTag(n, tag, kind);
     });
 
     this.edges.forEach((e) => {
@@ -199,18 +281,79 @@ export class GraphView {
       const resent = Boolean(marks.resent?.has(id) || push?.kind === "resent");
       e.g.classList.toggle("is-path", onPath);
       e.g.classList.toggle("is-resent", resent);
-      const marker = late || resent ? "late" : push || onPath || marks.feeding.has(id) ? "active" : "plain";
-      e.line.setAttribute("marker-end", `url(#arrow-${marker})`);
+      e.marker = late || resent ? "late" : push || onPath || marks.feeding.has(id) ? "active" : "plain";
+      e.line?.setAttribute("marker-end", `url(#arrow-${e.marker})`);
       const flag = push ? (push.tag ? [push.tag] : push.late ? ["⚠ late"] : [])
         : late ? ["⚠ late"] : resent ? ["↻ re-sent"] : [];
       const lines = push ? [...flag, ...push.lines] : flag;
-      e.label.style.display = lines.length ? "" : "none";
-      e.label.classList.toggle("is-late", Boolean(late));
-      e.label.classList.toggle("is-resent", resent && !late);
-      if (lines.length) setLines(e.text, e.box, lines);
-      else e.text.replaceChildren();
+      if (!lines.length && !e.label) return;
+      const label = (e.label ??= edgeLabel(this.labelLayer, e.points));
+      label.g.style.display = lines.length ? "" : "none";
+      label.g.classList.toggle("is-late", Boolean(late));
+      label.g.classList.toggle("is-resent", resent && !late);
+      if (lines.length) setLines(label.text, label.box, lines);
+      else label.text.replaceChildren();
     });
   }
+}
+
+// What is drawn inside a node's group: title, box, head, label, op, data and grad
+// lines, then whatever update() has already said about it.
+function drawNode(n) {
+  if (n.parts) return;
+  const { node, g, width: w, height: h } = n;
+  const tip = el("title", {}, g);
+  tip.textContent = node.is_input ? `${node.label} = ${node.expr} (an input)` : `${node.label} = ${node.expr}`;
+  el("rect", { class: "node-box", width: w, height: h, rx: 9 }, g);
+  el("rect", { class: "node-head", width: w, height: 26, rx: 9 }, g);
+  el("rect", { class: "node-head-fill", y: 17, width: w, height: 9 }, g);
+  const title = el("text", { class: "node-label", x: 9, y: 18 }, g);
+  title.textContent = node.label;
+  const op = el("text", { class: "node-op", x: w - 9, y: 18, "text-anchor": "end" }, g);
+  op.textContent = node.is_input ? "input" : opSymbol(node.op);
+  fitText(title, w - 18 - (op.textContent.length * 7 + 8));
+  const line = (cls, y, key) => {
+    const text = el("text", { class: cls, x: 9, y }, g);
+    el("tspan", { class: "node-key" }, text).textContent = key;
+    return el("tspan", { class: "node-value", x: w - 9, "text-anchor": "end" }, text);
+  };
+  n.parts = { dataValue: line("node-data", 45, "data"), gradValue: line("node-grad", 63, "grad") };
+  const last = n.last;
+  if ("data" in last) {
+    showValues(n);
+    setNote(n, last.note);
+  }
+  if (last.tag) setTag(n, last.tag, last.kind);
+}
+
+function showValues(n) {
+  n.parts.dataValue.textContent = n.last.data === null ? "·" : fmt(n.last.data);
+  n.parts.gradValue.textContent = n.last.grad === null ? "·" : fmt(n.last.grad);
+}
+
+// An edge's halo and line (with the arrowhead update() chose).
+function drawEdge(e) {
+  if (e.line) return;
+  const d = smoothPath(e.points);
+  el("path", { class: "edge-halo", d }, e.g);
+  e.line = el("path", { class: "edge-line", d, "marker-end": `url(#arrow-${e.marker})` }, e.g);
+}
+
+// An edge's label group, at the middle of its path: {g, box, text}.
+function edgeLabel(layer, points) {
+  const mid = midpoint(points);
+  const g = el("g", { class: "edge-label", transform: `translate(${r(mid.x)},${r(mid.y)})` }, layer);
+  const box = el("rect", { class: "edge-label-box", rx: 4 }, g);
+  const text = el("text", { class: "edge-label-text", "text-anchor": "middle" }, g);
+  return { g, box, text };
+}
+
+// A small label on a white pill, centred at (x, y) of a node's group: {g, box, text}.
+function pill(parent, kind, x, y, height) {
+  const g = el("g", { class: `node-${kind}`, transform: `translate(${x},${y})` }, parent);
+  const box = el("rect", { class: `node-${kind}-box`, rx: 7, height, y: -8 }, g);
+  const text = el("text", { class: `node-${kind}-text`, "text-anchor": "middle", dy: "0.33em" }, g);
+  return { g, box, text };
 }
 
 // A label of one or more centred lines on a white box.
@@ -327,22 +470,26 @@ export function keepInView(scroller, svg, nodeIds, layout) {
 }
 
 function setNote(n, text) {
-  n.note.style.display = text ? "" : "none";
+  if (!text && !n.note) return;
+  const note = (n.note ??= pill(n.g, "note", r(n.width / 2), r(n.height), 16));
+  note.g.style.display = text ? "" : "none";
   if (!text) return;
-  n.noteText.textContent = text;
-  const width = textWidth(n.noteText, text) + 12;
-  n.noteBox.setAttribute("width", r(width));
-  n.noteBox.setAttribute("x", r(-width / 2));
+  note.text.textContent = text;
+  const width = textWidth(note.text, text) + 12;
+  note.box.setAttribute("width", r(width));
+  note.box.setAttribute("x", r(-width / 2));
 }
 
 function setTag(n, text, kind) {
-  n.tag.style.display = text ? "" : "none";
-  n.tag.setAttribute("class", `node-tag${kind ? ` tag-${kind}` : ""}`);
+  if (!text && !n.tag) return;
+  const tag = (n.tag ??= pill(n.g, "tag", r(n.width / 2), -9, 15));
+  tag.g.style.display = text ? "" : "none";
+  tag.g.setAttribute("class", `node-tag${kind ? ` tag-${kind}` : ""}`);
   if (!text) return;
-  n.tagText.textContent = text;
-  const width = textWidth(n.tagText, text) + 12;
-  n.tagBox.setAttribute("width", r(width));
-  n.tagBox.setAttribute("x", r(-width / 2));
+  tag.text.textContent = text;
+  const width = textWidth(tag.text, text) + 12;
+  tag.box.setAttribute("width", r(width));
+  tag.box.setAttribute("x", r(-width / 2));
 }
 
 // A text's width without asking the layout (getComputedTextLength forces one per

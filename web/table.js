@@ -8,6 +8,7 @@
 // mode may add one more column: marks.column = {title, values} (e.g. tangents).
 
 import { exact, fmt } from "./format.js";
+import { appendInSlices } from "./slices.js";
 
 export class NodeTable {
   constructor(tbody) {
@@ -39,7 +40,10 @@ export class NodeTable {
       tr.append(name, expr, data, grad, extra);
       return { tr, badge, data, grad, extra };
     });
-    this.tbody.replaceChildren(...this.rows.map((row) => row.tr));
+    // A big program's rows arrive over a few frames (slices.js); update() keeps
+    // the ones not on the page yet up to date all the same.
+    this.filling?.cancel();
+    this.filling = appendInSlices(this.tbody, this.rows.map((row) => row.tr));
     const head = this.tbody.parentElement?.tHead?.rows[0];
     if (head && !this.extraHead) {
       this.extraHead = document.createElement("th");

@@ -1,0 +1,142 @@
+"""How a graph is put on the page (web/render-graph.js, web/slices.js).
+
+A preset is drawn whole, at once. A big program's node and edge groups (with the
+DOM contract's data-* and aria-label) are all there at once, but what is drawn in
+them arrives over a few frames, the part in view first; the node table's rows
+likewise. These tests check that the big graph ends up complete and right, also
+when the learner steps, scrolls or loads another graph while it is still filling in.
+"""
+
+import json
+
+from engine.api import handle
+from page_helpers import open_page
+from robust_helpers import settle
+
+from test_page_hostile import SUBMIT_JS
+
+
+def layered_program(inputs: int = 12, layers: int = 12) -> str:
+    """About inputs × layers × 3 nodes: relu(x[i] * x[i+1] + 0.1) layers, summed."""
+    lines = [f"x{i} = {0.5 + 0.1 * i:.1f}" for i in range(inputs)]
+    row = [f"x{i}" for i in range(inputs)]
+    for layer in range(layers):
+        nxt = []
+        for i in range(inputs):
+            name = f"h{layer}_{i}"
+            lines.append(f"{name} = relu({row[i]} * {row[(i + 1) % inputs]} + 0.1)")
+            nxt.append(name)
+        row = nxt
+    lines.append("y = " + " + ".join(row))
+    return "\n".join(lines)
+
+
+# Every node as drawn: its data-* and the numbers its box shows; every edge's line.
+DRAWN_JS = """() => ({
+  nodes: [...document.querySelectorAll('#graph [data-node]')].map((g) => ({
+    label: g.dataset.node, data: g.dataset.data, grad: g.dataset.grad,
+    box: !!g.querySelector('.node-box'),
+    shown: [...g.querySelectorAll('.node-value')].map((t) => t.textContent),
+    tag: g.querySelector('.node-tag:not([style*="none"]) text')?.textContent ?? null,
+  })),
+  edges: document.querySelectorAll('#graph [data-edge]').length,
+  lines: document.querySelectorAll('#graph [data-edge] .edge-line').length,
+  rows: document.querySelectorAll('#node-rows tr').length,
+})"""
+
+COMPLETE_JS = """(n) => document.querySelectorAll('#graph [data-node] .node-box').length === n
+  && document.querySelectorAll('#graph [data-edge] .edge-line').length === document.querySelectorAll('#graph [data-edge]').length
+  && document.querySelectorAll('#node-rows tr').length === n"""
+
+FORMAT_JS = "async (xs) => { const { fmt } = await import('/format.js'); return xs.map((x) => x === null ? '·' : fmt(x)); }"
+
+
+def load_program(page, program):
+    page.click("#edit-program")
+    page.evaluate(SUBMIT_JS, json.dumps(program))
+    settle(page, timeout=30, what="the big program")
+
+
+def expected_numbers(page, drawn):
+    """What each node's box must show, from its own data-* (format.fmt of the exact value)."""
+    values = []
+    for n in drawn["nodes"]:
+        values += [None if n["data"] == "" else float(n["data"]), None if n["grad"] == "" else float(n["grad"])]
+    shown = page.evaluate(FORMAT_JS, values)
+    return {n["label"]: shown[2 * i: 2 * i + 2] for i, n in enumerate(drawn["nodes"])}
+
+
+def test_a_big_program_is_drawn_completely_and_shows_its_numbers(page, site_url):
+    program = layered_program()
+    answer = json.loads(handle(json.dumps({"cmd": "load", "program": program})))
+    count = len(answer["nodes"])
+    assert count > 400  # far above the size that is drawn at once
+
+    open_page(page, site_url, "diamond")
+    load_program(page, program)
+    # Every node's group is there at once, with the DOM contract's attributes.
+    labels = page.eval_on_selector_all("#graph [data-node]", "gs => gs.map(g => g.dataset.node)")
+    assert labels == [n["label"] for n in answer["nodes"]]
+    # Step while the rest is still being drawn: nodes drawn later show the step too.
+    page.locator("#step-forward").focus()
+    for _ in range(30):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function(COMPLETE_JS, arg=count, timeout=20_000)
+
+    drawn = page.evaluate(DRAWN_JS)
+    assert drawn["edges"] == len(answer["edges"]) == drawn["lines"]
+    assert drawn["rows"] == count
+    computed = [n for n in drawn["nodes"] if n["data"] != ""]
+    assert len(computed) == 30  # thirty steps forward: thirty nodes have their data
+    want = expected_numbers(page, drawn)
+    for n in drawn["nodes"]:
+        assert n["box"], n["label"]
+        assert n["shown"] == want[n["label"]], n["label"]
+    # The node computed last, and only it, carries the "new" tag, wherever it sits.
+    assert [n["tag"] for n in drawn["nodes"] if n["tag"]] == ["new"]
+
+
+def test_scrolling_draws_the_part_that_comes_into_view(page, site_url):
+    open_page(page, site_url, "diamond")
+    load_program(page, layered_program(inputs=10, layers=30))
+    # Scroll to the far right at once: the output's end of the graph is drawn on the
+    # next frame, before the slices from the left would have got there.
+    page.evaluate("""() => new Promise((resolve) => {
+      const s = document.querySelector('#graph-scroll');
+      s.scrollLeft = s.scrollWidth;
+      requestAnimationFrame(() => requestAnimationFrame(resolve));
+    })""")
+    assert page.evaluate("() => !!document.querySelector('#graph [data-node=\"y\"] .node-box')")
+
+
+def test_a_new_graph_stops_the_drawing_of_the_old_one(page, site_url):
+    open_page(page, site_url, "diamond")
+    load_program(page, layered_program())
+    # At once another graph: nothing of the big one may be drawn into the new one.
+    page.select_option("#preset", "add-mul")
+    page.wait_for_function("() => document.querySelector('#graph').dataset.graph === 'add-mul'")
+    page.wait_for_timeout(300)  # frames in which leftover slices would have run
+    drawn = page.evaluate(DRAWN_JS)
+    preset = json.loads(handle(json.dumps({"cmd": "load", "preset": "add-mul"})))
+    assert [n["label"] for n in drawn["nodes"]] == [n["label"] for n in preset["nodes"]]
+    assert all(n["box"] for n in drawn["nodes"])
+    assert page.evaluate("() => document.querySelectorAll('#graph .node-box').length") == len(preset["nodes"])
+    assert drawn["rows"] == len(drawn["nodes"])
+
+
+def test_a_preset_is_drawn_whole_in_the_same_task(blank_page):
+    # Small graphs never wait for a frame: right after build() every node is drawn.
+    result = blank_page.evaluate("""async () => {
+      const { GraphView } = await import('/render-graph.js');
+      const all = await (await fetch('/prerender/all.json')).json();
+      const answer = all.answers['double-diamond'].load;
+      const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+      const box = document.createElement('div');
+      box.append(svg);
+      document.body.append(box);
+      const view = new GraphView(svg);
+      view.build(answer);
+      return { nodes: answer.nodes.length, drawn: svg.querySelectorAll('[data-node] .node-box').length,
+               edges: answer.edges.length, lines: svg.querySelectorAll('.edge-line').length };
+    }""")
+    assert result["drawn"] == result["nodes"] and result["lines"] == result["edges"]

@@ -140,3 +140,20 @@ def test_a_preset_is_drawn_whole_in_the_same_task(blank_page):
                edges: answer.edges.length, lines: svg.querySelectorAll('.edge-line').length };
     }""")
     assert result["drawn"] == result["nodes"] and result["lines"] == result["edges"]
+
+
+def test_a_big_programs_visit_order_list_is_made_when_needed(page, site_url):
+    program = layered_program()
+    answer = json.loads(handle(json.dumps({"cmd": "load", "program": program})))
+    correct = [n["label"] for n in answer["nodes"]][::-1]
+    open_page(page, site_url, "diamond")
+    load_program(page, program)
+    # Run order works at once (the correct order: every grad right), list made or not.
+    page.get_by_role("button", name="Run order").click()
+    page.wait_for_function("() => /Every grad is right/.test(document.querySelector('#experiment-result').innerText)",
+                           timeout=20_000)
+    # Near the screen (or once the page is idle) the list holds every node, in that order.
+    page.locator("#visit-order").scroll_into_view_if_needed()
+    page.wait_for_function("(n) => document.querySelectorAll('#visit-order li').length === n",
+                           arg=len(correct), timeout=10_000)
+    assert page.eval_on_selector_all("#visit-order li", "lis => lis.map(li => li.dataset.label)") == correct

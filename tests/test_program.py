@@ -113,3 +113,55 @@ def test_every_allowed_construct_is_in_the_whitelist_and_nothing_else_runs():
     kinds = {type(n).__name__ for n in ast.walk(ast.parse(source))}
     assert kinds <= {"Module", "Assign", "AugAssign", "Expr", "Name", "Store", "Load", "Constant", "Call",
                      "keyword", "Attribute", "BinOp", "UnaryOp", "Add", "Sub", "Mult", "Div", "Pow", "USub"}
+
+
+# ---------------------------------------------------------------- the operator limit's quick check
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from engine import program as program_module  # noqa: E402
+
+# Operators, brackets, line breaks, comments and names: multi-line statements included.
+_SOUP = st.lists(st.sampled_from(["a", "1", "+", "*", "**", "-", "/", "(", ")", "[", "]", "==", "<=",
+                                  ".tanh()", " ", "\n", "# (", "# )", ",", "=", "x = "]),
+                 max_size=400).map("".join)
+
+
+def _operator_tokens_per_statement(source):
+    """The tokenizer's own count (the slow, exact check), or None if it cannot tokenize."""
+    import io, tokenize  # noqa: E401
+    counts, count = [], 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                counts.append(count)
+                count = 0
+            elif token.type == tokenize.OP and token.string not in program_module._NEUTRAL_TOKENS:
+                count += 1
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    return max(counts, default=0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_SOUP, min_size=1, max_size=4).map(lambda parts: ("\n".join(parts)) * 3))
+def test_quick_operator_check_never_lets_a_long_statement_through(source):
+    if program_module._surely_within_operator_limit(source):
+        most = _operator_tokens_per_statement(source)
+        assert most is None or most <= program_module.MAX_OPERATORS_PER_STATEMENT
+
+
+def test_quick_operator_check_passes_ordinary_programs_and_defers_long_ones():
+    few = "\n".join([f"x{i} = {i}" for i in range(200)] + ["y = " + " + ".join(f"x{i}" for i in range(200))])
+    assert program_module._surely_within_operator_limit(few)  # 199 '+' and one '='
+    many = "\n".join([f"x{i} = {i}" for i in range(350)] + ["y = " + " + ".join(f"x{i}" for i in range(350))])
+    assert not program_module._surely_within_operator_limit(many)
+    with pytest.raises(ProgramError, match="more than 300 operators"):
+        Program.parse(many)
+    short = "\n".join(f"h{i} = relu(x * w{i} + b)  # a (comment" for i in range(1000))
+    assert program_module._surely_within_operator_limit(short)
+    # Brackets left open carry the statement on to the next line, and the count with it.
+    spread = "y = (" + "\n".join(" a *" for _ in range(301)) + " a)"
+    assert not program_module._surely_within_operator_limit(spread)
+    with pytest.raises(ProgramError, match="more than 300 operators"):
+        Program.parse("a = 1\n" + spread)

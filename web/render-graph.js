@@ -26,7 +26,7 @@ const MIN_SCALE = 0.7; // below this the graph scrolls instead of shrinking
 const MAX_SCALE = 1.3;
 const LINE_HEIGHT = 14;
 const EAGER_NODES = 150; // up to this many nodes, the whole graph is drawn at once
-const WINDOW_MARGIN = 400; // layout px either side of the visible part, drawn at once
+const WINDOW_MARGIN = 200; // layout px either side of the visible part, drawn at once
 const SLICE_MS = 6; // the rest is drawn in slices of about this long, one per frame
 
 function el(name, attrs = {}, parent = null) {

@@ -13,6 +13,31 @@
 //   buttons   the small ▲ / ▼ buttons on each item
 // Every move is announced through `announce` (the page's live region).
 
+const EAGER_ITEMS = 150; // lists up to this long are made at once
+
+// Calls build() once the element is within a screen of the viewport, or the page
+// is idle (at most a few seconds from now); returns a function that cancels both.
+function whenNearOrIdle(element, build) {
+  let observer = null;
+  let idle = null;
+  const stop = () => {
+    observer?.disconnect();
+    if (idle !== null) (globalThis.cancelIdleCallback ?? clearTimeout)(idle);
+    observer = idle = null;
+  };
+  const go = () => {
+    stop();
+    build();
+  };
+  if (typeof IntersectionObserver === "function") {
+    observer = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && go(),
+      { rootMargin: "100% 0px" });
+    observer.observe(element);
+  }
+  idle = globalThis.requestIdleCallback ? requestIdleCallback(go, { timeout: 3000 }) : setTimeout(go, 1000);
+  return stop;
+}
+
 export class VisitOrder {
   constructor(ol, { onChange = () => {}, announce = () => {} } = {}) {
     this.ol = ol;
@@ -26,17 +51,39 @@ export class VisitOrder {
     ol.addEventListener("click", (e) => this.onClick(e));
   }
 
+  // A big program's list (a thousand items, each with two buttons) is made only
+  // when it comes near the screen, or when the page is idle, whichever is first;
+  // until then order, arrange, restore and mark work on what it will show.
   setNodes(nodes) {
     this.nodes = nodes;
     this.correct = nodes.map((n) => n.label).reverse();
-    this.items = nodes.map((node) => this.makeItem(node));
-    this.byLabel = new Map(this.items.map((li) => [li.dataset.label, li]));
     this.grabbed = null;
-    this.arrange(this.correct);
+    this.items = [];
+    this.byLabel = new Map();
+    this.built = false;
+    this.wanted = this.correct;
+    this.marked = [null, ""];
+    this.stopWaiting?.();
+    if (nodes.length <= EAGER_ITEMS) this.build();
+    else {
+      this.ol.replaceChildren();
+      this.stopWaiting = whenNearOrIdle(this.ol, () => this.build());
+    }
+  }
+
+  build() {
+    if (this.built) return;
+    this.stopWaiting?.();
+    this.stopWaiting = null;
+    this.built = true;
+    this.items = this.nodes.map((node) => this.makeItem(node));
+    this.byLabel = new Map(this.items.map((li) => [li.dataset.label, li]));
+    this.arrange(this.wanted);
+    this.mark(...this.marked);
   }
 
   get order() {
-    return [...this.ol.children].map((li) => li.dataset.label);
+    return this.built ? [...this.ol.children].map((li) => li.dataset.label) : [...this.wanted];
   }
 
   restore() {
@@ -45,6 +92,8 @@ export class VisitOrder {
 
   // Put the items in this order (labels).
   arrange(labels) {
+    this.wanted = [...labels];
+    if (!this.built) return;
     this.ol.replaceChildren(...labels.map((l) => this.byLabel.get(l)));
     this.refresh();
   }
@@ -55,6 +104,7 @@ export class VisitOrder {
 
   // Mark one item (e.g. the node the experiment is visiting), or none.
   mark(label, text = "") {
+    this.marked = [label, text];
     for (const li of this.items) {
       const on = li.dataset.label === label;
       li.classList.toggle("is-marked", on);

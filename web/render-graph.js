@@ -81,8 +81,9 @@ export class GraphView {
   build(answer) {
     const svg = this.svg;
     const L = widenGaps(answer.layout, MIN_GAP);
-    // Where the scroller stands, read before anything changes (so no layout is forced).
-    const view = this.visibleRange(L);
+    // Where the scroller stands (for a big graph), read before anything changes, so
+    // that reading it forces no layout.
+    const view = answer.nodes.length > EAGER_NODES ? this.visibleRange(L) : null;
     this.layout = L;
     this.answer = answer;
     this.stopDrawing();

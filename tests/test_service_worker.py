@@ -92,6 +92,12 @@ def wait_engine_ready(page):
         "document.getElementById('engine-error-text')?.textContent ?? ''")
 
 
+# How the page's request for a file was answered: [[source the route chose, source that answered]].
+ROUTED_JS = """(path) => performance.getEntriesByType('resource')
+  .filter((e) => new URL(e.name).pathname === path)
+  .map((e) => [e.workerMatchedSourceType, e.workerFinalSourceType])"""
+
+
 def build_id(dist) -> str:
     return json.loads((dist / "build.json").read_text())["build_id"]
 
@@ -111,6 +117,18 @@ def test_offline_reload_still_boots_the_engine(sw_page, own_site, built_dist):
     assert response.from_service_worker
     assert page.evaluate("!!navigator.serviceWorker.controller")
     wait_engine_ready(page)
+
+    # The browser itself serves the build's subresources from its cache (the Static
+    # Routing API), without waking the service worker for each of them.
+    sources = page.evaluate(ROUTED_JS, "/app.js")
+    assert sources == [["cache", "cache"]]
+    # A file evicted from the cache (the first paint's data, which the page can do
+    # without) is fetched from the network instead.
+    page.evaluate("(name) => caches.open(name).then((c) => c.delete(location.origin + '/prerender/all.json'))",
+                  f"gradwalk-{build_id(built_dist)}")
+    page.reload()
+    wait_engine_ready(page)
+    assert page.evaluate(ROUTED_JS, "/prerender/all.json") == [["cache", "network"]]
 
     # Offline: the server is gone, and the page still boots Python and shows the graph.
     stop()

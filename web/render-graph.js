@@ -14,10 +14,10 @@
 // are made at once, but what is drawn inside them (boxes, texts, paths) is made
 // first for the part of the graph in view, then for the rest in slices of a few
 // milliseconds, one per animation frame, nearest first; scrolling brings the part that
-// comes into view forward. Up to EAGER_NODES nodes, everything is drawn at once.
-// `graph.complete` resolves when every node and edge is drawn.
+// comes into view forward. Up to BIG_GRAPH nodes (slices.js), everything is drawn at once.
 
 import { exact, fmt, opSymbol } from "./format.js";
+import { BIG_GRAPH } from "./slices.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const MARKERS = ["plain", "active", "late"];
@@ -25,7 +25,6 @@ const MIN_GAP = 100; // px between layers, so that an edge label fits between tw
 const MIN_SCALE = 0.7; // below this the graph scrolls instead of shrinking
 const MAX_SCALE = 1.3;
 const LINE_HEIGHT = 14;
-const EAGER_NODES = 150; // up to this many nodes, the whole graph is drawn at once
 const WINDOW_MARGIN = 200; // layout px either side of the visible part, drawn at once
 const SLICE_MS = 6; // the rest is drawn in slices of about this long, one per frame
 
@@ -72,9 +71,10 @@ export class GraphView {
   constructor(svg) {
     this.svg = svg;
     this.scroller = svg.parentElement;
-    this.complete = Promise.resolve();
-    this.pending = null; // {nodes: [index...], edges: [index...]} still to draw, or null
-    this.timer = null;
+    // What is still to draw, nearest first: {nodes: [index...], edges: [index...],
+    // frame: the scroll's pending animation frame}, or null.
+    this.pending = null;
+    this.timer = null; // the next slice's animation frame
     this.scroller?.addEventListener("scroll", () => this.drawInViewSoon(), { passive: true });
   }
 
@@ -83,7 +83,7 @@ export class GraphView {
     const L = widenGaps(answer.layout, MIN_GAP);
     // Where the scroller stands (for a big graph), read before anything changes, so
     // that reading it forces no layout.
-    const view = answer.nodes.length > EAGER_NODES ? this.visibleRange(L) : null;
+    const view = answer.nodes.length > BIG_GRAPH ? this.visibleRange(L) : null;
     this.layout = L;
     this.answer = answer;
     this.stopDrawing();
@@ -133,7 +133,7 @@ export class GraphView {
         parts: null, tag: null, note: null, last: {} };
     });
 
-    if (this.nodes.length <= EAGER_NODES || !view) {
+    if (this.nodes.length <= BIG_GRAPH || !view) {
       this.nodes.forEach((n) => drawNode(n));
       this.edges.forEach((e) => drawEdge(e));
       return;
@@ -142,9 +142,7 @@ export class GraphView {
     const centre = (view.lo + view.hi) / 2;
     const distance = (item) => Math.max(0, item.lo - centre, centre - item.hi);
     const byDistance = (items) => items.map((item, i) => [distance(item), i]).sort((a, b) => a[0] - b[0]).map(([, i]) => i);
-    let done;
-    this.complete = new Promise((resolve) => (done = resolve));
-    this.pending = { nodes: byDistance(this.nodes), edges: byDistance(this.edges), done, frame: null };
+    this.pending = { nodes: byDistance(this.nodes), edges: byDistance(this.edges), frame: null };
     this.drawRange(view.lo, view.hi);
     if (this.pending) this.timer = requestAnimationFrame(() => this.drawSlice());
   }
@@ -209,8 +207,6 @@ export class GraphView {
     this.pending = null;
     cancelAnimationFrame(this.timer);
     this.timer = null;
-    globalThis.performance?.mark?.("gw:graph-complete");
-    p.done();
     return true;
   }
 
@@ -219,9 +215,7 @@ export class GraphView {
     cancelAnimationFrame(this.timer);
     this.timer = null;
     if (this.pending?.frame) cancelAnimationFrame(this.pending.frame);
-    this.pending?.done();
     this.pending = null;
-    this.complete = Promise.resolve();
   }
 
   // view: from Stepper.view(). marks: {current, visiting, receiving: Map(nodeId -> text),
@@ -470,27 +464,28 @@ export function keepInView(scroller, svg, nodeIds, layout) {
   scroller.scrollTo({ left: Math.max(0, target), behavior: reduce ? "auto" : "smooth" });
 }
 
+// A teaching mode's note under the node (a tangent, a path sum), or none.
 function setNote(n, text) {
   if (!text && !n.note) return;
-  const note = (n.note ??= pill(n.g, "note", r(n.width / 2), r(n.height), 16));
-  note.g.style.display = text ? "" : "none";
-  if (!text) return;
-  note.text.textContent = text;
-  const width = textWidth(note.text, text) + 12;
-  note.box.setAttribute("width", r(width));
-  note.box.setAttribute("x", r(-width / 2));
+  n.note ??= pill(n.g, "note", r(n.width / 2), r(n.height), 16);
+  showPill(n.note, text);
 }
 
+// The tag above the node ("new", "visiting", "+= 3"), or none.
 function setTag(n, text, kind) {
   if (!text && !n.tag) return;
-  const tag = (n.tag ??= pill(n.g, "tag", r(n.width / 2), -9, 15));
-  tag.g.style.display = text ? "" : "none";
-  tag.g.setAttribute("class", `node-tag${kind ? ` tag-${kind}` : ""}`);
+  n.tag ??= pill(n.g, "tag", r(n.width / 2), -9, 15);
+  n.tag.g.setAttribute("class", `node-tag${kind ? ` tag-${kind}` : ""}`);
+  showPill(n.tag, text);
+}
+
+function showPill(p, text) {
+  p.g.style.display = text ? "" : "none";
   if (!text) return;
-  tag.text.textContent = text;
-  const width = textWidth(tag.text, text) + 12;
-  tag.box.setAttribute("width", r(width));
-  tag.box.setAttribute("x", r(-width / 2));
+  p.text.textContent = text;
+  const width = textWidth(p.text, text) + 12;
+  p.box.setAttribute("width", r(width));
+  p.box.setAttribute("x", r(-width / 2));
 }
 
 // A text's width without asking the layout (getComputedTextLength forces one per

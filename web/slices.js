@@ -5,10 +5,14 @@
 //   const filling = appendInSlices(tbody, rows);   // replaces tbody's children
 //   filling.cancel();                              // (a newer list replaces it)
 //   await filling.done;                            // every row is on the page
+//   const stop = whenNearOrIdle(element, make);     // make() when near the screen, or idle
 //
 // Elements not on the page yet can still be changed as usual; they arrive as
 // they are.
 
+// Above this many nodes a program is "big": its graph, table and visit-order
+// list are put on the page progressively (render-graph.js, table.js, visit-order.js).
+export const BIG_GRAPH = 150;
 export const EAGER_ROWS = 60; // rows put on the page at once
 export const ROWS_PER_FRAME = 60;
 
@@ -35,4 +39,28 @@ export function appendInSlices(parent, elements, { eager = EAGER_ROWS, perFrame 
       finish();
     },
   };
+}
+
+// Calls make() once the element is within a screen of the viewport, or the page
+// is idle (at most a few seconds from now), whichever is first; returns a
+// function that cancels both.
+export function whenNearOrIdle(element, make) {
+  let observer = null;
+  let idle = null;
+  const stop = () => {
+    observer?.disconnect();
+    if (idle !== null) (globalThis.cancelIdleCallback ?? clearTimeout)(idle);
+    observer = idle = null;
+  };
+  const go = () => {
+    stop();
+    make();
+  };
+  if (typeof IntersectionObserver === "function") {
+    observer = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && go(),
+      { rootMargin: "100% 0px" });
+    observer.observe(element);
+  }
+  idle = globalThis.requestIdleCallback ? requestIdleCallback(go, { timeout: 3000 }) : setTimeout(go, 1000);
+  return stop;
 }

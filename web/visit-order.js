@@ -13,30 +13,7 @@
 //   buttons   the small ▲ / ▼ buttons on each item
 // Every move is announced through `announce` (the page's live region).
 
-const EAGER_ITEMS = 150; // lists up to this long are made at once
-
-// Calls build() once the element is within a screen of the viewport, or the page
-// is idle (at most a few seconds from now); returns a function that cancels both.
-function whenNearOrIdle(element, build) {
-  let observer = null;
-  let idle = null;
-  const stop = () => {
-    observer?.disconnect();
-    if (idle !== null) (globalThis.cancelIdleCallback ?? clearTimeout)(idle);
-    observer = idle = null;
-  };
-  const go = () => {
-    stop();
-    build();
-  };
-  if (typeof IntersectionObserver === "function") {
-    observer = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && go(),
-      { rootMargin: "100% 0px" });
-    observer.observe(element);
-  }
-  idle = globalThis.requestIdleCallback ? requestIdleCallback(go, { timeout: 3000 }) : setTimeout(go, 1000);
-  return stop;
-}
+import { BIG_GRAPH, whenNearOrIdle } from "./slices.js";
 
 export class VisitOrder {
   constructor(ol, { onChange = () => {}, announce = () => {} } = {}) {
@@ -64,7 +41,7 @@ export class VisitOrder {
     this.wanted = this.correct;
     this.marked = [null, ""];
     this.stopWaiting?.();
-    if (nodes.length <= EAGER_ITEMS) this.build();
+    if (nodes.length <= BIG_GRAPH) this.build();
     else {
       this.ol.replaceChildren();
       this.stopWaiting = whenNearOrIdle(this.ol, () => this.build());

@@ -34,10 +34,21 @@ class RequestError(Exception):
 
 _PARSED: list[Program] = []  # the programs of the request being answered
 
+# Where the inputs' number literals are in the last few programs parsed. A request
+# that changes input values names a program the page has just loaded; knowing its
+# spans, the new values are written into the source without parsing it first.
+_RECENT_SPANS: dict[str, dict[str, tuple[int, int, int, int]]] = {}
+_RECENT_LIMIT = 8
+
 
 def _parse(source: str, values: dict | None = None) -> Program:
     program = Program.parse(source, values)
     _PARSED.append(program)
+    if not values:
+        _RECENT_SPANS.pop(source, None)
+        _RECENT_SPANS[source] = dict(program.input_spans)
+        while len(_RECENT_SPANS) > _RECENT_LIMIT:
+            del _RECENT_SPANS[next(iter(_RECENT_SPANS))]  # the oldest
     return program
 
 
@@ -114,13 +125,25 @@ def _program(request: dict) -> tuple[str | None, str, Program]:
         source = _preset(preset_id)["program"]
     elif not isinstance(source, str):
         raise RequestError('"program" must be a string.')
+    # A byte-order mark pasted from an editor is not part of the program (and would
+    # shift the columns where new input values are written).
+    source = source.removeprefix("\ufeff")
     values = _values(request.get("values"))
-    program = _parse(source, values)
     if values:
         # Write the new values into the source, so the code shown matches the graph.
-        source = _with_inputs(program, values)
-        program = _parse(source)
-    return preset_id, source, program
+        source = _with_inputs(source, _input_spans(source, values), values)
+    return preset_id, source, _parse(source)
+
+
+def _input_spans(source: str, values: dict[str, float]) -> dict[str, tuple[int, int, int, int]]:
+    """Where each input's literal is in ``source``, checking that ``values`` names only inputs."""
+    spans = _RECENT_SPANS.get(source)
+    if spans is None:
+        spans = _parse(source, values).input_spans  # raises if the program or a value is wrong
+    unknown = sorted(set(values) - set(spans))
+    if unknown:
+        raise ProgramError(f"There is no input named {unknown[0]} to change.", 1, 1)
+    return spans
 
 
 def _graph(request: dict) -> tuple[Graph, list[float]]:
@@ -325,12 +348,12 @@ def _values(values) -> dict[str, float]:
     return checked
 
 
-def _with_inputs(program: Program, values: dict[str, float]) -> str:
-    """The program's source with each changed input's number literal replaced."""
-    lines = program.source.splitlines(keepends=True)
+def _with_inputs(source: str, spans: dict, values: dict[str, float]) -> str:
+    """``source`` with each changed input's number literal (at ``spans[name]``) replaced."""
+    lines = source.splitlines(keepends=True)
     # Replace from the end so earlier positions stay valid; ast columns count UTF-8 bytes.
-    spans = sorted(((program.input_spans[name], value) for name, value in values.items()), reverse=True)
-    for (line, col, end_line, end_col), value in spans:
+    changes = sorted(((spans[name], value) for name, value in values.items()), reverse=True)
+    for (line, col, end_line, end_col), value in changes:
         first = lines[line - 1].encode()
         last = lines[end_line - 1].encode()
         text = first[:col] + _literal(value).encode() + last[end_col:]
@@ -349,17 +372,17 @@ def _order(graph: Graph, order) -> list[int]:
     if not isinstance(order, list) or not all(isinstance(label, str) for label in order):
         raise RequestError('"order" must be a list of node labels.', "order")
     ids = {graph.label(i): i for i in range(len(graph))}
-    seen = []
+    seen: dict[int, None] = {}  # insertion-ordered, and a membership test in O(1)
     for label in order:
         if label not in ids:
             raise RequestError(f'There is no node called "{_short(label)}" in this graph.', "order")
         if ids[label] in seen:
             raise RequestError(f"{_short(label)} appears twice in the visit order; visit each node once.", "order")
-        seen.append(ids[label])
-    missing = [graph.label(i) for i in range(len(graph)) if i not in set(seen)]
+        seen[ids[label]] = None
+    missing = [graph.label(i) for i in range(len(graph)) if i not in seen]
     if missing:
         raise RequestError(f"The visit order leaves out {missing[0]}; every node must be visited once.", "order")
-    return seen
+    return list(seen)
 
 
 # -- JSON -------------------------------------------------------------------------------------

@@ -10,7 +10,9 @@
 4. Edges leave a parent's right side and enter a child's left side at separate ports, and
    parallel edges (``a * a``) bow apart, so a value used twice shows two edges.
 
-Deterministic: the same graph always gives the same coordinates.
+Deterministic: the same graph always gives the same coordinates. Only the graph's shape
+(its nodes and edges, not their numbers or names) decides them, so the last few layouts
+are kept: a learner changing an input's value gets the same picture without the work.
 """
 
 from __future__ import annotations
@@ -27,7 +29,22 @@ SWEEPS_SMALL = 8
 BIG_GRAPH = 300  # above this many nodes, fewer sweeps and no crossing counts
 
 
+_RECENT: dict[tuple, dict] = {}  # a graph's shape → its layout (callers only read it)
+_RECENT_LIMIT = 4
+
+
 def layout(graph: Graph) -> dict:
+    shape = (len(graph), graph.output, tuple((edge.parent, edge.child) for edge in graph.edges))
+    found = _RECENT.pop(shape, None)
+    if found is None:
+        found = _layout(graph)
+    _RECENT[shape] = found  # now the newest
+    while len(_RECENT) > _RECENT_LIMIT:
+        del _RECENT[next(iter(_RECENT))]  # the oldest
+    return found
+
+
+def _layout(graph: Graph) -> dict:
     layers = _layers(graph)
     chains, columns = _columns(graph, layers)
     _order(columns, chains, small=len(graph) <= BIG_GRAPH)

@@ -407,10 +407,10 @@ def _parse_python(source) -> ast.Module:
     if "\x00" in source:
         line, col = _position_of(source, source.index("\x00"))
         raise ProgramError("The program contains a NUL character; delete it.", line, col)
-    for index, char in enumerate(source):
-        if 0xD800 <= ord(char) <= 0xDFFF:
-            line, col = _position_of(source, index)
-            raise ProgramError("The program contains a character that isn't valid text; delete it.", line, col)
+    surrogate = _SURROGATE.search(source)
+    if surrogate:
+        line, col = _position_of(source, surrogate.start())
+        raise ProgramError("The program contains a character that isn't valid text; delete it.", line, col)
     _check_line_complexity(source)
     try:
         with warnings.catch_warnings():
@@ -458,6 +458,7 @@ def _check_line_complexity(source: str):
         return  # not even tokens: Python's parser will say what is wrong, and where
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")  # half of a UTF-16 pair: not a character on its own
 _NEUTRAL_TOKENS = {")", "]", "}", ",", "=", ";", ":"}
 # Every operator token (and every opening bracket) has at least one of these characters.
 _OPERATOR_CHARS = re.compile(r"[+\-*/%@&|^~<>!=.(\[{]")

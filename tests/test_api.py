@@ -130,3 +130,39 @@ def test_a_negative_zero_input_keeps_its_sign():
     answer = ask(cmd="load", program="a = 1\nb = a * 2", values={"a": -0.0})
     assert answer["program"].startswith("a = -0.0\n")
     assert json.dumps(answer["nodes"][0]["data"]) == "-0.0"
+
+
+# New values for a program the page has just loaded reuse where its inputs' literals are
+# (no first parse); the answer must be the very bytes a cold engine gives.
+@pytest.mark.parametrize("request_", [
+    {"cmd": "load", "preset": "neuron", "values": {"x1": -1.5, "w2": 0.25}},
+    {"cmd": "load", "program": "a = Value(2.0, label='a')  # é\nb = -3 ; c = a * b\nd = c + a", "values": {"a": 7, "b": 1e-3}},
+    {"cmd": "load", "program": "a = 2\nb = a * a", "values": {"a": -0.0}},
+    {"cmd": "load", "program": "a = 2\nb = a * a", "values": {"zz": 1}},
+    {"cmd": "load", "program": "a = 2\nb = log(a)", "values": {"a": -1}},
+    {"cmd": "load", "program": "\ufeffa = 2\nb = a * a", "values": {"a": 3}},
+])
+def test_new_values_answer_the_same_whether_or_not_the_program_was_just_loaded(request_):
+    import engine.api as api
+
+    api._RECENT_SPANS.clear()
+    cold = handle(json.dumps(request_))
+    unvalued = {k: v for k, v in request_.items() if k != "values"}
+    assert json.loads(handle(json.dumps(unvalued)))["ok"]  # now its spans are remembered
+    warm = handle(json.dumps(request_))
+    assert warm == cold
+
+
+def test_remembered_spans_are_few():
+    import engine.api as api
+
+    for i in range(api._RECENT_LIMIT + 5):
+        handle(json.dumps({"cmd": "load", "program": f"a = {i}\nb = a * 2"}))
+    assert len(api._RECENT_SPANS) == api._RECENT_LIMIT
+    assert "a = 0\nb = a * 2" not in api._RECENT_SPANS
+
+
+def test_a_byte_order_mark_does_not_shift_where_new_values_go():
+    answer = ask(cmd="load", program="\ufeffa = 2\nb = a * a", values={"a": 3})
+    assert answer["ok"] and answer["program"] == "a = 3\nb = a * a"
+    assert answer["nodes"][0]["grad"] == 6.0

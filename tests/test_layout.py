@@ -56,6 +56,22 @@ def test_layout_is_deterministic():
     assert first == second
 
 
+def test_a_remembered_layout_is_what_laying_out_afresh_gives():
+    # The layout depends on the shape alone: new numbers reuse it, a new shape does not.
+    from engine.layout import _layout
+
+    def graph(source):
+        return Graph.of(Program.parse(source).output)
+
+    shapes = ["a = 1\nb = 2\nc = a * b + a", "a = 1\nb = 2\nc = a * b + b", "a = 1\nb = 2\nc = a + b * a"]
+    first = [layout(graph(s)) for s in shapes]
+    for s, before in zip(shapes, first):
+        again = layout(graph(s.replace("a = 1", "a = -7.5")))
+        assert again is before  # reused
+        assert again == _layout(graph(s))  # and exactly a fresh layout
+    assert first[0] != first[1] != first[2]
+
+
 def test_barycenter_ordering_avoids_crossings_on_the_double_diamond():
     from engine.layout import _columns, _crossings, _layers, _order
     graph = Graph.of(Program.parse("a = 2\nb = 3\nc = a + b\nd = a * b\ne = c + d\nf = c * d\ny = e + f").output)

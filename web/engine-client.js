@@ -47,6 +47,7 @@ export class Engine {
     this.workerURL = workerURL;
     this.bootInfo = null;
     this.nextId = 0;
+    this.readyWorker = null; // the worker that has said it is ready
     this.pending = new Map(); // id -> {resolve, reject, timer}
     this.start();
   }
@@ -66,12 +67,16 @@ export class Engine {
   }
 
   async callNow(request) {
-    // If the worker is replaced while we wait, wait for the new one.
-    let ready;
-    do {
-      ready = this.readyPromise;
-      await ready;
-    } while (ready !== this.readyPromise);
+    // If the worker is replaced while we wait, wait for the new one. A worker that
+    // is up gets the request at once, in this task: awaiting even a settled promise
+    // would post it only after whatever the caller does next (a focus, a layout).
+    if (!this.worker || this.readyWorker !== this.worker) {
+      let ready;
+      do {
+        ready = this.readyPromise;
+        await ready;
+      } while (ready !== this.readyPromise);
+    }
 
     const worker = this.worker;
     return new Promise((resolve, reject) => {
@@ -131,6 +136,7 @@ export class Engine {
         this.bootInfo = { boot: data.boot ?? null, ms: data.ms ?? null, timings: data.timings ?? {} };
         globalThis.performance?.mark?.("gw:worker-ready");
         clearTimeout(bootTimer);
+        this.readyWorker = worker;
         settle.resolve();
       } else if (data?.type === "failed") {
         failBoot(data.message);

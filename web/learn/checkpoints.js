@@ -24,6 +24,9 @@ export class Checkpoints {
     this.enabled = true;
     this.list = []; // resolved checkpoints for the graph on screen
     this.status = new Map(); // key -> {state: "right"|"wrong"|"revealed", reply, tries}
+    // A graph's key holds a whole program's text; statuses are keyed by a short
+    // number standing for it, so that looking one up does not hash the program.
+    this.graphKeys = new Map(); // source key -> "g1", "g2", ...
     this.key = "";
     this.shown = ""; // which cards are on screen, so a re-render keeps focus and typing
     box.classList.add("checkpoints");
@@ -55,7 +58,8 @@ export class Checkpoints {
   setGraph(answer, stepperTrace, detail, sourceKey, edited) {
     this.answer = answer;
     this.trace = stepperTrace;
-    this.key = sourceKey;
+    if (!this.graphKeys.has(sourceKey)) this.graphKeys.set(sourceKey, `g${this.graphKeys.size + 1}`);
+    this.key = this.graphKeys.get(sourceKey);
     this.shown = "";
     this.waiting = 0;
     const list = [];
@@ -297,7 +301,7 @@ export class Checkpoints {
   // How many questions this graph has, and how many were answered right.
   summary() {
     let right = 0;
-    for (const cp of this.list) if (this.status.get(this.statusKey(cp))?.state === "right") right += 1;
+    if (this.status.size) for (const cp of this.list) if (this.status.get(this.statusKey(cp))?.state === "right") right += 1;
     return { total: this.list.length, right, waiting: this.waiting };
   }
 }

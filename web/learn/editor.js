@@ -101,8 +101,15 @@ export class Editor {
     const rows = [];
     for (let i = 1; i <= count; i++) rows.push(i === errorLine ? `▸${i}` : String(i));
     this.gutter.textContent = `${rows.join("\n")}\n`;
-    // Reading scrollTop lays the whole page out; a closed editor has not scrolled.
-    if (this.open) this.gutter.scrollTop = this.area.scrollTop;
+    // Reading scrollTop lays the whole page out: do it once, at the next frame
+    // (when the page is laid out anyway), and not at all for a closed editor.
+    if (this.open && !this.syncing) {
+      this.syncing = true;
+      requestAnimationFrame(() => {
+        this.syncing = false;
+        if (this.open) this.gutter.scrollTop = this.area.scrollTop;
+      });
+    }
   }
 
   // Check the size here, then ask for a graph; only the newest answer counts.

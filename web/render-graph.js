@@ -12,9 +12,10 @@
 // and laying out thousands of SVG texts at once would freeze the page for a second.
 // So every node's group (with its data-* and aria-label) and every edge's group
 // are made at once, but what is drawn inside them (boxes, texts, paths) is made
-// first for the part of the graph in view, then for the rest in slices of a few
-// milliseconds, one per animation frame, nearest first; scrolling brings the part that
-// comes into view forward. Up to BIG_GRAPH nodes (slices.js), everything is drawn at once.
+// only for the part of the graph in view, with a margin, and for more as the
+// learner scrolls (or the graph's box grows). What is never seen is never drawn,
+// so a big graph replaced by the next edit has little to take down. Up to
+// BIG_GRAPH nodes (slices.js), everything is drawn at once.
 
 import { exact, fmt, opSymbol } from "./format.js";
 import { BIG_GRAPH } from "./slices.js";
@@ -25,8 +26,7 @@ const MIN_GAP = 100; // px between layers, so that an edge label fits between tw
 const MIN_SCALE = 0.7; // below this the graph scrolls instead of shrinking
 const MAX_SCALE = 1.3;
 const LINE_HEIGHT = 14;
-const WINDOW_MARGIN = 200; // layout px either side of the visible part, drawn at once
-const SLICE_MS = 6; // the rest is drawn in slices of about this long, one per frame
+const WINDOW_MARGIN = 200; // layout px either side of the visible part, drawn with it
 
 function el(name, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG, name);
@@ -71,11 +71,13 @@ export class GraphView {
   constructor(svg) {
     this.svg = svg;
     this.scroller = svg.parentElement;
-    // What is still to draw, nearest first: {nodes: [index...], edges: [index...],
-    // frame: the scroll's pending animation frame}, or null.
+    // What is not drawn yet: {nodes: [index...], edges: [index...], frame: the
+    // pending animation frame that draws what came into view}, or null.
     this.pending = null;
-    this.timer = null; // the next slice's animation frame
     this.scroller?.addEventListener("scroll", () => this.drawInViewSoon(), { passive: true });
+    if (this.scroller && typeof ResizeObserver === "function") {
+      new ResizeObserver(() => this.drawInViewSoon()).observe(this.scroller);
+    }
   }
 
   build(answer) {
@@ -138,13 +140,10 @@ export class GraphView {
       this.edges.forEach((e) => drawEdge(e));
       return;
     }
-    // In view now; the rest nearest first, a slice at a time.
-    const centre = (view.lo + view.hi) / 2;
-    const distance = (item) => Math.max(0, item.lo - centre, centre - item.hi);
-    const byDistance = (items) => items.map((item, i) => [distance(item), i]).sort((a, b) => a[0] - b[0]).map(([, i]) => i);
-    this.pending = { nodes: byDistance(this.nodes), edges: byDistance(this.edges), frame: null };
+    // What is in view now; the rest when it comes into view.
+    const all = (items) => items.map((_, i) => i);
+    this.pending = { nodes: all(this.nodes), edges: all(this.edges), frame: null };
     this.drawRange(view.lo, view.hi);
-    if (this.pending) this.timer = requestAnimationFrame(() => this.drawSlice());
   }
 
   // The part of the graph (layout x, with a margin) the scroller shows, from what
@@ -174,23 +173,6 @@ export class GraphView {
     this.finishIfDone();
   }
 
-  drawSlice() {
-    this.timer = null;
-    const p = this.pending;
-    if (!p) return;
-    const until = performance.now() + SLICE_MS;
-    let n = 0;
-    let e = 0;
-    while (performance.now() < until && (n < p.nodes.length || e < p.edges.length)) {
-      // Nodes and their edges advance together, a few at a time, nearest first.
-      for (let k = 0; k < 4 && n < p.nodes.length; k++) drawNode(this.nodes[p.nodes[n++]]);
-      for (let k = 0; k < 8 && e < p.edges.length; k++) drawEdge(this.edges[p.edges[e++]]);
-    }
-    p.nodes = p.nodes.slice(n);
-    p.edges = p.edges.slice(e);
-    if (!this.finishIfDone()) this.timer = requestAnimationFrame(() => this.drawSlice());
-  }
-
   drawInViewSoon() {
     if (!this.pending || this.pending.frame) return;
     this.pending.frame = requestAnimationFrame(() => {
@@ -204,16 +186,13 @@ export class GraphView {
   finishIfDone() {
     const p = this.pending;
     if (!p || p.nodes.length || p.edges.length) return false;
+    if (p.frame) cancelAnimationFrame(p.frame);
     this.pending = null;
-    cancelAnimationFrame(this.timer);
-    this.timer = null;
     return true;
   }
 
   // A new graph replaces the old one: drop what was still to be drawn of it.
   stopDrawing() {
-    cancelAnimationFrame(this.timer);
-    this.timer = null;
     if (this.pending?.frame) cancelAnimationFrame(this.pending.frame);
     this.pending = null;
   }

@@ -143,6 +143,56 @@ def test_a_new_graph_stops_the_drawing_of_the_old_one(page, site_url):
     assert drawn["rows"] == len(drawn["nodes"])
 
 
+def test_a_new_graph_reuses_the_old_ones_elements_but_shows_nothing_of_it(page, site_url):
+    # The second graph's nodes and rows are the first one's elements, relabelled:
+    # after stepping in the first (tags, edge labels, numbers), none of that may stay.
+    first = layered_program()
+    second = layered_program(inputs=11, layers=13).replace("h", "k")
+    answer = json.loads(handle(json.dumps({"cmd": "load", "program": second})))
+    count = len(answer["nodes"])
+    labels = [n["label"] for n in answer["nodes"]]
+    open_page(page, site_url, "diamond")
+    load_program(page, first)
+    page.click("#start-backward")
+    page.locator("#step-forward").focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => document.querySelectorAll('#graph .edge-label').length > 0")
+    page.evaluate("""(program) => {
+      const area = document.querySelector('#program-editor');
+      area.value = program; area.dispatchEvent(new Event('input', { bubbles: true }));
+      [...document.querySelectorAll('#editor button')].find((b) => b.textContent.trim() === 'Done').click();
+    }""", second)
+    page.wait_for_function("(n) => document.querySelectorAll('#graph [data-node]').length === n"
+                           " && document.querySelector('#graph [data-node=\"k0_0\"]')", arg=count, timeout=20_000)
+    page.evaluate(SCROLL_THROUGH_JS)
+    page.locator("#node-rows").scroll_into_view_if_needed()
+    page.wait_for_function(COMPLETE_JS, arg=count, timeout=20_000)
+    drawn = page.evaluate(DRAWN_JS)
+    assert [n["label"] for n in drawn["nodes"]] == labels
+    assert drawn["edges"] == drawn["lines"] == len(answer["edges"])
+    # The editor keeps the learner's place: the same step of the new backward pass.
+    # Every node shows the new graph's numbers, and only that step's tags and labels.
+    assert [float(n["data"]) for n in drawn["nodes"]] == [float(n["data"]) for n in answer["nodes"]]
+    want = expected_numbers(page, drawn)
+    assert all(n["shown"] == want[n["label"]] for n in drawn["nodes"])
+    frame = answer["backward"][3]
+    tagged = {labels[frame["node"]]} | {labels[p["parent"]] for p in frame["pushes"]}
+    assert {n["label"] for n in drawn["nodes"] if n["tag"]} == tagged
+    texts = page.evaluate("""() => ({
+      labels: [...document.querySelectorAll('#graph [data-node]')].map((g) =>
+        [g.dataset.node, g.querySelector('.node-label').textContent, g.querySelector('title').textContent.split(' = ')[0],
+         g.getAttribute('aria-label').split(':')[0]]),
+      edges: [...document.querySelectorAll('#graph [data-edge]')].map((g) => [g.dataset.from, g.dataset.to]),
+      edgeLabels: [...document.querySelectorAll('#graph .edge-label')].filter((g) => g.style.display !== 'none').length,
+      rows: [...document.querySelectorAll('#node-rows tr')].map((tr) => [tr.dataset.row, tr.querySelector('.row-label').textContent]),
+    })""")
+    assert all(len(set(row)) == 1 for row in texts["labels"]), "a node shows another node's name"
+    assert texts["edges"] == [[labels[e["parent"]], labels[e["child"]]] for e in answer["edges"]]
+    assert texts["edgeLabels"] == len(frame["pushes"])
+    assert texts["rows"] == [[label, label] for label in labels]
+
+
 def test_a_preset_is_drawn_whole_in_the_same_task(blank_page):
     # Small graphs never wait for a frame: right after build() every node is drawn.
     result = blank_page.evaluate("""async () => {

@@ -30,9 +30,23 @@ const WINDOW_MARGIN = 200; // layout px either side of the visible part, drawn w
 
 function el(name, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  setAttrs(node, attrs);
   if (parent) parent.appendChild(node);
   return node;
+}
+
+function setAttrs(node, attrs) {
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+}
+
+// Make `parent`'s children exactly `children`, keeping those already in place
+// (reused groups, in the same order) where they are.
+function keepFirst(parent, children) {
+  const now = parent.children;
+  let kept = 0;
+  while (kept < children.length && now[kept] === children[kept]) kept++;
+  while (now.length > kept) parent.lastElementChild.remove();
+  parent.append(...children.slice(kept));
 }
 
 // A smooth path through the points: leaves and enters horizontally (edges run
@@ -89,14 +103,70 @@ export class GraphView {
     this.layout = L;
     this.answer = answer;
     this.stopDrawing();
-    svg.replaceChildren();
     svg.setAttribute("viewBox", `0 0 ${L.width} ${L.height}`);
     svg.setAttribute("width", L.width);
     svg.setAttribute("height", L.height);
     // Scale with the container, but not below a legible size: past that, scroll.
     svg.style.minWidth = `${Math.round(L.width * MIN_SCALE)}px`;
     svg.style.maxWidth = `${Math.round(L.width * MAX_SCALE)}px`;
+    this.makeLayers();
 
+    // The groups (and what is drawn in them) of the graph before are reused, the
+    // i-th node's for the i-th node: a new graph of about the same size then
+    // changes attributes and texts instead of taking thousands of elements down
+    // and making thousands more. Everything a group showed is reset here or by
+    // the first update().
+    this.edges = answer.edges.map((edge, i) => {
+      const e = (this.edgePool[i] ??= { g: el("g"), line: null, halo: null });
+      setAttrs(e.g, {
+        class: "edge", "data-edge": edge.id,
+        "data-from": answer.nodes[edge.parent].label, "data-to": answer.nodes[edge.child].label,
+      });
+      const points = L.edges[i].points;
+      const xs = points.map(([x]) => x);
+      // The label on the edge (a push's numbers, "⚠ late") is made the first
+      // time it is shown: most edges of a big graph never need one.
+      Object.assign(e, { edge, points, lo: Math.min(...xs), hi: Math.max(...xs), marker: "plain", label: null, last: {} });
+      if (e.line) shapeEdge(e);
+      return e;
+    });
+
+    const w = L.node_width;
+    const h = L.node_height;
+    this.nodes = answer.nodes.map((node, i) => {
+      const { x, y } = L.nodes[i];
+      const n = (this.nodePool[i] ??= { g: el("g"), parts: null, tag: null, note: null });
+      setAttrs(n.g, {
+        class: `node${node.is_input ? " is-input" : ""}${node.is_output ? " is-output" : ""}`,
+        "data-node": node.label, "data-data": "", "data-grad": "", role: "img",
+        transform: `translate(${r(x - w / 2)},${r(y - h / 2)})`,
+      });
+      n.g.removeAttribute("aria-label"); // update() writes the new one
+      if (n.parts && (n.width !== w || n.height !== h)) undrawNode(n);
+      Object.assign(n, { node, lo: x - w / 2, hi: x + w / 2, width: w, height: h, last: {} });
+      if (n.parts) labelNode(n);
+      return n;
+    });
+    keepFirst(this.edgeLayer, this.edges.map((e) => e.g));
+    keepFirst(this.nodeLayer, this.nodes.map((n) => n.g));
+    this.labelLayer.replaceChildren(); // the few labels the old graph showed
+
+    if (this.nodes.length <= BIG_GRAPH || !view) {
+      this.nodes.forEach((n) => drawNode(n));
+      this.edges.forEach((e) => drawEdge(e));
+      return;
+    }
+    // What is in view now; the rest when it comes into view.
+    const undrawn = (items, drawn) => items.flatMap((item, i) => (drawn(item) ? [] : [i]));
+    this.pending = { nodes: undrawn(this.nodes, (n) => n.parts), edges: undrawn(this.edges, (e) => e.line), frame: null };
+    this.drawRange(view.lo, view.hi);
+  }
+
+  // The arrowheads and the layers for edges, nodes and edge labels, made once.
+  makeLayers() {
+    if (this.nodeLayer) return;
+    const svg = this.svg;
+    svg.replaceChildren();
     const defs = el("defs", {}, svg);
     for (const kind of MARKERS) {
       const m = el("marker", {
@@ -105,45 +175,11 @@ export class GraphView {
       }, defs);
       el("path", { d: "M0,0.5 L10,5 L0,9.5 z", class: `arrowhead arrowhead-${kind}` }, m);
     }
-
-    const edgeLayer = el("g", { class: "edges", "aria-hidden": "true" }, svg);
-    const nodeLayer = el("g", { class: "nodes" }, svg);
+    this.edgeLayer = el("g", { class: "edges", "aria-hidden": "true" }, svg);
+    this.nodeLayer = el("g", { class: "nodes" }, svg);
     this.labelLayer = el("g", { class: "edge-labels", "aria-hidden": "true" }, svg);
-
-    this.edges = answer.edges.map((edge, i) => {
-      const g = el("g", {
-        class: "edge", "data-edge": edge.id,
-        "data-from": answer.nodes[edge.parent].label, "data-to": answer.nodes[edge.child].label,
-      }, edgeLayer);
-      const xs = L.edges[i].points.map(([x]) => x);
-      // The label on the edge (a push's numbers, "⚠ late") is made the first
-      // time it is shown: most edges of a big graph never need one.
-      return { edge, g, points: L.edges[i].points, lo: Math.min(...xs), hi: Math.max(...xs),
-        line: null, marker: "plain", label: null, last: {} };
-    });
-
-    const w = L.node_width;
-    const h = L.node_height;
-    this.nodes = answer.nodes.map((node, i) => {
-      const { x, y } = L.nodes[i];
-      const g = el("g", {
-        class: `node${node.is_input ? " is-input" : ""}${node.is_output ? " is-output" : ""}`,
-        "data-node": node.label, "data-data": "", "data-grad": "", role: "img",
-        transform: `translate(${r(x - w / 2)},${r(y - h / 2)})`,
-      }, nodeLayer);
-      return { node, g, lo: x - w / 2, hi: x + w / 2, width: w, height: h,
-        parts: null, tag: null, note: null, last: {} };
-    });
-
-    if (this.nodes.length <= BIG_GRAPH || !view) {
-      this.nodes.forEach((n) => drawNode(n));
-      this.edges.forEach((e) => drawEdge(e));
-      return;
-    }
-    // What is in view now; the rest when it comes into view.
-    const all = (items) => items.map((_, i) => i);
-    this.pending = { nodes: all(this.nodes), edges: all(this.edges), frame: null };
-    this.drawRange(view.lo, view.hi);
+    this.nodePool = [];
+    this.edgePool = [];
   }
 
   // The part of the graph (layout x, with a margin) the scroller shows, from what
@@ -275,23 +311,45 @@ export class GraphView {
 // lines, then whatever update() has already said about it.
 function drawNode(n) {
   if (n.parts) return;
-  const { node, g, width: w, height: h } = n;
+  const { g, width: w, height: h } = n;
   const tip = el("title", {}, g);
-  tip.textContent = node.is_input ? `${node.label} = ${node.expr} (an input)` : `${node.label} = ${node.expr}`;
   el("rect", { class: "node-box", width: w, height: h, rx: 9 }, g);
   el("rect", { class: "node-head", width: w, height: 26, rx: 9 }, g);
   el("rect", { class: "node-head-fill", y: 17, width: w, height: 9 }, g);
   const title = el("text", { class: "node-label", x: 9, y: 18 }, g);
-  title.textContent = node.label;
   const op = el("text", { class: "node-op", x: w - 9, y: 18, "text-anchor": "end" }, g);
-  op.textContent = node.is_input ? "input" : opSymbol(node.op);
-  fitText(title, w - 18 - (op.textContent.length * 7 + 8));
   const line = (cls, y, key) => {
     const text = el("text", { class: cls, x: 9, y }, g);
     el("tspan", { class: "node-key" }, text).textContent = key;
     return el("tspan", { class: "node-value", x: w - 9, "text-anchor": "end" }, text);
   };
-  n.parts = { dataValue: line("node-data", 45, "data"), gradValue: line("node-grad", 63, "grad") };
+  n.parts = { tip, title, op, dataValue: line("node-data", 45, "data"), gradValue: line("node-grad", 63, "grad") };
+  labelNode(n);
+  showState(n);
+}
+
+// A drawn node's name, operation and tooltip (also when its group is reused).
+function labelNode(n) {
+  const { node, parts } = n;
+  parts.tip.textContent = node.is_input ? `${node.label} = ${node.expr} (an input)` : `${node.label} = ${node.expr}`;
+  parts.title.textContent = node.label;
+  parts.title.removeAttribute("textLength");
+  parts.title.removeAttribute("lengthAdjust");
+  parts.op.textContent = node.is_input ? "input" : opSymbol(node.op);
+  fitText(parts.title, n.width - 18 - (parts.op.textContent.length * 7 + 8));
+  parts.dataValue.textContent = "";
+  parts.gradValue.textContent = "";
+  if (n.tag) showPill(n.tag, null);
+  if (n.note) showPill(n.note, null);
+}
+
+function undrawNode(n) {
+  n.g.replaceChildren();
+  n.parts = n.tag = n.note = null;
+}
+
+// Whatever update() has already said about a node that is drawn only now.
+function showState(n) {
   const last = n.last;
   if ("data" in last) {
     showValues(n);
@@ -308,9 +366,16 @@ function showValues(n) {
 // An edge's halo and line (with the arrowhead update() chose).
 function drawEdge(e) {
   if (e.line) return;
+  e.halo = el("path", { class: "edge-halo" }, e.g);
+  e.line = el("path", { class: "edge-line" }, e.g);
+  shapeEdge(e);
+}
+
+function shapeEdge(e) {
   const d = smoothPath(e.points);
-  el("path", { class: "edge-halo", d }, e.g);
-  e.line = el("path", { class: "edge-line", d, "marker-end": `url(#arrow-${e.marker})` }, e.g);
+  e.halo.setAttribute("d", d);
+  e.line.setAttribute("d", d);
+  e.line.setAttribute("marker-end", `url(#arrow-${e.marker})`);
 }
 
 // An edge's label group, at the middle of its path: {g, box, text}.

@@ -2,7 +2,7 @@
 // slice per animation frame, so that no single frame has to style and lay out
 // all of them: the first rows at once, the rest a batch per frame, in order.
 //
-//   const filling = appendInSlices(tbody, rows);   // replaces tbody's children
+//   const filling = appendInSlices(tbody, rows);   // tbody's children become rows
 //   filling.cancel();                              // (a newer list replaces it)
 //   await filling.done;                            // every row is on the page
 //   const stop = whenNearOrIdle(element, make);     // make() when near the screen, or idle
@@ -16,9 +16,16 @@ export const BIG_GRAPH = 150;
 export const EAGER_ROWS = 60; // rows put on the page at once
 export const ROWS_PER_FRAME = 60;
 
+// Children already in place (the same elements, reused, in the same order) stay
+// where they are; any after them go.
 export function appendInSlices(parent, elements, { eager = EAGER_ROWS, perFrame = ROWS_PER_FRAME } = {}) {
-  parent.replaceChildren(...elements.slice(0, eager));
-  let next = eager;
+  const children = parent.children;
+  let kept = 0;
+  while (kept < elements.length && children[kept] === elements[kept]) kept++;
+  if (kept === 0) parent.replaceChildren();
+  else while (children.length > kept) parent.lastElementChild.remove();
+  let next = Math.max(kept, Math.min(eager, elements.length));
+  parent.append(...elements.slice(kept, next));
   let frame = null;
   let finish;
   const done = new Promise((resolve) => (finish = resolve));

@@ -16,29 +16,16 @@ export class NodeTable {
   }
 
   build(nodes) {
-    this.rows = nodes.map((node) => {
-      const tr = document.createElement("tr");
-      tr.dataset.row = node.label;
-      const name = document.createElement("th");
-      name.scope = "row";
-      const label = document.createElement("span");
-      label.className = "row-label";
-      label.textContent = node.label;
-      const badge = document.createElement("span");
-      badge.className = "row-badge";
-      name.append(label, badge);
-      const expr = document.createElement("td");
-      expr.className = "row-expr col-expr";
-      expr.textContent = node.is_input ? `${node.expr} (input)` : node.expr;
-      const data = document.createElement("td");
-      data.className = "num row-data";
-      const grad = document.createElement("td");
-      grad.className = "num row-grad";
-      const extra = document.createElement("td");
-      extra.className = "num row-extra";
-      extra.hidden = true;
-      tr.append(name, expr, data, grad, extra);
-      return { tr, badge, data, grad, extra };
+    // Rows are reused from the graph before: a new graph of about the same size
+    // changes two texts per row instead of taking a thousand rows down and making
+    // a thousand more. update() rewrites the rest of every row on each render.
+    this.pool ??= [];
+    this.rows = nodes.map((node, i) => {
+      const row = (this.pool[i] ??= makeRow());
+      row.tr.dataset.row = node.label;
+      row.label.textContent = node.label;
+      row.expr.textContent = node.is_input ? `${node.expr} (input)` : node.expr;
+      return row;
     });
     // A big program's rows arrive over a few frames (slices.js); update() keeps
     // the ones not on the page yet up to date all the same.
@@ -104,4 +91,26 @@ export class NodeTable {
       ].filter(Boolean).join(" ");
     });
   }
+}
+
+function makeRow() {
+  const tr = document.createElement("tr");
+  const name = document.createElement("th");
+  name.scope = "row";
+  const label = document.createElement("span");
+  label.className = "row-label";
+  const badge = document.createElement("span");
+  badge.className = "row-badge";
+  name.append(label, badge);
+  const expr = document.createElement("td");
+  expr.className = "row-expr col-expr";
+  const data = document.createElement("td");
+  data.className = "num row-data";
+  const grad = document.createElement("td");
+  grad.className = "num row-grad";
+  const extra = document.createElement("td");
+  extra.className = "num row-extra";
+  extra.hidden = true;
+  tr.append(name, expr, data, grad, extra);
+  return { tr, label, badge, expr, data, grad, extra };
 }

@@ -128,6 +128,21 @@ def test_scrolling_draws_the_part_that_comes_into_view(page, site_url):
     assert page.evaluate("() => !!document.querySelector('#graph [data-node=\"y\"] .node-box')")
 
 
+def test_the_graph_scrolls_to_the_node_being_visited(page, site_url):
+    # The output sits at the far right of a wide graph: starting the backward pass
+    # visits it, and the graph scrolls (itself, not the page) to show it, drawn.
+    open_page(page, site_url, "diamond")
+    load_program(page, layered_program(inputs=10, layers=30))
+    assert page.evaluate("() => document.querySelector('#graph-scroll').scrollLeft") == 0
+    page.click("#start-backward")  # the seed: the output's grad set to 1
+    page.wait_for_function("""() => {
+      const s = document.querySelector('#graph-scroll').getBoundingClientRect();
+      const y = document.querySelector('#graph [data-node="y"]');
+      const box = y.querySelector('.node-box')?.getBoundingClientRect();
+      return box && box.left >= s.left - 1 && box.right <= s.right + 1;
+    }""", timeout=10_000)
+
+
 def test_a_new_graph_stops_the_drawing_of_the_old_one(page, site_url):
     open_page(page, site_url, "diamond")
     load_program(page, layered_program())

@@ -115,7 +115,9 @@ export class GraphView {
     // i-th node's for the i-th node: a new graph of about the same size then
     // changes attributes and texts instead of taking thousands of elements down
     // and making thousands more. Everything a group showed is reset here or by
-    // the first update().
+    // the first update(). A reused group drawn for the old graph but far from
+    // view in the new one is emptied (edit after edit, drawings would pile up).
+    const far = (item) => view && (item.hi < view.lo || item.lo > view.hi);
     this.edges = answer.edges.map((edge, i) => {
       const e = (this.edgePool[i] ??= { g: el("g"), line: null, halo: null });
       setAttrs(e.g, {
@@ -127,6 +129,7 @@ export class GraphView {
       // The label on the edge (a push's numbers, "⚠ late") is made the first
       // time it is shown: most edges of a big graph never need one.
       Object.assign(e, { edge, points, lo: Math.min(...xs), hi: Math.max(...xs), marker: "plain", label: null, last: {} });
+      if (e.line && far(e)) undrawEdge(e);
       if (e.line) shapeEdge(e);
       return e;
     });
@@ -142,8 +145,9 @@ export class GraphView {
         transform: `translate(${r(x - w / 2)},${r(y - h / 2)})`,
       });
       n.g.removeAttribute("aria-label"); // update() writes the new one
-      if (n.parts && (n.width !== w || n.height !== h)) undrawNode(n);
+      const resized = n.width !== w || n.height !== h;
       Object.assign(n, { node, lo: x - w / 2, hi: x + w / 2, width: w, height: h, last: {} });
+      if (n.parts && (resized || far(n))) undrawNode(n);
       if (n.parts) labelNode(n);
       return n;
     });
@@ -371,6 +375,11 @@ function drawEdge(e) {
   shapeEdge(e);
 }
 
+function undrawEdge(e) {
+  e.g.replaceChildren();
+  e.line = e.halo = null;
+}
+
 function shapeEdge(e) {
   const d = smoothPath(e.points);
   e.halo.setAttribute("d", d);
@@ -487,7 +496,20 @@ function scrollMetrics(scroller, svg, layout) {
 export function keepInView(scroller, svg, nodeIds, layout) {
   const ids = nodeIds.filter((i) => i !== null && i !== undefined);
   if (!ids.length) return;
-  const m = scrollMetrics(scroller, svg, layout);
+  let m = metricsOf.get(scroller);
+  if (!m || m.layout !== layout) {
+    // A new graph: its size is known only after a layout. Measure at the next
+    // frame, where that layout is due anyway, rather than forcing one now in the
+    // middle of drawing (with a big graph, a second whole layout of the page).
+    cancelAnimationFrame(m?.frame);
+    const frame = requestAnimationFrame(() => {
+      scrollMetrics(scroller, svg, layout);
+      keepInView(scroller, svg, ids, layout);
+    });
+    if (m) m.frame = frame;
+    return;
+  }
+  m = scrollMetrics(scroller, svg, layout);
   if (m.scrollWidth <= m.clientWidth + 1) return;
   const scale = m.svgWidth / layout.width;
   const half = (layout.node_width / 2 + 12) * scale;

@@ -15,7 +15,7 @@ from .graph import Graph
 from .layout import layout
 from .presets import get_preset, load_presets
 from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError
-from .text import expression_text, fmt, local_text
+from .text import fmt, local_text
 from .descent import MAX_STEPS, descend
 from .forward_mode import forward_mode
 from .naive import naive_recursion
@@ -325,7 +325,7 @@ def _nodes(graph: Graph, grads) -> list[dict]:
     nodes = []
     for i, value in enumerate(graph.values):
         nodes.append({
-            "id": i, "label": value.label, "op": value._op, "expr": expression_text(value),
+            "id": i, "label": value.label, "op": value._op, "expr": graph.expressions[i],
             "data": value.data, "grad": grads[i], "line": value.line, "col": value.col,
             "parents": graph.parent_edges[i], "children": graph.child_edges[i],
             "is_input": graph.is_input(i), "is_output": i == graph.output,

@@ -8,6 +8,7 @@ parent to a child through one operand slot. ``a * a`` gives two edges, slots 0 a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .value import Value, topological_order
 
@@ -53,6 +54,14 @@ class Graph:
 
     def label(self, node: int) -> str:
         return self.values[node].label
+
+    @cached_property
+    def expressions(self) -> list[str]:
+        """How each node is computed from its parents (``a + 1``), written once per graph:
+        the node list, the forward narration and the backward narration all quote it."""
+        from .text import expression_text  # late import: text depends on value only
+
+        return [expression_text(value) for value in self.values]
 
     @property
     def inputs(self) -> list[int]:

@@ -158,18 +158,20 @@ def _route(graph, layers, chains, centre_y, x_of):
         parallel.setdefault((edge.parent, edge.child), []).append(edge.id)
     routes = []
     half = NODE_WIDTH / 2
+    column_x = [x_of(layer) for layer in range(max(layers) + 1)]
     for edge in graph.edges:
         items = chains[edge.id]
-        start = [x_of(layers[edge.parent]) + half, centre_y[items[0]] + out_port[edge.id]]
-        end = [x_of(layers[edge.child]) - half, centre_y[items[-1]] + in_port[edge.id]]
-        middle = [[x_of(item_layer), centre_y[item]]
-                  for item_layer, item in zip(range(layers[edge.parent] + 1, layers[edge.child]), items[1:-1])]
+        first, last = layers[edge.parent], layers[edge.child]
+        start = (column_x[first] + half, centre_y[items[0]] + out_port[edge.id])
+        end = (column_x[last] - half, centre_y[items[-1]] + in_port[edge.id])
+        # One bend point per layer the edge passes through (items between its ends).
+        middle = [(column_x[first + k], centre_y[item]) for k, item in enumerate(items[1:-1], 1)]
         twins = parallel[(edge.parent, edge.child)]
         if len(twins) > 1 and not middle:
             # A value used twice by one node: bow the edges apart so both are visible.
             k = twins.index(edge.id) - (len(twins) - 1) / 2
-            middle = [[(start[0] + end[0]) / 2, (start[1] + end[1]) / 2 + k * 2 * BEND_SLOT]]
-        routes.append({"points": [[_r(x), _r(y)] for x, y in [start, *middle, end]]})
+            middle = [((start[0] + end[0]) / 2, (start[1] + end[1]) / 2 + k * 2 * BEND_SLOT)]
+        routes.append({"points": [[round(x, 1), round(y, 1)] for x, y in (start, *middle, end)]})
     return routes
 
 

@@ -17,16 +17,16 @@ _SYMBOLS = {"+": "+", "-": "-", "*": "*", "/": "/", "**": "**"}
 
 def fmt(x: float, digits: int = 4) -> str:
     """A number as a person writes it: 5, -1.5, 0.7071, 1e+20, nan, inf, -0."""
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if x == 0:
-        return "-0" if math.copysign(1.0, x) < 0 else "0"
-    if x == int(x) and abs(x) < 1e15:
-        return str(int(x))
-    text = f"{x:.{digits}g}"
-    return text
+    # Called for every number in every sentence of a trace: the common case first.
+    try:
+        whole = int(x)
+    except (OverflowError, ValueError):  # inf or nan
+        return "nan" if x != x else "inf" if x > 0 else "-inf"
+    if x == whole and abs(x) < 1e15:
+        if whole == 0 and math.copysign(1.0, x) < 0:
+            return "-0"
+        return str(whole)
+    return format(x, ".4g") if digits == 4 else f"{x:.{digits}g}"
 
 
 def code_name(label: str) -> str:
@@ -138,10 +138,12 @@ def rule_text(child: Value, slot: int) -> str:
     return f"{code_name(parent.label)}.grad += {local_text(child, slot)} * {code_name(child.label)}.grad"
 
 
-def forward_text(node: Value) -> str:
-    """The narration of the forward step that computes ``node``."""
+def forward_text(node: Value, symbolic: str | None = None) -> str:
+    """The narration of the forward step that computes ``node`` (``symbolic``: its
+    expression_text, if already written)."""
     if node._op == "":
         return f"{node.label} = {fmt(node.data)} (an input)"
-    symbolic = expression_text(node)
+    if symbolic is None:
+        symbolic = expression_text(node)
     numeric = expression_text(node, names=lambda parent: fmt(parent.data))
     return f"{node.label} = {symbolic} = {numeric} = {fmt(node.data)}"

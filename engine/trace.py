@@ -10,7 +10,7 @@ they carried are reported as *lost*.
 from __future__ import annotations
 
 from .graph import Graph
-from .text import code_name, expression_text, fmt, forward_text, local_text, rule_text
+from .text import code_name, fmt, forward_text, local_text, rule_text
 
 MAX_LISTED_PATHS = 50  # lost paths listed one by one; the count is always exact
 MAX_SENTENCES = 6
@@ -19,7 +19,7 @@ MAX_SENTENCES = 6
 def forward_frames(graph: Graph) -> list[dict]:
     """One frame per node, in topological order: the step that fills in its .data."""
     return [
-        {"node": i, "data": value.data, "line": value.line, "text": forward_text(value),
+        {"node": i, "data": value.data, "line": value.line, "text": forward_text(value, graph.expressions[i]),
          "changes": [_change(i, None, value.data, "data")]}
         for i, value in enumerate(graph.values)
     ]
@@ -153,7 +153,7 @@ def _visit_text(graph, node, upstream, pushes, position, step) -> str:
         if push["late"]:
             part += f" (too late: {p} was already visited)"
         parts.append(part)
-    head = f"Visit {label} = {expression_text(value)} with {label}.grad = {fmt(upstream)}.{early} {prefix}"
+    head = f"Visit {label} = {graph.expressions[node]} with {label}.grad = {fmt(upstream)}.{early} {prefix}"
     return head + "; ".join(parts) + "."
 
 

@@ -130,3 +130,29 @@ def test_path_counting_is_exact_on_a_chain_of_diamonds():
     result = experiment(graph, order, correct)
     assert result["lost_path_count"] == 2 ** 12
     assert len(result["lost_paths"]) == 50  # listed up to a cap, counted exactly
+
+
+# fmt is written for speed (it formats every number of every sentence); it must say
+# exactly what the plain definition says, for every float.
+def _fmt_plainly(x: float, digits: int = 4) -> str:
+    import math
+
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0:
+        return "-0" if math.copysign(1.0, x) < 0 else "0"
+    if x == int(x) and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.{digits}g}"
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+
+@given(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([4, 6]))
+def test_fmt_says_what_the_plain_definition_says(x, digits):
+    from engine.text import fmt
+
+    assert fmt(x, digits) == _fmt_plainly(x, digits)

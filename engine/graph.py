@@ -63,6 +63,13 @@ class Graph:
 
         return [expression_text(value) for value in self.values]
 
+    @cached_property
+    def rules(self) -> list[str]:
+        """Each edge's backward rule as micrograd writes it, ``a.grad += b.data * c.grad``."""
+        from .text import rule_text
+
+        return [rule_text(self.values[edge.child], edge.slot) for edge in self.edges]
+
     @property
     def inputs(self) -> list[int]:
         """The leaves, in the order the program wrote them."""

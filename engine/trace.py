@@ -10,7 +10,7 @@ they carried are reported as *lost*.
 from __future__ import annotations
 
 from .graph import Graph
-from .text import code_name, fmt, forward_text, local_text, rule_text
+from .text import code_name, fmt, forward_text, local_text
 
 MAX_LISTED_PATHS = 50  # lost paths listed one by one; the count is always exact
 MAX_SENTENCES = 6
@@ -72,7 +72,7 @@ def _push_visit(graph, node, step, position, grads, late) -> dict:
         pushes.append({
             "edge": edge_id, "parent": parent, "local": edge.local, "upstream": upstream,
             "contribution": contribution, "before": before, "after": after, "late": is_late,
-            "rule": rule_text(value, edge.slot),
+            "rule": graph.rules[edge_id],
         })
         if is_late:
             late.append({"frame": step + 1, "edge": edge_id, "parent": parent, "child": node,

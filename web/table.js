@@ -18,10 +18,11 @@ export class NodeTable {
   build(nodes) {
     // Rows are reused from the graph before: a new graph of about the same size
     // changes two texts per row instead of taking a thousand rows down and making
-    // a thousand more. update() rewrites the rest of every row on each render.
+    // a thousand more. The first update() writes the rest of every row.
     this.pool ??= [];
     this.rows = nodes.map((node, i) => {
       const row = (this.pool[i] ??= makeRow());
+      row.last = null; // a new node: update() writes all of the row
       row.tr.dataset.row = node.label;
       row.label.textContent = node.label;
       row.expr.textContent = node.is_input ? `${node.expr} (input)` : node.expr;
@@ -61,34 +62,41 @@ export class NodeTable {
     this.rows.forEach((row, i) => {
       const data = view.data[i];
       const grad = view.grad[i];
+      const shouldBe = grad !== null && marks.shouldBe && marks.wrong.has(i) ? marks.shouldBe[i] : null;
+      let badge = "";
+      if (marks.current === i) badge = "new";
+      if (marks.visiting === i) badge = marks.visitTag ?? "visiting";
+      if (marks.receiving.has(i)) badge = "+=";
+      const cls = [
+        marks.current === i ? "is-current" : "",
+        marks.visiting === i ? "is-visiting" : "",
+        marks.receiving.has(i) ? "is-receiving" : "",
+        marks.wrong.has(i) ? "is-wrong" : "",
+      ].filter(Boolean).join(" ");
+      // A step changes a few rows: the rest (hundreds, in a big program) keep theirs.
+      const last = row.last;
+      if (last && Object.is(last.data, data) && Object.is(last.grad, grad) && Object.is(last.shouldBe, shouldBe)
+          && last.badge === badge && last.cls === cls) return;
+      row.last = { data, grad, shouldBe, badge, cls };
       row.data.textContent = data === null ? "—" : fmt(data);
       row.data.dataset.value = exact(data);
       row.grad.dataset.value = exact(grad);
       row.grad.replaceChildren();
       if (grad === null) {
         row.grad.textContent = "—";
-      } else if (marks.shouldBe && marks.wrong.has(i)) {
+      } else if (shouldBe !== null) {
         const wrong = document.createElement("span");
         wrong.className = "wrong-value";
         wrong.textContent = `✗ ${fmt(grad)} `;
         const right = document.createElement("span");
         right.className = "should-be";
-        right.textContent = `(should be ${fmt(marks.shouldBe[i])})`;
+        right.textContent = `(should be ${fmt(shouldBe)})`;
         row.grad.append(wrong, right);
       } else {
         row.grad.textContent = fmt(grad);
       }
-      let badge = "";
-      if (marks.current === i) badge = "new";
-      if (marks.visiting === i) badge = marks.visitTag ?? "visiting";
-      if (marks.receiving.has(i)) badge = "+=";
       row.badge.textContent = badge;
-      row.tr.className = [
-        marks.current === i ? "is-current" : "",
-        marks.visiting === i ? "is-visiting" : "",
-        marks.receiving.has(i) ? "is-receiving" : "",
-        marks.wrong.has(i) ? "is-wrong" : "",
-      ].filter(Boolean).join(" ");
+      row.tr.className = cls;
     });
   }
 }

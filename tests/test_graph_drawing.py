@@ -143,6 +143,24 @@ def test_the_graph_scrolls_to_the_node_being_visited(page, site_url):
     }""", timeout=10_000)
 
 
+def test_inputs_drawn_late_still_say_how_to_change_them(page, site_url):
+    # Scrolled to the right end, a new big program is loaded: its inputs (at the left)
+    # are drawn only when the learner scrolls back, and their tooltips say the same.
+    open_page(page, site_url, "diamond")
+    load_program(page, layered_program())
+    page.evaluate("() => { const s = document.querySelector('#graph-scroll'); s.scrollLeft = s.scrollWidth; }")
+    page.wait_for_timeout(100)
+    page.evaluate(SUBMIT_JS, json.dumps(layered_program(inputs=11, layers=12)))
+    settle(page, timeout=30, what="the second big program")
+    assert page.evaluate("() => !document.querySelector('#graph [data-node=\"x0\"] .node-box')")
+    page.evaluate("() => { document.querySelector('#graph-scroll').scrollLeft = 0; }")
+    page.wait_for_function("() => !!document.querySelector('#graph [data-node=\"x0\"] title')")
+    tips = page.eval_on_selector_all("#graph .is-input title", "ts => ts.map((t) => t.textContent)")
+    assert len(tips) == 11 and all(t.endswith("(an input). Click to type a new value, or drag sideways.") for t in tips), tips
+    others = page.eval_on_selector_all("#graph [data-node]:not(.is-input) title", "ts => ts.map((t) => t.textContent)")
+    assert others and not any("drag" in t for t in others)
+
+
 def test_a_new_graph_stops_the_drawing_of_the_old_one(page, site_url):
     open_page(page, site_url, "diamond")
     load_program(page, layered_program())

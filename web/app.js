@@ -87,6 +87,7 @@ const learn = new Learn({
     return runOrder().catch(engineFailed);
   },
   linkParams: (other) => why.linkParams(other), // "Why reverse mode" keeps its state in the link too
+  inputTip: (text) => (graph.inputTip = text),
 });
 // "Why reverse mode" (web/modes/): path sums, naive recursion, push/pull, forward mode,
 // backward twice, gradient descent; each one a mode the stepper walks.

@@ -88,6 +88,7 @@ export class GraphView {
     // What is not drawn yet: {nodes: [index...], edges: [index...], frame: the
     // pending animation frame that draws what came into view}, or null.
     this.pending = null;
+    this.inputTip = ""; // added to every input's tooltip (the page says how to change it)
     this.scroller?.addEventListener("scroll", () => this.drawInViewSoon(), { passive: true });
     if (this.scroller && typeof ResizeObserver === "function") {
       new ResizeObserver(() => this.drawInViewSoon()).observe(this.scroller);
@@ -146,7 +147,8 @@ export class GraphView {
       });
       n.g.removeAttribute("aria-label"); // update() writes the new one
       const resized = n.width !== w || n.height !== h;
-      Object.assign(n, { node, lo: x - w / 2, hi: x + w / 2, width: w, height: h, last: {} });
+      Object.assign(n, { node, lo: x - w / 2, hi: x + w / 2, width: w, height: h, last: {},
+        tipEnd: node.is_input ? this.inputTip : "" });
       if (n.parts && (resized || far(n))) undrawNode(n);
       if (n.parts) labelNode(n);
       return n;
@@ -335,7 +337,7 @@ function drawNode(n) {
 // A drawn node's name, operation and tooltip (also when its group is reused).
 function labelNode(n) {
   const { node, parts } = n;
-  parts.tip.textContent = node.is_input ? `${node.label} = ${node.expr} (an input)` : `${node.label} = ${node.expr}`;
+  parts.tip.textContent = (node.is_input ? `${node.label} = ${node.expr} (an input)` : `${node.label} = ${node.expr}`) + n.tipEnd;
   parts.title.textContent = node.label;
   parts.title.removeAttribute("textLength");
   parts.title.removeAttribute("lengthAdjust");

@@ -13,7 +13,8 @@
 // after every render:
 //
 //   host = {app, call(request), load(source, options), render(message),
-//           narrate(text), arrangeOrder(labels)}
+//           narrate(text), arrangeOrder(labels), linkParams(other), inputTip(text)}
+//   host.inputTip(text): text added to every input node's tooltip.
 //   host.load({preset, values?} | {program, values?}, {keepPlace, place, order,
 //             message, kind}) resolves with the engine's answer (ok or not), or
 //             null when a newer load overtook it.
@@ -36,6 +37,8 @@ export class Learn {
     this.programOrigin = null; // a program before its input values were edited
     this.pendingEdits = new Map();
     applyEmbed(this.link.state);
+    // Every input's tooltip, however late the graph draws it.
+    host.inputTip?.(". Click to type a new value, or drag sideways.");
 
     this.questions = new Checkpoints($("checkpoints"), {
       onTryOrder: (labels) => this.host.arrangeOrder(labels),
@@ -199,13 +202,10 @@ export class Learn {
     this.questions.setGraph(answer, app.stepper.trace, source.preset ? detail ?? { checkpoints: [] } : null, key, edited);
     this.lineOf = new Map(answer.nodes.map((n) => [n.label, n.line]));
     this.linked = null;
-    // Leaves say they can be changed.
+    // Leaves say they can be changed (their tooltips too: see the constructor).
     for (const id of answer.inputs) {
       const g = document.querySelector(`#graph [data-node="${cssEscape(answer.nodes[id].label)}"]`);
-      if (!g) continue;
-      g.classList.add("is-editable");
-      const tip = g.querySelector("title");
-      if (tip && !tip.textContent.includes("drag")) tip.textContent += ". Click to type a new value, or drag sideways.";
+      g?.classList.add("is-editable");
     }
   }
 

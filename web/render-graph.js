@@ -18,7 +18,7 @@
 // BIG_GRAPH nodes (slices.js), everything is drawn at once.
 
 import { exact, fmt, opSymbol } from "./format.js";
-import { BIG_GRAPH } from "./slices.js";
+import { BIG_GRAPH, keepInPlace } from "./slices.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const MARKERS = ["plain", "active", "late"];
@@ -41,12 +41,8 @@ function setAttrs(node, attrs) {
 
 // Make `parent`'s children exactly `children`, keeping those already in place
 // (reused groups, in the same order) where they are.
-function keepFirst(parent, children) {
-  const now = parent.children;
-  let kept = 0;
-  while (kept < children.length && now[kept] === children[kept]) kept++;
-  while (now.length > kept) parent.lastElementChild.remove();
-  parent.append(...children.slice(kept));
+function showExactly(parent, children) {
+  parent.append(...children.slice(keepInPlace(parent, children)));
 }
 
 // A smooth path through the points: leaves and enters horizontally (edges run
@@ -153,8 +149,8 @@ export class GraphView {
       if (n.parts) labelNode(n);
       return n;
     });
-    keepFirst(this.edgeLayer, this.edges.map((e) => e.g));
-    keepFirst(this.nodeLayer, this.nodes.map((n) => n.g));
+    showExactly(this.edgeLayer, this.edges.map((e) => e.g));
+    showExactly(this.nodeLayer, this.nodes.map((n) => n.g));
     this.labelLayer.replaceChildren(); // the few labels the old graph showed
 
     if (this.nodes.length <= BIG_GRAPH || !view) {
@@ -227,10 +223,7 @@ export class GraphView {
 
   finishIfDone() {
     const p = this.pending;
-    if (!p || p.nodes.length || p.edges.length) return false;
-    if (p.frame) cancelAnimationFrame(p.frame);
-    this.pending = null;
-    return true;
+    if (p && !p.nodes.length && !p.edges.length) this.pending = null;
   }
 
   // A new graph replaces the old one: drop what was still to be drawn of it.

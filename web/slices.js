@@ -3,6 +3,7 @@
 // all of them: the first rows at once, the rest a batch per frame, in order.
 //
 //   const filling = appendInSlices(tbody, rows);   // tbody's children become rows
+//   const kept = keepInPlace(parent, children);     // drop all but the reused prefix
 //   filling.cancel();                              // (a newer list replaces it)
 //   await filling.done;                            // every row is on the page
 //   const stop = whenNearOrIdle(element, make);     // make() when near the screen, or idle
@@ -16,14 +17,21 @@ export const BIG_GRAPH = 150;
 export const EAGER_ROWS = 60; // rows put on the page at once
 export const ROWS_PER_FRAME = 60;
 
-// Children already in place (the same elements, reused, in the same order) stay
-// where they are; any after them go.
-export function appendInSlices(parent, elements, { eager = EAGER_ROWS, perFrame = ROWS_PER_FRAME } = {}) {
+// The first of `elements` that are already `parent`'s first children (reused, in
+// the same order) stay where they are; every child after them goes. Returns how
+// many stayed: the rest of `elements` is still to be appended.
+export function keepInPlace(parent, elements) {
   const children = parent.children;
   let kept = 0;
   while (kept < elements.length && children[kept] === elements[kept]) kept++;
   if (kept === 0) parent.replaceChildren();
   else while (children.length > kept) parent.lastElementChild.remove();
+  return kept;
+}
+
+// Children already in place stay (keepInPlace); the rest arrive in slices.
+export function appendInSlices(parent, elements, { eager = EAGER_ROWS, perFrame = ROWS_PER_FRAME } = {}) {
+  const kept = keepInPlace(parent, elements);
   let next = Math.max(kept, Math.min(eager, elements.length));
   parent.append(...elements.slice(kept, next));
   let frame = null;

@@ -102,23 +102,22 @@ export class NodeTable {
 }
 
 function makeRow() {
-  const tr = document.createElement("tr");
-  const name = document.createElement("th");
+  const make = (tag, className = "") => {
+    const e = document.createElement(tag);
+    if (className) e.className = className;
+    return e;
+  };
+  const label = make("span", "row-label");
+  const badge = make("span", "row-badge");
+  const name = make("th");
   name.scope = "row";
-  const label = document.createElement("span");
-  label.className = "row-label";
-  const badge = document.createElement("span");
-  badge.className = "row-badge";
   name.append(label, badge);
-  const expr = document.createElement("td");
-  expr.className = "row-expr col-expr";
-  const data = document.createElement("td");
-  data.className = "num row-data";
-  const grad = document.createElement("td");
-  grad.className = "num row-grad";
-  const extra = document.createElement("td");
-  extra.className = "num row-extra";
+  const expr = make("td", "row-expr col-expr");
+  const data = make("td", "num row-data");
+  const grad = make("td", "num row-grad");
+  const extra = make("td", "num row-extra");
   extra.hidden = true;
+  const tr = make("tr");
   tr.append(name, expr, data, grad, extra);
   return { tr, label, badge, expr, data, grad, extra };
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from .text import expression_text, rule_text
 from .value import Value, topological_order
 
 
@@ -59,15 +60,11 @@ class Graph:
     def expressions(self) -> list[str]:
         """How each node is computed from its parents (``a + 1``), written once per graph:
         the node list, the forward narration and the backward narration all quote it."""
-        from .text import expression_text  # late import: text depends on value only
-
         return [expression_text(value) for value in self.values]
 
     @cached_property
     def rules(self) -> list[str]:
         """Each edge's backward rule as micrograd writes it, ``a.grad += b.data * c.grad``."""
-        from .text import rule_text
-
         return [rule_text(self.values[edge.child], edge.slot) for edge in self.edges]
 
     @property

@@ -23,7 +23,7 @@ stack, and stops after MAX_FRAMES frames: on shared nodes it grows exponentially
 from __future__ import annotations
 
 from .graph import Graph
-from .text import fmt, rule_text
+from .text import fmt
 
 MAX_FRAMES = 2_000
 
@@ -78,7 +78,7 @@ def naive_recursion(graph: Graph, correct: list[float]) -> dict:
             "upstream_resent": call_resent,  # the part of this call's grad that was already sent once
             "pushes": [{"edge": edge.id, "parent": parent, "local": edge.local, "upstream": grad,
                         "contribution": contribution, "before": before, "after": after, "late": bool(resent),
-                        "rule": rule_text(graph.values[node], edge.slot)}],
+                        "rule": graph.rules[edge.id]}],
             "changes": [{"node": parent, "field": "grad", "before": before, "after": after}],
         })
     shared = [i for i in range(len(graph)) if not graph.is_input(i) and len(graph.child_edges[i]) > 1]

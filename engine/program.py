@@ -22,6 +22,7 @@ import tokenize
 import warnings
 
 from . import numbers as num
+from .text import expression_text
 from .value import FUNCTIONS, Value, topological_order
 
 # Limits that keep every program small enough to draw and quick to compute.
@@ -549,6 +550,4 @@ def _operator_text(op) -> str:
 
 def _readable(node: Value) -> str:
     """A short text for an unnamed node, from its operation and its parents' labels."""
-    from .text import expression_text  # late import: text depends on value only
-
     return expression_text(node, spaced=False)

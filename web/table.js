@@ -8,6 +8,7 @@
 // mode may add one more column: marks.column = {title, values} (e.g. tangents).
 
 import { exact, fmt } from "./format.js";
+import { h } from "./learn/dom.js";
 import { appendInSlices } from "./slices.js";
 
 export class NodeTable {
@@ -102,22 +103,12 @@ export class NodeTable {
 }
 
 function makeRow() {
-  const make = (tag, className = "") => {
-    const e = document.createElement(tag);
-    if (className) e.className = className;
-    return e;
-  };
-  const label = make("span", "row-label");
-  const badge = make("span", "row-badge");
-  const name = make("th");
-  name.scope = "row";
-  name.append(label, badge);
-  const expr = make("td", "row-expr col-expr");
-  const data = make("td", "num row-data");
-  const grad = make("td", "num row-grad");
-  const extra = make("td", "num row-extra");
-  extra.hidden = true;
-  const tr = make("tr");
-  tr.append(name, expr, data, grad, extra);
+  const label = h("span", { class: "row-label" });
+  const badge = h("span", { class: "row-badge" });
+  const expr = h("td", { class: "row-expr col-expr" });
+  const data = h("td", { class: "num row-data" });
+  const grad = h("td", { class: "num row-grad" });
+  const extra = h("td", { class: "num row-extra", hidden: true });
+  const tr = h("tr", {}, h("th", { scope: "row" }, label, badge), expr, data, grad, extra);
   return { tr, label, badge, expr, data, grad, extra };
 }

@@ -10,7 +10,7 @@ graph. They go to one file, prerender/all.json:
 
 where each <answer> is *exactly* the string engine.api.handle returned, spliced
 in unchanged. The page draws from it at once (web/first-paint.js) and hands
-over to the engine in Pyodide when it is ready; tests/test_prerender_parity.py
+over to the engine in Pyodide when it is ready; tests/runtime/test_pyodide_parity.py
 checks that Pyodide's answers give the same file, byte for byte.
 """
 

@@ -8,7 +8,7 @@
                  errors, page errors, any Content-Security-Policy violation (page,
                  frames and workers) and any request that leaves localhost or goes
                  to an origin no page of the test was opened at; service workers
-                 are blocked there (tests/test_service_worker.py opts in)
+                 are blocked there (tests/runtime/test_service_worker.py opts in)
     blank_page   `page`, opened on an empty HTML page of the site's origin, for
                  tests that only need the site's modules (engine-client.js, ...)
     open_blank   the same for another origin, e.g. a damaged copy from serve_copy
@@ -30,6 +30,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # build.py and buildtools/ live at the repo root
+# The shared helpers (page_helpers.py, robust_helpers.py, ...) sit here, beside the
+# feature folders (engine/, build/, runtime/, page/, modes/, robustness/) that use them.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import build as build_script  # noqa: E402
 from buildtools import BuildError, csp, serve  # noqa: E402

@@ -1,6 +1,6 @@
 """Hostile and malformed programs, each with the position and the message a learner must see.
 
-Shared by the CPython tests (tests/test_program.py) and the browser tests, which type them
+Shared by the CPython tests (tests/engine/test_program_subset.py) and the browser tests, which type them
 into the page.
 """
 

@@ -1,4 +1,4 @@
-"""Helpers shared by the page's browser tests (tests/test_page*.py)."""
+"""Helpers shared by the page's browser tests (tests/page/, tests/modes/, tests/robustness/)."""
 
 BOOT_TIMEOUT_MS = 90_000  # Pyodide boots in a few seconds; a slow CI machine gets room
 STEP_TIMEOUT_MS = 10_000

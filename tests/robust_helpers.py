@@ -1,6 +1,6 @@
 """Helpers for the reliability tests (issue 7): waiting until the page has settled,
 reading its state from its permalink, and checking every node against the CPython
-engine's trace (tests/test_monkey.py, test_urls.py, test_numbers.py, test_page_hostile.py).
+engine's trace (tests/robustness/).
 
 The page is under a strict Content-Security-Policy, so waits poll with page.evaluate
 (a string predicate for wait_for_function would need 'unsafe-eval').

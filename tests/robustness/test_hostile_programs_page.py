@@ -1,7 +1,7 @@
 """Issue 7, part 1 (the page half): hostile programs typed into the page's program editor.
 
 Every entry of tests/hostile_programs.BAD_PROGRAMS (already run in CPython by
-tests/test_program.py) is put into the editor in one go (as a paste would): the editor
+tests/engine/test_program_subset.py) is put into the editor in one go (as a paste would): the editor
 must show the expected message at the expected line and column, and the last good graph
 must stay on screen. Then GRADWALK_HOSTILE_RANDOM (default 100) seeded random texts —
 mutations of the presets' programs and plain garbage — go the same way: each ends in a

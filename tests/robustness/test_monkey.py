@@ -15,7 +15,7 @@ moves the position, so it is checked at once against the last link (and every 25
 actions the link itself is checked to agree with the position).
 
 The seed is printed; a failure repeats it with the tail of the action log. Replay with
-GRADWALK_MONKEY_SEED=<seed> python -m pytest tests/test_monkey.py -s
+GRADWALK_MONKEY_SEED=<seed> python -m pytest tests/robustness/test_monkey.py -s
 """
 
 import os
@@ -280,7 +280,7 @@ def test_monkey(page, site_url):
         tail = "\n".join(monkey.log[-15:])
         raise AssertionError(
             f"GRADWALK_MONKEY_SEED={SEED} failed after {len(monkey.log) - 1} actions: {e}\n"
-            f"last actions:\n{tail}\nreplay: GRADWALK_MONKEY_SEED={SEED} python -m pytest tests/test_monkey.py -s"
+            f"last actions:\n{tail}\nreplay: GRADWALK_MONKEY_SEED={SEED} python -m pytest tests/robustness/test_monkey.py -s"
         ) from e
     took = time.monotonic() - start
     counts = ", ".join(f"{k} {v}" for k, v in sorted(monkey.counts.items()))

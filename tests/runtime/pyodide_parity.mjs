@@ -9,7 +9,7 @@
 //
 // requests.json holds a JSON array of request strings; answers.json receives a
 // JSON array of engine.api.handle's answer strings, in the same order.
-// tests/test_pyodide_parity.py compares them byte for byte with CPython's.
+// tests/runtime/test_pyodide_parity.py compares them byte for byte with CPython's.
 
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";

@@ -1,7 +1,7 @@
 """'Why reverse mode' on the page: path sums with the growth plot, naive recursion,
 push and pull, forward mode, backward twice and gradient descent. Each mode is reached
 from its tab, stepped with the page's own stepper, and checked against the engine's
-numbers (tests/test_modes.py checks the engine itself)."""
+numbers (tests/modes/test_why_reverse_engine.py checks the engine itself)."""
 
 from axe_playwright_python.sync_playwright import Axe
 

@@ -18,7 +18,7 @@ import pytest
 
 from engine import Program
 
-PRESET_DIR = Path(__file__).resolve().parents[1] / "presets"
+PRESET_DIR = Path(__file__).resolve().parents[2] / "presets"
 PRESET_FILES = sorted(PRESET_DIR.glob("*.toml"))
 PRESET_IDS = [path.stem for path in PRESET_FILES]
 

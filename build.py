@@ -3,6 +3,8 @@
 
     python build.py                 build dist/ (a no-op when nothing changed)
     python build.py serve [--port]  build if needed, then serve dist/ on localhost
+    python build.py test [args]     install what the tests need, then run pytest
+                                    (the arguments go to pytest)
 
 dist/ holds the pinned Pyodide runtime (from npm), micropip (from PyPI), the
 engine as a wheel, everything in web/, and build.json, which tells the page's
@@ -89,6 +91,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("build", parents=[common], help="build dist/ (the default)")
+    commands.add_parser("test", help="install the test dependencies and Chromium if missing, then run "
+                                     "every test (further arguments go to pytest)")
     serve_cmd = commands.add_parser("serve", parents=[common],
                                     help="build if needed, then serve dist/")
     serve_cmd.add_argument("--port", type=int, default=8000, help="default: 8000 (0: any free port)")
@@ -101,6 +105,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["test"]:  # everything after `test` belongs to pytest
+        from buildtools import run_tests
+        return run_tests.main(argv[1:])
     args = parse_args(argv)
     try:
         build(args.dist.resolve(), args.cache.resolve(), force=args.force)

@@ -33,6 +33,11 @@ sys.path.insert(0, str(ROOT))  # build.py and buildtools/ live at the repo root
 # The shared helpers (page_helpers.py, robust_helpers.py, ...) sit here, beside the
 # feature folders (engine/, build/, runtime/, page/, modes/, robustness/) that use them.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# A few test modules lend their helpers to others (the editor's submit, random links,
+# the Pyodide runner): every feature folder is importable from any other.
+for _folder in sorted(Path(__file__).resolve().parent.iterdir()):
+    if _folder.is_dir() and not _folder.name.startswith((".", "_")):
+        sys.path.insert(1, str(_folder))
 
 import build as build_script  # noqa: E402
 from buildtools import BuildError, csp, serve  # noqa: E402

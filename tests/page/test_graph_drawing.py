@@ -14,7 +14,7 @@ from engine.api import handle
 from page_helpers import open_page
 from robust_helpers import settle
 
-from test_page_hostile import SUBMIT_JS
+from test_hostile_programs_page import SUBMIT_JS
 
 
 def layered_program(inputs: int = 12, layers: int = 12) -> str:

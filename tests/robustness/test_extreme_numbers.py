@@ -7,7 +7,7 @@ import json
 
 from engine.api import handle
 from robust_helpers import check_against_engine, link_state, open_settled, settle
-from test_urls import deflate
+from test_malformed_links import deflate
 
 # a = 0; log(0) = -inf; -inf * 0 = nan; 0 * -1 = -0; exp(700) ≈ 1.014e+304; 5e-324 is
 # the smallest float; the grads bring inf (a.grad) and 1.014e+304 too.

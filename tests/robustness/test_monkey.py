@@ -24,7 +24,7 @@ import time
 
 from robust_helpers import (COMPARE_JS, engine_answer, expected_nodes, link_state, open_settled,
                             settle)
-from test_urls import deflate, random_link
+from test_malformed_links import deflate, random_link
 
 SEED = int(os.environ.get("GRADWALK_MONKEY_SEED", "7"))
 ACTIONS = int(os.environ.get("GRADWALK_MONKEY_ACTIONS", "1000"))

@@ -15,7 +15,7 @@ import pytest
 
 from page_helpers import button
 from robust_helpers import open_settled, settle
-from test_page_hostile import READ_JS, submit
+from test_hostile_programs_page import READ_JS, submit
 
 pytestmark = pytest.mark.browser
 

@@ -21,9 +21,9 @@ import re
 import tokenize
 import warnings
 
-from . import numbers as num
+from .ops import FUNCTIONS, INFIX, OPS
 from .text import expression_text
-from .value import FUNCTIONS, Value, topological_order
+from .value import Value, topological_order
 
 # Limits that keep every program small enough to draw and quick to compute.
 MAX_SOURCE_CHARS = 50_000
@@ -37,7 +37,7 @@ MAX_LABEL_CHARS = 24
 READABLE_LABEL_CHARS = 12
 
 LITERAL_RANGE = "between -1e12 and 1e12"
-ALLOWED = "Value(...), numbers, + - * / **, and the functions " + ", ".join(FUNCTIONS)
+ALLOWED = f"Value(...), numbers, {' '.join(INFIX)}, and the functions " + ", ".join(FUNCTIONS)
 
 
 class ProgramError(Exception):
@@ -88,7 +88,11 @@ _EXPRESSION_MESSAGES = {
     ast.Slice: "Slices aren't supported here.",
 }
 
-_BINARY_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
+# How Python writes each of its binary operators; a program may use those in engine/ops.py.
+_PYTHON_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.FloorDiv: "//",
+                     ast.Mod: "%", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|",
+                     ast.BitAnd: "&", ast.BitXor: "^"}
+_BINARY_OPERATORS = {node: symbol for node, symbol in _PYTHON_OPERATORS.items() if symbol in INFIX}
 _RESERVED = {"Value", *FUNCTIONS}
 
 
@@ -257,7 +261,7 @@ class Program:
         if isinstance(node, ast.BinOp):
             op = _BINARY_OPERATORS.get(type(node.op))
             if op is None:
-                _fail(node, f"The operator {_operator_text(node.op)} isn't supported; use + - * / or **.")
+                _fail(node, f"The operator {_operator_text(node.op)} isn't supported; use {_INFIX_CHOICE}.")
             left = self._expression(node.left, depth + 1)
             right = self._expression(node.right, depth + 1)
             return self._binary(node, op, left, right)
@@ -274,18 +278,13 @@ class Program:
                 _fail(node, "The exponent after ** must be a plain number, like x ** 2.")
             if abs(right) > MAX_EXPONENT:
                 _fail(node, f"Exponents must be between -{MAX_EXPONENT:g} and {MAX_EXPONENT:g}.")
-        if not isinstance(left, Value) and not isinstance(right, Value):
-            return _fold(op, left, right)
-        if op == "+":
-            result = left + right
-        elif op == "-":
-            result = left - right
-        elif op == "*":
-            result = left * right
-        elif op == "/":
-            result = left / right
-        else:
-            result = left ** right
+        entry = OPS[op]
+        if isinstance(left, Value):
+            result = getattr(left, entry.method)(right)
+        elif isinstance(right, Value):
+            result = getattr(right, entry.reflected)(left)  # 2 * a
+        else:  # plain numbers: folded, in floats, so it can never run long
+            return entry.compute(left, right)[0]
         return self._made(result, node)
 
     def _call(self, node, depth):
@@ -331,7 +330,7 @@ class Program:
 
     def _function(self, node, name, argument):
         if not isinstance(argument, Value):
-            return _fold_function(name, argument)
+            return OPS[name].compute(float(argument))[0]  # tanh(2): a plain number
         return self._made(getattr(argument, name)(), node)
 
     # -- bookkeeping ------------------------------------------------------------------------
@@ -516,23 +515,6 @@ def _checked_number(value, node, what) -> float:
     return number
 
 
-def _fold(op, x, y) -> float:
-    """Arithmetic on two plain numbers, done in floats so it can never run long."""
-    if op == "+":
-        return x + y
-    if op == "-":
-        return x - y
-    if op == "*":
-        return x * y
-    if op == "/":
-        return num.div(x, y)
-    return num.power(x, y)
-
-
-def _fold_function(name, x) -> float:
-    return getattr(Value(x), name)().data
-
-
 def _is_backward_call(node) -> bool:
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
             and node.func.attr == "backward" and isinstance(node.func.value, ast.Name)
@@ -544,8 +526,10 @@ def _attribute_text(node) -> str:
 
 
 def _operator_text(op) -> str:
-    return {ast.FloorDiv: "//", ast.Mod: "%", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">>",
-            ast.BitOr: "|", ast.BitAnd: "&", ast.BitXor: "^"}.get(type(op), type(op).__name__)
+    return _PYTHON_OPERATORS.get(type(op), type(op).__name__)
+
+
+_INFIX_CHOICE = " ".join(INFIX[:-1]) + " or " + INFIX[-1]  # + - * / or **
 
 
 def _readable(node: Value) -> str:

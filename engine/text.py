@@ -2,17 +2,19 @@
 
 One place decides how ``3 * a`` or ``tanh(n)`` reads, how a number is rounded for a
 sentence, and how the backward rule of each edge reads as code, so the graph, the
-narration and the code panel all say the same thing.
+narration and the code panel all say the same thing. What is op-specific (the symbol,
+its precedence, its derivative as code) comes from the table in :mod:`engine.ops`.
 """
 
 from __future__ import annotations
 
 import math
 
+from .ops import ATOM, OPS
 from .value import Value
 
-_FUNCTION_OPS = {"tanh", "relu", "exp", "log", "sin", "cos", "sigmoid"}
-_SYMBOLS = {"+": "+", "-": "-", "*": "*", "/": "/", "**": "**"}
+# A unary minus binds less tightly than **: -2 ** 2 is -(2 ** 2), so (-2) ** 2 needs brackets.
+_MINUS = OPS["neg"].precedence
 
 
 def fmt(x: float, digits: int = 4) -> str:
@@ -46,15 +48,16 @@ def expression_text(node: Value, spaced: bool = True, names=None) -> str:
     if op == "":
         return fmt(node.data)
     parents = [names(p) for p in node._prev]
-    if op in _FUNCTION_OPS:
-        return f"{op}({parents[0]})"
-    if op == "neg":
-        return f"-{_wrap(parents[0], node._prev[0], 'neg', True)}"
-    symbol = f" {_SYMBOLS[op]} " if spaced else _SYMBOLS[op]
+    entry = OPS[op]
+    if entry.written == "function":
+        return f"{entry.symbol}({parents[0]})"
+    if entry.written == "prefix":
+        return f"{entry.symbol}{_wrap(parents[0], node._prev[0], op, True)}"
+    symbol = f" {entry.symbol} " if spaced else entry.symbol
     if node._const is not None:
         number, on_left = node._const
         number_text = fmt(number)
-        if number < 0 and (not on_left or op == "**"):
+        if number < 0 and (not on_left or entry.precedence > _MINUS):
             number_text = f"({number_text})"
         if on_left:
             return f"{number_text}{symbol}{_wrap(parents[0], node._prev[0], op, True)}"
@@ -63,22 +66,21 @@ def expression_text(node: Value, spaced: bool = True, names=None) -> str:
     return f"{_wrap(parents[0], left, op, False)}{symbol}{_wrap(parents[1], right, op, True)}"
 
 
-_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "neg": 3, "**": 4}
-
-
 def _wrap(text: str, parent: Value, op: str, on_right: bool) -> str:
     """Parenthesise an operand only where Python's precedence needs it.
 
     A variable name never needs brackets. A readable label such as ``x1*w1`` or a number
-    does when the operation binds tighter: ``(a+b)*c``, ``2 * (-3)``.
+    does when the operation binds tighter: ``(a+b)*c``, ``2 * (-3)``; at the same
+    precedence, the op's ``brackets`` says which side needs them: ``a - (b-c)``.
     """
+    entry = OPS[op]
     if text.isidentifier() or _is_number(text.lstrip("-")):
-        if text.startswith("-") and (on_right or op == "**"):
+        if text.startswith("-") and (on_right or entry.precedence > _MINUS):
             return f"({text})"  # 2 * (-3), (-2) ** 2
         return text
-    inner = _PRECEDENCE.get(parent._op, 5)
-    outer = _PRECEDENCE[op]
-    if inner < outer or (inner == outer and (on_right and op in "-/" or op == "**")):
+    inner = OPS[parent._op].precedence if parent._op else ATOM
+    outer = entry.precedence
+    if inner < outer or (inner == outer and (entry.brackets == "both" or on_right and entry.brackets == "right")):
         return f"({text})"
     return text
 
@@ -88,48 +90,19 @@ def _is_number(text: str) -> bool:
 
 
 def local_text(child: Value, slot: int) -> str:
-    """The local derivative d(child)/d(parent #slot), written as code."""
-    op = child._op
-    parent = child._prev[slot]
-    me = code_name(child.label)
-    x = code_name(parent.label)
-    if op == "+":
-        return "1.0"
-    if op == "-":
-        if child._const is not None:
-            return "-1.0" if child._const[1] else "1.0"
-        return "1.0" if slot == 0 else "-1.0"
-    if op == "*":
-        if child._const is not None:
-            return fmt(child._const[0])
-        other = child._prev[1 - slot]
-        return f"{code_name(other.label)}.data"
-    if op == "/":
-        if child._const is not None:
-            number, on_left = child._const
-            return f"-{fmt(number)} / {x}.data**2" if on_left else f"1 / {fmt(number)}"
-        numerator, denominator = (code_name(p.label) for p in child._prev)
-        return f"1 / {denominator}.data" if slot == 0 else f"-{numerator}.data / {denominator}.data**2"
-    if op == "**":
-        p = child._const[0]
-        return f"{fmt(p)} * {x}.data**{fmt(p - 1)}"
-    if op == "neg":
-        return "-1.0"
-    if op == "tanh":
-        return f"(1 - {me}.data**2)"
-    if op == "relu":
-        return f"({me}.data > 0)"
-    if op == "exp":
-        return f"{me}.data"
-    if op == "log":
-        return f"1 / {x}.data"
-    if op == "sin":
-        return f"cos({x}.data)"
-    if op == "cos":
-        return f"-sin({x}.data)"
-    if op == "sigmoid":
-        return f"{me}.data * (1 - {me}.data)"
-    raise ValueError(f"unknown op {op!r}")
+    """The local derivative d(child)/d(parent #slot), written as code (from engine/ops.py)."""
+    entry = OPS.get(child._op)
+    if entry is None:
+        raise ValueError(f"unknown op {child._op!r}")
+    operands = [f"{code_name(parent.label)}.data" for parent in child._prev]
+    number_less_1 = ""
+    if child._const is not None:  # a plain number folded in: on the left, 2 - a; on the right, a - 2
+        number, on_left = child._const
+        operands.insert(0 if on_left else 1, fmt(number))
+        slot = 1 if on_left else 0  # the parent is the other operand
+        number_less_1 = fmt(number - 1)
+    x, y = operands if len(operands) == 2 else (operands[0], "")
+    return entry.derivative[slot].format(x=x, y=y, out=f"{code_name(child.label)}.data", y_minus_1=number_less_1)
 
 
 def rule_text(child: Value, slot: int) -> str:

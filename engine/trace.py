@@ -10,6 +10,7 @@ they carried are reported as *lost*.
 from __future__ import annotations
 
 from .graph import Graph
+from .ops import OPS
 from .text import code_name, fmt, forward_text, local_text
 
 MAX_LISTED_PATHS = 50  # lost paths listed one by one; the count is always exact
@@ -143,8 +144,8 @@ def _visit_text(graph, node, upstream, pushes, position, step) -> str:
                  f"{'has' if len(set(waiting)) == 1 else 'have'} not pushed into {label} yet.")
     if not pushes:
         return f"Visit {label}: an input, so there is nothing to pass on; {label}.grad = {fmt(upstream)}."
-    pattern = {"+": "Addition copies the grad. ", "*": "Multiplication swaps: each side gets the other's value. "}
-    prefix = pattern.get(value._op, "") if value._const is None else ""
+    note = OPS[value._op].note if value._const is None else ""  # "Addition copies the grad."
+    prefix = f"{note} " if note else ""
     parts = []
     for push in pushes:
         p = graph.label(push["parent"])

@@ -11,13 +11,14 @@ hidden in closures:
 * a plain number on either side of an operator is folded into the node (``_const``)
   rather than becoming a node of its own, so ``a + 1`` draws as one node with one edge.
 
-All arithmetic goes through :mod:`engine.numbers`, so 1/0, log(0) or exp(1000) give
-inf or nan, as in any IEEE-754 library, instead of raising.
+What each operation computes, and its local derivatives, is one entry in the table in
+:mod:`engine.ops`; the operators and functions of Value are made from that table.
 """
 
 from __future__ import annotations
 
 from . import numbers as num
+from .ops import FUNCTIONS, OPS, Op
 
 
 class Value:
@@ -51,119 +52,13 @@ class Value:
         name = f"{self.label}: " if self.label else ""
         return f"Value({name}data={self.data!r}, grad={self.grad!r})"
 
-    # -- building nodes ---------------------------------------------------------------
-
-    @staticmethod
-    def _node(data, op, parents, locals_, const=None):
-        """A new node. Bypasses __init__ because graphs of 100,000 nodes are built here."""
-        out = _new(Value)
-        out.data = data
-        out.grad = 0.0
-        out._op = op
-        out._prev = parents
-        out._local = locals_
-        if const is not None:
-            out._const = const
-        return out
-
-    # -- the arithmetic operators -------------------------------------------------------
-    # Each returns a node whose local derivatives are filled in right away.
-
-    def __add__(self, other):
-        if isinstance(other, Value):
-            out = _new(Value)
-            out.data, out.grad, out._op, out._prev, out._local = self.data + other.data, 0.0, "+", (self, other), _ONES
-            return out
-        k = _number(other)
-        return Value._node(self.data + k, "+", (self,), (1.0,), (k, False))
-
-    def __radd__(self, other):
-        k = _number(other)
-        return Value._node(k + self.data, "+", (self,), (1.0,), (k, True))
-
-    def __sub__(self, other):
-        if isinstance(other, Value):
-            return Value._node(self.data - other.data, "-", (self, other), (1.0, -1.0))
-        k = _number(other)
-        return Value._node(self.data - k, "-", (self,), (1.0,), (k, False))
-
-    def __rsub__(self, other):
-        k = _number(other)
-        return Value._node(k - self.data, "-", (self,), (-1.0,), (k, True))
-
-    def __mul__(self, other):
-        if isinstance(other, Value):
-            # Multiplication swaps: each parent's local derivative is the *other* parent.
-            out = _new(Value)
-            out.data, out.grad, out._op = self.data * other.data, 0.0, "*"
-            out._prev, out._local = (self, other), (other.data, self.data)
-            return out
-        k = _number(other)
-        return Value._node(self.data * k, "*", (self,), (k,), (k, False))
-
-    def __rmul__(self, other):
-        k = _number(other)
-        return Value._node(k * self.data, "*", (self,), (k,), (k, True))
-
-    def __truediv__(self, other):
-        x = self.data
-        if isinstance(other, Value):
-            y = other.data
-            return Value._node(num.div(x, y), "/", (self, other), (num.div(1.0, y), num.div(-x, y * y)))
-        k = _number(other)
-        return Value._node(num.div(x, k), "/", (self,), (num.div(1.0, k),), (k, False))
-
-    def __rtruediv__(self, other):
-        k = _number(other)
-        x = self.data
-        return Value._node(num.div(k, x), "/", (self,), (num.div(-k, x * x),), (k, True))
-
-    def __pow__(self, other):
-        if isinstance(other, Value):
-            raise TypeError("the exponent of ** must be a plain number, like x ** 2")
-        p = _number(other)
-        x = self.data
-        return Value._node(num.power(x, p), "**", (self,), (p * num.power(x, p - 1.0),), (p, False))
-
-    def __rpow__(self, other):
-        raise TypeError("a Value can't be an exponent; only a plain number can, like x ** 2")
-
-    def __neg__(self):
-        return Value._node(-self.data, "neg", (self,), (-1.0,))
+    # -- the operators and functions ---------------------------------------------------
+    # a + b, 3 * a, a ** 2, -a, a.tanh(), ...: every one is made from its entry in
+    # engine/ops.py (below the class), which computes the value and the local
+    # derivatives together; a plain number on either side is folded into the node.
 
     def __pos__(self):
         return self
-
-    # -- the functions ------------------------------------------------------------------
-
-    def tanh(self):
-        t = num.tanh(self.data)
-        return Value._node(t, "tanh", (self,), (1.0 - t * t,))
-
-    def relu(self):
-        x = self.data
-        # As in micrograd: negative inputs give 0, and the slope at exactly 0 is 0.
-        return Value._node(0.0 if x < 0 else x, "relu", (self,), (1.0 if x > 0 else 0.0,))
-
-    def exp(self):
-        e = num.exp(self.data)
-        return Value._node(e, "exp", (self,), (e,))
-
-    def log(self):
-        x = self.data
-        return Value._node(num.log(x), "log", (self,), (num.div(1.0, x),))
-
-    def sin(self):
-        x = self.data
-        return Value._node(num.sin(x), "sin", (self,), (num.cos(x),))
-
-    def cos(self):
-        x = self.data
-        return Value._node(num.cos(x), "cos", (self,), (-num.sin(x),))
-
-    def sigmoid(self):
-        s = num.sigmoid(self.data)
-        return Value._node(s, "sigmoid", (self,), (s * (1.0 - s),))
 
     # -- differentiation ----------------------------------------------------------------
 
@@ -191,7 +86,64 @@ class Value:
 
 
 _new = object.__new__
-_ONES = (1.0, 1.0)
+
+
+def _binary(op: Op):
+    """``a + b`` and ``a + 2`` (and the reflected ``2 + a``) for a two-operand op."""
+    compute, name, number_only = op.compute, op.name, op.only_number_right
+
+    def method(self, other):
+        if isinstance(other, Value):
+            if number_only:
+                raise TypeError(number_only)
+            # The common case, written out: 100,000-node graphs are built here.
+            out = _new(Value)
+            out.data, out._local = compute(self.data, other.data)
+            out.grad, out._op, out._prev = 0.0, name, (self, other)
+            return out
+        k = _number(other)
+        data, local = compute(self.data, k)
+        return _node(data, name, self, local[0], (k, False))
+
+    def reflected(self, other):
+        if op.only_number_reflected:
+            raise TypeError(op.only_number_reflected)
+        k = _number(other)
+        data, local = compute(k, self.data)
+        return _node(data, name, self, local[1], (k, True))
+
+    method.__name__, reflected.__name__ = op.method, op.reflected
+    return method, reflected
+
+
+def _unary(op: Op):
+    """``-a`` or ``a.tanh()`` for a one-operand op."""
+    compute, name = op.compute, op.name
+
+    def method(self):
+        out = _new(Value)
+        out.data, out._local = compute(self.data)
+        out.grad, out._op, out._prev = 0.0, name, (self,)
+        return out
+
+    method.__name__ = op.method
+    return method
+
+
+def _node(data, op, parent, local, const):
+    """A node with one Value parent and a plain number ``const`` = (number, on_the_left)."""
+    out = _new(Value)
+    out.data, out.grad, out._op, out._prev, out._local, out._const = data, 0.0, op, (parent,), (local,), const
+    return out
+
+
+for _op in OPS.values():
+    if _op.arity == 2:
+        _method, _reflected = _binary(_op)
+        setattr(Value, _op.method, _method)
+        setattr(Value, _op.reflected, _reflected)
+    else:
+        setattr(Value, _op.method, _unary(_op))
 
 
 def topological_order(root: Value) -> list[Value]:
@@ -233,13 +185,6 @@ def _apply(name):
     return function
 
 
-# The functions as free functions too, so programs can write tanh(n) as well as n.tanh().
-tanh = _apply("tanh")
-relu = _apply("relu")
-exp = _apply("exp")
-log = _apply("log")
-sin = _apply("sin")
-cos = _apply("cos")
-sigmoid = _apply("sigmoid")
-
-FUNCTIONS = ("tanh", "relu", "exp", "log", "sin", "cos", "sigmoid")
+# The functions as free functions too, so programs can write tanh(n) as well as n.tanh():
+# tanh, relu, exp, log, sin, cos, sigmoid, and any function the table gains.
+globals().update({name: _apply(name) for name in FUNCTIONS})

@@ -15,12 +15,14 @@ from .graph import Graph
 from .layout import layout
 from .presets import get_preset, load_presets
 from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError
-from .text import fmt, local_text
+from .text import local_text
+from .again import backward_again
 from .descent import MAX_STEPS, descend
 from .forward_mode import forward_mode
 from .naive import naive_recursion
+from .nudge import nudge_input
 from .paths import FAMILIES, growth, path_sums
-from .trace import correct_backward, experiment, forward_frames, run_backward
+from .trace import correct_backward, experiment, forward_frames
 
 MAX_REQUEST_CHARS = 200_000
 
@@ -211,42 +213,7 @@ def again(request: dict) -> dict:
     zero = request.get("zero_grad", False)
     if not isinstance(zero, bool):
         raise RequestError('"zero_grad" must be true or false.')
-    frames = []
-    start = grads
-    if zero:
-        frames.append({"kind": "zero", "node": graph.output, "line": graph.values[graph.output].line,
-                       "text": "zero_grad(): every grad goes back to 0 before the next backward pass.",
-                       "pushes": [], "changes": [{"node": i, "field": "grad", "before": g, "after": 0.0}
-                                                 for i, g in enumerate(grads)]})
-        start = [0.0] * len(graph)
-    more, final, _ = run_backward(graph, graph.reverse_topological_order(), start=start)
-    frames += more
-    if zero:
-        explanation = ["After zero_grad() the second backward pass starts from 0 and gives the same grads "
-                       "as the first."]
-    else:
-        explanation = _again_explanation(graph, grads, final)
-    return {"ok": True, "zero_grad": zero, "frames": frames, "start_grads": grads, "grads": final,
-            "explanation": explanation}
-
-
-def _again_explanation(graph: Graph, first: list[float], second: list[float]) -> list[str]:
-    out = graph.label(graph.output)
-    middle = [i for i in range(len(graph)) if i != graph.output and not graph.is_input(i)]
-
-    def changes(nodes):
-        return ", ".join(f"{graph.label(i)}.grad {fmt(first[i])} → {fmt(second[i])}" for i in nodes)
-
-    sentences = [f"backward() sets {out}.grad = 1 again, but every other grad still holds the first pass's value "
-                 "and += adds the second pass on top of it."]
-    if middle:
-        sentences.append(f"The intermediate grads double ({changes(middle)}), and because they pass their doubled "
-                         f"totals on, the inputs get even more: {changes(graph.inputs)}.")
-        sentences.append("PyTorch keeps no grads on intermediate nodes, so there the inputs' grads would exactly "
-                         "double; micrograd keeps them, as here. Either way: call zero_grad() before backward().")
-    else:
-        sentences.append(f"Every input's grad doubles: {changes(graph.inputs)}. Call zero_grad() before backward().")
-    return sentences
+    return {"ok": True, **backward_again(graph, grads, zero)}
 
 
 def descent(request: dict) -> dict:
@@ -273,28 +240,10 @@ def nudge(request: dict) -> dict:
     _, source, program = _program(request)
     graph = Graph.of(program.output, program.nodes)
     wrt = _input(graph, request.get("wrt"))
-    name = next(n for n, leaf in program.inputs.items() if leaf is graph.values[wrt])
     h = request.get("h", 1e-3)
     if isinstance(h, bool) or not isinstance(h, (int, float)) or not 0 < abs(h) <= 1:
         raise RequestError('"h" must be a small number, above 0 and at most 1, like 0.001.')
-    grads = correct_backward(graph)[1]
-    x, grad, base = graph.values[wrt].data, grads[wrt], program.output.data
-
-    def output_at(value):
-        return _parse(source, {name: value}).output.data
-
-    plus, minus = output_at(x + h), output_at(x - h)
-    change, predicted, central = plus - base, grad * h, (plus - minus) / (2 * h)
-    out = graph.label(graph.output)
-    direction = "increases" if change > 0 else "decreases" if change < 0 else "does not change"
-    text = (f"If {name} increases by {fmt(h)}, {out} {direction}"
-            + (f" by {fmt(abs(change), 6)}" if change else "")
-            + f"; {name}.grad × h = {fmt(grad)} × {fmt(h)} = {fmt(predicted, 6)}. "
-            f"The central difference (f({name}+h) − f({name}−h)) / 2h = {fmt(central, 8)}, "
-            f"and autodiff says {name}.grad = {fmt(grad, 8)}.")
-    return {"ok": True, "wrt": wrt, "h": h, "x": x, "output": base, "plus": plus, "minus": minus,
-            "change": change, "predicted": predicted, "central": central, "grad": grad,
-            "difference": central - grad, "text": text}
+    return {"ok": True, **nudge_input(source, program, graph, wrt, h)}
 
 
 _MODES = {"load": load, "nudge": nudge, "naive": naive, "forward_mode": forward, "paths": paths, "growth": growth_table,

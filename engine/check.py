@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from .foreign import _MISSING, Foreign, ForeignGraphError, close, read, rule, untouched
-from .text import code_name, fmt, local_text
+from .text import code_name, expression_text, fmt, local_text
 from .trace import correct_backward, experiment
 
 PROBE = 1000.0  # what each parent's grad is set to before its child's _backward is called
@@ -143,9 +143,8 @@ class _Checker:
             return
         data, locals_ = rule(node.op, [self.nodes[p].data for p in node.parents], node.const)
         if not close(data, node.data):
-            numbers = self.graph.expressions[i]
-            self.problem(f"{head}: its data is {fmt(node.data)}, but {numbers} is {fmt(data)} by the rule for "
-                         f"{node.op}.", i, "data")
+            numbers = expression_text(self.graph.values[i], names=lambda parent: fmt(parent.data))
+            self.problem(f"{head}: its data is {fmt(node.data)}, but {numbers} = {fmt(data)}.", i, "data")
         for parent in dict.fromkeys(node.parents):
             slots = [s for s, p in enumerate(node.parents) if p == parent]
             given = sum(node.locals[s] for s in slots)
@@ -275,16 +274,17 @@ class _Checker:
         if not result["late"]:
             return
         self.report.experiment = result
-        visited = ", ".join(self.labels[i] for i in order)
-        first_late = result["late"][0]
-        self.problem(f"backward() visits the nodes in a wrong order ({visited}): some are visited before every node "
-                     "that uses them has passed its grad on.", first_late["parent"], "order")
-        said = set()
+        # Only the sentences about lost paths: "already cut off earlier" adds nothing here.
+        said = {}
         for item, sentence in zip(result["late"], result["explanation"]):
-            # Only the sentences about lost paths: "already cut off earlier" adds nothing here.
-            if sentence not in said and "never reached" in sentence:
-                said.add(sentence)
-                self.problem(sentence, item["parent"], "order")
+            if "never reached" in sentence:
+                said.setdefault(sentence, item["parent"])
+        first = next(iter(said.values()), result["late"][0]["parent"])
+        visited = ", ".join(self.labels[i] for i in order)
+        self.problem(f"backward() visits the nodes in a wrong order ({visited}): some are visited before every node "
+                     "that uses them has passed its grad on.", first, "order")
+        for sentence, node in said.items():
+            self.problem(sentence, node, "order")
 
     def check_grads(self, final):
         """The final grads against the right ones: the inputs' (what training uses), or the

@@ -253,8 +253,7 @@ def _discover(root) -> tuple[dict[int, _Raw], list[int]]:
         for obj in parents:
             k = id(obj)
             if k in on_stack:
-                path = [raws[s].label or f"a {raws[s].op_text or type(raws[s].obj).__name__} node"
-                        for s, _ in stack[[s for s, _ in stack].index(k):]]
+                path = [_describe(raws[s], capital=False) for s, _ in stack[[s for s, _ in stack].index(k):]]
                 path.append(path[0])
                 raise ForeignGraphError(
                     "This graph has a cycle (" + " → ".join(path) + "): a value is computed from itself, "
@@ -288,7 +287,7 @@ def _raw(obj, child: _Raw | None) -> _Raw:
             raise ForeignGraphError(f"Gradwalk can't read {what}: it needs {SHAPE}.")
         raise ForeignGraphError(f"{_describe(child)} has {what} among its parents, but a parent must be {SHAPE}.")
     if not isinstance(data, _numbers.Real) or isinstance(data, bool):
-        raise ForeignGraphError(f"{_describe_parts(obj, '', '')} has data {_object_text(data)}, which isn't a number.")
+        raise ForeignGraphError(f"{_describe_parts(obj, '', '')}'s data is {_object_text(data)}, which isn't a number.")
     data = as_float(data)
     label = _get(obj, "label", child)
     label = label.strip() if isinstance(label, str) and label.isprintable() else ""
@@ -332,8 +331,8 @@ def _get(obj, name, child):
     try:
         return getattr(obj, name, _MISSING)
     except Exception as error:
-        where = _object_text(obj) if child is None else f"a parent of {_describe(child)}"
-        raise ForeignGraphError(f"Reading .{name} of {where} raised {type(error).__name__}: {error}") from None
+        where = _object_text(obj) if child is None else f"a parent of {_describe(child, capital=False)}"
+        raise ForeignGraphError(f"Reading .{name} of {where} raised {_raised(error)}.") from None
 
 
 def _number(x, raw, where) -> float:
@@ -353,8 +352,7 @@ def _measure(raw: _Raw, raws) -> dict[int, float]:
         raw.backward()
         found = {id(parent): parent.grad for parent in parents}
     except Exception as error:
-        raise ForeignGraphError(f"{_describe(raw)}: calling its _backward raised {type(error).__name__}: "
-                                f"{error}") from None
+        raise ForeignGraphError(f"{_describe(raw)}: calling its _backward raised {_raised(error)}.") from None
     return {key: _number(grad, raw, f"a parent's grad after its _backward ({raws[key].label or 'a parent'})")
             for key, grad in found.items()}
 
@@ -666,24 +664,36 @@ def _distinct(objects) -> list:
     return out
 
 
-def _describe(raw: _Raw) -> str:
-    return _describe_parts(raw.obj, raw.label, raw.op_text, raw.data)
+def _describe(raw: _Raw, capital: bool = True) -> str:
+    return _describe_parts(raw.obj, raw.label, raw.op_text, raw.data, capital)
 
 
-def _describe_parts(obj, label, op_text, data=None) -> str:
+def _describe_parts(obj, label, op_text, data=None, capital=True) -> str:
+    """A node before it has a name: by its label, else by its operation and data."""
     if label:
-        return f"The node {label}"
-    what = f"The {op_text!r} node" if op_text else f"A {type(obj).__name__}"
-    return what + (f" with data {fmt(data)}" if data is not None else "")
+        text = f"the node {label}"
+    else:
+        text = f"the {op_text!r} node" if op_text else _article(type(obj).__name__)
+        text += f" with data {fmt(data)}" if data is not None else ""
+    return text[0].upper() + text[1:] if capital else text
+
+
+def _article(noun: str) -> str:
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
 
 
 def _object_text(obj) -> str:
     try:
         text = repr(obj)
     except Exception:
-        text = "?"
+        return _article(type(obj).__name__)
     text = text if len(text) <= 40 else text[:37] + "..."
-    return f"a {type(obj).__name__} ({text})"
+    return f"{text} ({_article(type(obj).__name__)})"
+
+
+def _raised(error: Exception) -> str:
+    detail = str(error)
+    return f"{type(error).__name__} ({detail})" if detail else type(error).__name__
 
 
 def _short(text) -> str:

@@ -10,7 +10,7 @@ class with one classic mistake each, the way a learner makes it:
 * `WrongTanh`: tanh's local derivative is written with the input, 1 - x**2, instead of
   the output, 1 - t**2.
 
-`MicroGPT` is the microgpt style: __slots__, `_children` (a tuple, duplicates kept) and
+`Sqrt` has operations Gradwalk doesn't know (sqrt, hypot). `MicroGPT` is the microgpt style: __slots__, `_children` (a tuple, duplicates kept) and
 `_local_grads`, no `_op`, no `_backward`; the backward loop is in `backward()`.
 """
 
@@ -108,18 +108,7 @@ class Lecture:
         return out
 
     def topological_order(self):
-        topo = []
-        visited = set()
-
-        def build_topo(v):
-            if v not in visited:
-                visited.add(v)
-                for child in v._prev:
-                    build_topo(child)
-                topo.append(v)
-
-        build_topo(self)
-        return topo
+        return build_topo(self)
 
     def backward(self):
         topo = self.topological_order()
@@ -229,22 +218,53 @@ class MicroGPT:
     def __rtruediv__(self, other):
         return other * self ** -1
 
+    walk_backwards = True  # a broken engine forgets to reverse the sort
+
     def backward(self):
-        topo = []
-        visited = set()
-
-        def build_topo(v):
-            if v not in visited:
-                visited.add(v)
-                for child in v._children:
-                    build_topo(child)
-                topo.append(v)
-
-        build_topo(self)
+        topo = build_topo(self, lambda v: v._children)
         self.grad = 1
-        for v in reversed(topo):
+        for v in reversed(topo) if self.walk_backwards else topo:
             for child, local_grad in zip(v._children, v._local_grads):
                 child.grad += local_grad * v.grad
+
+
+def build_topo(root, parents=lambda v: v._prev):
+    """micrograd's topological sort, as the lecture writes it (recursive, with a visited set)."""
+    topo = []
+    visited = set()
+
+    def build(v):
+        if v not in visited:
+            visited.add(v)
+            for child in parents(v):
+                build(child)
+            topo.append(v)
+
+    build(root)
+    return topo
+
+
+class Sqrt(Lecture):
+    """The lecture's class with operations Gradwalk doesn't know."""
+
+    def sqrt(self):
+        out = self._new(math.sqrt(self.data), (self,), "sqrt")
+
+        def _backward():
+            self.grad += 0.5 / out.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    def hypot(self, other):
+        out = self._new(math.hypot(self.data, other.data), (self, other), "hypot")
+
+        def _backward():
+            self.grad += self.data / out.data * out.grad
+            other.grad += other.data / out.data * out.grad
+
+        out._backward = _backward
+        return out
 
 
 def neuron(cls):

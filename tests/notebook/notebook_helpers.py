@@ -63,13 +63,14 @@ def ask_api(request: dict) -> dict:
 TEXT_KEYS = {"line", "col", "program", "preset", "graph", "unused"}
 
 
-def numbers_of(answer):
+def numbers_of(answer, rename=None):
     """An answer with every text left out (names differ between a program and a learner's
-    graph), keeping its every number and its shape."""
+    graph), keeping its every number and its shape; ``rename`` maps names used as keys."""
+    rename = rename or {}
     if isinstance(answer, dict):
-        return {k: numbers_of(v) for k, v in answer.items() if k not in TEXT_KEYS}
+        return {rename.get(k, k): numbers_of(v, rename) for k, v in answer.items() if k not in TEXT_KEYS}
     if isinstance(answer, list):
-        return [numbers_of(v) for v in answer]
+        return [numbers_of(v, rename) for v in answer]
     if isinstance(answer, str):
         return "<text>"
     return answer

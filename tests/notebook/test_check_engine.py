@@ -1,8 +1,6 @@
 """gradwalk.check on a learner's engine: nothing to say about a correct one, each classic
 mistake named at the node where it happens, and the learner's graph left exactly as it was."""
 
-import math
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -10,8 +8,8 @@ from micrograd.engine import Value as Micrograd
 
 import gradwalk
 from engine import Program, Value
-from learner_engines import (Lecture, MicroGPT, NoVisitedSet, NotReversed, Overwriting, WrongTanh, diamond, neuron,
-                             shared_intermediate)
+from learner_engines import (Lecture, MicroGPT, NoVisitedSet, NotReversed, Overwriting, Sqrt, WrongTanh, build_topo,
+                             diamond, neuron, shared_intermediate)
 from notebook_helpers import snapshot, unchanged
 
 
@@ -181,17 +179,6 @@ def test_a_wrong_forward_value_is_named():
     assert checked(c).problems == ["c = a * b: its data is 7, but 2 * 3 = 6."]
 
 
-class Sqrt(Lecture):
-    def sqrt(self):
-        out = self._new(math.sqrt(self.data), (self,), "sqrt")
-
-        def _backward():
-            self.grad += 0.5 / out.data * out.grad
-
-        out._backward = _backward
-        return out
-
-
 def test_an_operation_gradwalk_does_not_know_is_said_plainly():
     a = Sqrt(4.0, label="a")
     b = a.sqrt()
@@ -214,10 +201,15 @@ class Slots:
         self.data, self.grad, self._prev, self._op, self.label = data, 0.0, tuple(prev), op, label
 
     def __add__(self, other):
+        other = other if isinstance(other, Slots) else type(self)(other)
         return type(self)(self.data + other.data, (self, other), "+")
 
     def __mul__(self, other):
+        other = other if isinstance(other, Slots) else type(self)(other)
         return type(self)(self.data * other.data, (self, other), "*")
+
+    def __rmul__(self, other):
+        return self * other
 
     def _backward(self):
         if self._op == "+":
@@ -229,17 +221,7 @@ class Slots:
             b.grad += a.data * self.grad
 
     def order(self):
-        topo, seen = [], set()
-
-        def build(v):
-            if id(v) not in seen:
-                seen.add(id(v))
-                for p in v._prev:
-                    build(p)
-                topo.append(v)
-
-        build(self)
-        return topo
+        return build_topo(self)
 
     def backward(self):
         self.grad = 1.0
@@ -256,45 +238,19 @@ class SlotsForwards(Slots):
             node._backward()
 
 
-def slots_diamond(cls):
-    a, one, three = cls(2.0, label="a"), cls(1.0, label="one"), cls(3.0, label="three")
-    b = a + one
-    b.label = "b"
-    c = a * three
-    c.label = "c"
-    d = b * c
-    d.label = "d"
-    return d
-
-
 def test_a_class_with_slots_and_a_backward_method_is_recorded_on_the_class_and_put_back():
     method = Slots.__dict__["_backward"]
-    report = checked(slots_diamond(Slots))
+    report = checked(diamond(Slots))
     assert report.ok and report.visit_order[0] == "d"
     assert Slots.__dict__["_backward"] is method and "_backward" not in SlotsForwards.__dict__
-    wrong = checked(slots_diamond(SlotsForwards))
+    wrong = checked(diamond(SlotsForwards))
     assert by_kind(wrong, "order") and wrong.visit_order[-1] == "d"
     assert "_backward" not in SlotsForwards.__dict__
 
 
 class MicroGPTForwards(MicroGPT):
     __slots__ = ()
-
-    def backward(self):
-        topo, visited = [], set()
-
-        def build(v):
-            if v not in visited:
-                visited.add(v)
-                for child in v._children:
-                    build(child)
-                topo.append(v)
-
-        build(self)
-        self.grad = 1
-        for v in topo:  # forgot reversed()
-            for child, local in zip(v._children, v._local_grads):
-                child.grad += local * v.grad
+    walk_backwards = False
 
 
 def test_a_microgpt_engine_is_checked_by_its_final_grads():

@@ -15,7 +15,7 @@ from engine import Program, Value
 from engine.foreign import ForeignGraphError, read
 from engine.program import MAX_NODES
 from engine.trace import correct_backward
-from learner_engines import Lecture, MicroGPT, diamond, neuron
+from learner_engines import Lecture, MicroGPT, Sqrt, diamond, neuron
 from notebook_helpers import ask, ask_api, numbers_of, snapshot, unchanged
 
 
@@ -24,20 +24,13 @@ def labelled(value, label):
     return value
 
 
-def micrograd_diamond():
-    a = labelled(Micrograd(2.0), "a")
-    b = labelled(a + 1, "b")
-    c = labelled(3 * a, "c")
-    return labelled(b * c, "d")
-
-
 # micrograd writes 3 * a as a * 3 (__rmul__) and makes a node of every plain number; the
 # program below builds the very same graph with the engine's own Value.
 DIAMOND_SHAPED = "a = 2\none = 1\nb = a + one\nthree = 3\nc = a * three\nd = b * c"
 
 
 def test_the_micrograd_diamond_gives_the_engines_numbers_exactly():
-    d = micrograd_diamond()
+    d = diamond(Micrograd)
     before = snapshot(d)
     answer = ask({"cmd": "load"}, d)
     assert answer["ok"], answer
@@ -140,29 +133,8 @@ def test_gradwalks_own_value_reads_as_its_program():
     assert ask({"cmd": "load"}, a * a)["edges"][1]["slot"] == 1
 
 
-class Custom(Lecture):
-    def sqrt(self):
-        out = self._new(math.sqrt(self.data), (self,), "sqrt")
-
-        def _backward():
-            self.grad += 0.5 / out.data * out.grad
-
-        out._backward = _backward
-        return out
-
-    def hypot(self, other):
-        out = self._new(math.hypot(self.data, other.data), (self, other), "hypot")
-
-        def _backward():
-            self.grad += self.data / out.data * out.grad
-            other.grad += other.data / out.data * out.grad
-
-        out._backward = _backward
-        return out
-
-
 def test_a_custom_operation_differentiates_with_the_graphs_own_backward():
-    a, b = Custom(3.0, label="a"), Custom(4.0, label="b")
+    a, b = Sqrt(3.0, label="a"), Sqrt(4.0, label="b")
     h = a.hypot(b)
     h.label = "h"
     r = h.sqrt()
@@ -180,7 +152,7 @@ def test_a_custom_operation_differentiates_with_the_graphs_own_backward():
 
 
 def test_a_value_used_by_a_custom_operation_twice_gets_one_edge_with_the_sum():
-    a = Custom(3.0, label="a")
+    a = Sqrt(3.0, label="a")
     h = a.hypot(a)
     answer = ask({"cmd": "load"}, h)
     assert [(e["parent"], e["local"]) for e in answer["edges"]] == [(0, pytest.approx(2 * 3 / math.hypot(3, 3)))]

@@ -14,10 +14,10 @@ import math
 from .graph import Graph
 from .layout import layout
 from .presets import get_preset, load_presets
-from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError
+from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError, with_inputs
 from .text import local_text
 from .again import backward_again
-from .descent import MAX_STEPS, descend
+from .descent import MAX_STEPS, Move, descend, descend_moves
 from .forward_mode import forward_mode
 from .naive import naive_recursion
 from .nudge import nudge_input
@@ -133,7 +133,7 @@ def _program(request: dict) -> tuple[str | None, str, Program]:
     values = _values(request.get("values"))
     if values:
         # Write the new values into the source, so the code shown matches the graph.
-        source = _with_inputs(source, _input_spans(source, values), values)
+        source = with_inputs(source, _input_spans(source, values), values)
     return preset_id, source, _parse(source)
 
 
@@ -210,28 +210,52 @@ def growth_table(request: dict) -> dict:
 def again(request: dict) -> dict:
     """backward() called a second time: without zero_grad every grad is added twice."""
     graph, grads = _graph(request)
-    zero = request.get("zero_grad", False)
-    if not isinstance(zero, bool):
-        raise RequestError('"zero_grad" must be true or false.')
-    return {"ok": True, **backward_again(graph, grads, zero)}
+    return {"ok": True, **backward_again(graph, grads, _flag(request.get("zero_grad", False), "zero_grad"))}
 
 
 def descent(request: dict) -> dict:
-    """Gradient descent (or ascent) on chosen inputs."""
+    """Gradient descent (or ascent) on chosen inputs: equal steps, or the learner's own moves."""
     _, source, program = _program(request)
-    names = request.get("inputs", list(program.inputs))
-    if not isinstance(names, list) or not names or not all(name in program.inputs for name in names):
-        raise RequestError('"inputs" must list input names of this program, like ["x1", "x2"].')
-    rate = request.get("rate", 0.1)
-    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate <= 10:
-        raise RequestError("The learning rate must be a number above 0 and at most 10.")
+    if "moves" in request:
+        return {"ok": True, **descend_moves(source, _moves(request, program))}
+    names = _input_names(request.get("inputs", list(program.inputs)), program)
+    rate = _rate(request.get("rate", 0.1))
     steps = request.get("steps", 1)
     if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS:
         raise RequestError(f'"steps" must be a whole number from 1 to {MAX_STEPS}.')
-    ascend = request.get("ascend", False)
-    if not isinstance(ascend, bool):
-        raise RequestError('"ascend" must be true or false.')
-    return {"ok": True, **descend(source, {}, names, float(rate), steps, ascend)}
+    ascend = _flag(request.get("ascend", False), "ascend")
+    return {"ok": True, **descend(source, {}, names, rate, steps, ascend)}
+
+
+def _moves(request: dict, program: Program) -> list[Move]:
+    """ "moves": [{"ascend": false, "rate": 0.1, "inputs": ["x1"]}, ...], each checked like a step."""
+    if any(key in request for key in ("steps", "rate", "ascend", "inputs")):
+        raise RequestError('With "moves", each move has its own "ascend", "rate" and "inputs"; '
+                           'leave out "steps", "rate", "ascend" and "inputs".')
+    moves = request["moves"]
+    if not isinstance(moves, list) or len(moves) > MAX_STEPS or not all(isinstance(m, dict) for m in moves):
+        raise RequestError(f'"moves" must be a list of at most {MAX_STEPS} moves, like '
+                           '[{"ascend": false, "rate": 0.1, "inputs": ["x1"]}].')
+    return [Move(_flag(m.get("ascend", False), "ascend"), _rate(m.get("rate", 0.1)),
+                 _input_names(m.get("inputs", list(program.inputs)), program)) for m in moves]
+
+
+def _input_names(names, program: Program) -> list[str]:
+    if not isinstance(names, list) or not names or not all(name in program.inputs for name in names):
+        raise RequestError('"inputs" must list input names of this program, like ["x1", "x2"].')
+    return names
+
+
+def _rate(rate) -> float:
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate <= 10:
+        raise RequestError("The learning rate must be a number above 0 and at most 10.")
+    return float(rate)
+
+
+def _flag(value, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise RequestError(f'"{what}" must be true or false.')
+    return value
 
 
 def nudge(request: dict) -> dict:
@@ -295,25 +319,6 @@ def _values(values) -> dict[str, float]:
             raise RequestError(f"The new value of {_short(name)} must be a finite number {LITERAL_RANGE}.")
         checked[name] = float(value)
     return checked
-
-
-def _with_inputs(source: str, spans: dict, values: dict[str, float]) -> str:
-    """``source`` with each changed input's number literal (at ``spans[name]``) replaced."""
-    lines = source.splitlines(keepends=True)
-    # Replace from the end so earlier positions stay valid; ast columns count UTF-8 bytes.
-    changes = sorted(((spans[name], value) for name, value in values.items()), reverse=True)
-    for (line, col, end_line, end_col), value in changes:
-        first = lines[line - 1].encode()
-        last = lines[end_line - 1].encode()
-        text = first[:col] + _literal(value).encode() + last[end_col:]
-        lines[line - 1:end_line] = [text.decode()]
-    return "".join(lines)
-
-
-def _literal(x: float) -> str:
-    if x == 0 and math.copysign(1.0, x) < 0:
-        return "-0.0"  # int() would drop the sign
-    return str(int(x)) if x == int(x) and abs(x) < 1e15 else repr(x)
 
 
 def _order(graph: Graph, order) -> list[int]:

@@ -29,14 +29,25 @@ MAX_FRAMES = 2_000
 
 
 def naive_recursion(graph: Graph, correct: list[float]) -> dict:
+    """Every send of the naive recursion as a frame, and where it double counts.
+
+    Besides the grads, each frame says what the page draws: ``upstream_resent``, how much of
+    the sending call's grad repeats what that node passed on before; ``carried``, the edges
+    that have carried such a repeat so far; and ``calls``, the node this send makes call its
+    backward (``again`` when it is a repeat call), or None for an input. ``received`` lists
+    what each input was sent, with the re-sent part of each.
+    """
     out = graph.output
     grads = [0.0] * len(graph)
     grads[out] = 1.0
     sent = [0.0] * len(graph)  # what each node has already passed on, summed over its calls
     frames = [{"kind": "seed", "node": out, "before": 0.0, "after": 1.0, "line": graph.values[out].line,
                "text": f"Seed: {graph.label(out)}.grad = 1, then {graph.label(out)} calls its backward with 1.",
-               "changes": [{"node": out, "field": "grad", "before": 0.0, "after": 1.0}]}]
+               "changes": [{"node": out, "field": "grad", "before": 0.0, "after": 1.0}],
+               "upstream_resent": 0.0, "carried": [], "calls": None}]
     resends = []
+    carried, carried_set = [], set()  # the edges that have carried a re-sent part so far, first come first
+    received = {i: [] for i in graph.inputs}  # what each input was sent, frame by frame
     stack = [[out, 1.0, 0, 0.0]]  # (node, the grad it was called with, next parent slot, re-sent part)
     sent[out] = 1.0
     truncated = False
@@ -61,6 +72,7 @@ def naive_recursion(graph: Graph, correct: list[float]) -> dict:
         text = (f"{n} (called with {fmt(grad)}) sends {fmt(edge.local)} × {fmt(grad)} = {fmt(contribution)} "
                 f"to {p}: {p}.grad {fmt(before)} → {fmt(after)}.")
         resent = 0.0
+        calls = None
         if not graph.is_input(parent):
             # The parent now calls its own backward with its running total.
             resent = sent[parent]
@@ -72,6 +84,13 @@ def naive_recursion(graph: Graph, correct: list[float]) -> dict:
             else:
                 text += f" {p} calls its backward with {fmt(after)}."
             stack.append([parent, after, 0, resent])
+            calls = {"node": parent, "again": resent != 0}  # a repeat call, re-sending what it sent before
+        else:
+            received[parent].append({"frame": len(frames), "contribution": contribution,
+                                     "resent": edge.local * call_resent})
+        if call_resent and edge.id not in carried_set:
+            carried_set.add(edge.id)
+            carried.append(edge.id)
         frames.append({
             "kind": "naive", "node": node, "upstream": grad, "depth": depth,
             "line": graph.values[node].line, "text": text, "resent": resent,
@@ -80,6 +99,7 @@ def naive_recursion(graph: Graph, correct: list[float]) -> dict:
                         "contribution": contribution, "before": before, "after": after, "late": bool(resent),
                         "rule": graph.rules[edge.id]}],
             "changes": [{"node": parent, "field": "grad", "before": before, "after": after}],
+            "carried": list(carried), "calls": calls,
         })
     shared = [i for i in range(len(graph)) if not graph.is_input(i) and len(graph.child_edges[i]) > 1]
     return {
@@ -87,6 +107,7 @@ def naive_recursion(graph: Graph, correct: list[float]) -> dict:
         "grads": grads,
         "correct_grads": list(correct),
         "resends": resends,
+        "received": [{"node": i, "parts": parts} for i, parts in received.items()],
         "shared_intermediates": shared,
         "truncated": truncated,
         "explanation": _explain(graph, grads, correct, shared, resends, truncated),

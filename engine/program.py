@@ -392,6 +392,29 @@ class _LiteralInput(float):
         return self
 
 
+# -- new input values -------------------------------------------------------------------------
+
+
+def with_inputs(source: str, spans: dict, values: dict[str, float]) -> str:
+    """``source`` with each changed input's number literal (at ``spans[name]``, a parsed
+    program's ``input_spans``) replaced, so the code shown matches the graph."""
+    lines = source.splitlines(keepends=True)
+    # Replace from the end so earlier positions stay valid; ast columns count UTF-8 bytes.
+    changes = sorted(((spans[name], value) for name, value in values.items()), reverse=True)
+    for (line, col, end_line, end_col), value in changes:
+        first = lines[line - 1].encode()
+        last = lines[end_line - 1].encode()
+        text = first[:col] + _literal(value).encode() + last[end_col:]
+        lines[line - 1:end_line] = [text.decode()]
+    return "".join(lines)
+
+
+def _literal(x: float) -> str:
+    if x == 0 and math.copysign(1.0, x) < 0:
+        return "-0.0"  # int() would drop the sign
+    return str(int(x)) if x == int(x) and abs(x) < 1e15 else repr(x)
+
+
 # -- helpers ----------------------------------------------------------------------------------
 
 

@@ -66,6 +66,8 @@ class Report:
     grads: dict[str, float] | None = None  # what the learner's backward() produced
     correct_grads: dict[str, float] = field(default_factory=dict)
     experiment: dict | None = None  # the visit-order experiment, when the order was wrong
+    order: list[str] | None = None  # the whole visit order that experiment ran (labels)
+    foreign: Foreign | None = field(default=None, repr=False, compare=False)  # the graph as read
 
     @property
     def ok(self) -> bool:
@@ -86,6 +88,13 @@ class Report:
 
     def _repr_pretty_(self, printer, cycle):  # IPython shows the sentences, not the dataclass
         printer.text(str(self))
+
+    def as_dict(self) -> dict:
+        """The report as plain data, for the widget (which opens on the first problem's node)."""
+        return {"ok": self.ok, "output": self.output,
+                "problems": [{"text": str(p), "node": p.node, "kind": p.kind} for p in self.problems],
+                "notes": list(self.notes), "visit_order": self.visit_order, "order": self.order,
+                "grads": self.grads, "correct_grads": self.correct_grads}
 
 
 def check(loss) -> Report:
@@ -115,19 +124,20 @@ class _Checker:
                  if n.known and n.parents else n for n in self.nodes]
         self.right = Foreign(right, [], foreign.style).graph()
         self.correct = correct_backward(self.right)[1]
-        self.report = Report(labels[foreign.output], correct_grads=dict(zip(labels, self.correct)))
+        self.report = Report(labels[foreign.output], correct_grads=dict(zip(labels, self.correct)), foreign=foreign)
         self.local_problems: dict[tuple[int, int], Problem] = {}
 
     def problem(self, text, node, kind):
         self.report.problems.append(Problem(text, self.labels[node], kind))
 
     def run(self) -> Report:
-        for i in reversed(range(len(self.nodes))):  # the order backward meets them: output first
-            if self.nodes[i].parents:
-                self.check_rule(i)
-                if self.nodes[i].source == "_backward":
-                    self.check_accumulates(i)
-        self.check_backward()
+        with untouched(self.objects):  # whatever a learner's code touches is put back at the end
+            for i in reversed(range(len(self.nodes))):  # the order backward meets them: output first
+                if self.nodes[i].parents:
+                    self.check_rule(i)
+                    if self.nodes[i].source == "_backward":
+                        self.check_accumulates(i)
+            self.check_backward()
         return self.report
 
     # -- 1. each node's data and local derivatives against the engine's rule --------------------
@@ -166,7 +176,7 @@ class _Checker:
     def check_accumulates(self, i):
         node, obj = self.nodes[i], self.objects[i]
         parents = list(dict.fromkeys(node.parents))
-        with untouched(self.objects):
+        with untouched([obj] + [self.objects[p] for p in parents]):
             try:
                 obj.grad = 1.0
                 for p in parents:
@@ -274,6 +284,7 @@ class _Checker:
         if not result["late"]:
             return
         self.report.experiment = result
+        self.report.order = [self.labels[i] for i in full]
         # Only the sentences about lost paths: "already cut off earlier" adds nothing here.
         said = {}
         for item, sentence in zip(result["late"], result["explanation"]):

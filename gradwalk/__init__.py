@@ -12,11 +12,11 @@ requests with the same JSON as the page's engine (docs/notebook.md).
 """
 
 from engine import Program, ProgramError, Value
-from engine.check import Problem, Report, check
+from engine.check import Problem, Report
 from engine.foreign import ForeignGraphError, read
 
-from .widget import FrontEndMissing, Widget, show
+from .widget import CheckReport, FrontEndMissing, Widget, check, show
 
-__all__ = ["show", "check", "read", "Value", "Program", "ProgramError", "Report", "Problem",
+__all__ = ["show", "check", "read", "Value", "Program", "ProgramError", "Report", "CheckReport", "Problem",
            "ForeignGraphError", "FrontEndMissing", "Widget"]
 __version__ = "0.1.0"

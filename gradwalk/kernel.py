@@ -33,6 +33,7 @@ from engine import api
 # see docs/notebook.md.)
 from engine.again import backward_again
 from engine.api import RequestError, _choice, _dumps, _error, _input, _nodes, _order, _read, _values
+from engine.check import Report
 from engine.descent import MAX_STEPS
 from engine.forward_mode import forward_mode
 from engine.foreign import Foreign, ForeignGraphError, forward_frames, read
@@ -47,9 +48,11 @@ from engine.trace import correct_backward, experiment
 
 def target(x) -> dict | Foreign:
     """What ``show(x)`` shows: ``{"preset": id}``, ``{"program": source}``, or a foreign
-    graph read from ``x``. Raises ForeignGraphError for anything else."""
+    graph read from ``x`` (or checked by ``check``). Raises ForeignGraphError for anything else."""
     if isinstance(x, (dict, Foreign)):
         return x
+    if isinstance(x, Report):  # a check's report: the graph it checked
+        return x.foreign
     if isinstance(x, str):
         if x in {preset["id"] for preset in load_presets()}:
             return {"preset": x}

@@ -11,13 +11,18 @@ custom messages, in the same shape the page's engine worker uses:
 The synced trait ``source`` says what to load first: ``{"preset": "diamond"}``,
 ``{"program": "a = 2\\n..."}``, or ``{"kernel": {...}}`` for a graph read in the kernel
 (then the front end sends requests without ``preset``/``program`` and the kernel answers
-for that graph; ``kernel.editable`` says whether input edits can be recomputed).
+for that graph; ``kernel.editable`` says whether input edits can be recomputed). A widget
+for a check's report also has ``"check"``: the report as data (``Report.as_dict``), to
+open on its first problem.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from dataclasses import fields
+
+from engine import check as engine_check
 from engine.foreign import Foreign
 
 from . import kernel
@@ -48,18 +53,44 @@ def front_end() -> str:
 
 def show(x) -> "Widget":
     """A widget that steps through the graph of ``x``: a preset id, a program's text, a
-    Gradwalk Value or Program, or any micrograd-style value (read without changing it)."""
+    Gradwalk Value or Program, any micrograd-style value (read without changing it), or a
+    report from :func:`check` (the checked graph, with its problems)."""
     shown = kernel.target(x)  # a value Gradwalk can't read raises ForeignGraphError here
+    report = x if isinstance(x, engine_check.Report) else None
     if anywidget is None:
         raise ModuleNotFoundError("gradwalk.show needs anywidget; install it with `pip install anywidget`.")
-    return Widget(shown)
+    return Widget(shown, report)
 
 
-def source_of(shown) -> dict:
-    """The synced ``source`` trait for what the widget shows."""
+def source_of(shown, report=None) -> dict:
+    """The synced ``source`` trait for what the widget shows (with a check's report, if any)."""
     if isinstance(shown, Foreign):
-        return {"kernel": kernel.about(shown)}
+        source = {"kernel": kernel.about(shown)}
+        if report is not None:
+            source["check"] = report.as_dict()
+        return source
     return dict(shown)
+
+
+class CheckReport(engine_check.Report):
+    """check's report; in a notebook it shows as the widget on the checked graph, opened on
+    the first problem (as text when the front end is missing)."""
+
+    def _repr_mimebundle_(self, **kwargs):
+        try:
+            shown = show(self)
+        except (FrontEndMissing, ModuleNotFoundError):
+            return {"text/plain": str(self)}
+        bundle = shown._repr_mimebundle_(**kwargs)
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        return {**data, "text/plain": str(self)}, metadata
+
+
+def check(loss) -> CheckReport:
+    """Test the engine that built ``loss`` (see engine/check.py): ``report.ok``,
+    ``report.problems`` (sentences, each naming its node) and ``report.notes``."""
+    report = engine_check.check(loss)
+    return CheckReport(**{f.name: getattr(report, f.name) for f in fields(report)})
 
 
 if anywidget is not None:
@@ -69,10 +100,10 @@ if anywidget is not None:
 
         source = traitlets.Dict().tag(sync=True)
 
-        def __init__(self, shown, **kwargs):
+        def __init__(self, shown, report=None, **kwargs):
             super().__init__(_esm=front_end(), **kwargs)
             self._shown = shown
-            self.source = source_of(shown)
+            self.source = source_of(shown, report)
             self.on_msg(self._on_message)
 
         def answer(self, message) -> dict | None:
@@ -92,4 +123,4 @@ if anywidget is not None:
 else:
     Widget = None
 
-__all__ = ["show", "Widget", "FrontEndMissing", "front_end", "FRONT_END"]
+__all__ = ["show", "check", "CheckReport", "Widget", "FrontEndMissing", "front_end", "FRONT_END"]

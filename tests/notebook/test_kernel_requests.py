@@ -10,7 +10,7 @@ import gradwalk
 from engine import Program, Value
 from engine.api import handle as api_handle
 from gradwalk import kernel, widget
-from learner_engines import Lecture, Sqrt, diamond
+from learner_engines import Lecture, NotReversed, Sqrt, diamond
 from notebook_helpers import ask, ask_api, numbers_of, snapshot, unchanged
 
 DIAMOND_SHAPED = "a = 2\none = 1\nb = a + one\nthree = 3\nc = a * three\nd = b * c"
@@ -176,3 +176,22 @@ def test_show_refuses_what_it_cannot_read():
 def test_the_package_re_exports_the_engine():
     assert gradwalk.Value is Value and gradwalk.Program is Program
     assert gradwalk.check(diamond(Micrograd)).ok
+
+
+def test_a_checks_report_shows_as_text_without_the_front_end(tmp_path, monkeypatch):
+    monkeypatch.setattr(widget, "FRONT_END", tmp_path / "widget.js")
+    report = gradwalk.check(diamond(NotReversed))
+    assert report._repr_mimebundle_() == {"text/plain": str(report)}
+
+
+def test_a_checks_report_shows_as_the_widget_on_the_checked_graph(front_end):
+    d = diamond(NotReversed)
+    report = gradwalk.check(d)
+    data, _ = report._repr_mimebundle_()
+    assert data["text/plain"] == str(report) and "application/vnd.jupyter.widget-view+json" in data
+    shown = gradwalk.show(report)
+    check = shown.source["check"]
+    assert check["ok"] is False and check["problems"][0]["kind"] == "order"
+    assert check["problems"][0]["text"] == report.problems[0] and check["order"][-1] == "d"
+    answer = json.loads(shown.answer({"id": 1, "request": {"cmd": "load", "order": check["order"]}})["response"])
+    assert answer["experiment"]["lost_path_count"] == report.experiment["lost_path_count"]

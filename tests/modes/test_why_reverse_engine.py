@@ -1,5 +1,6 @@
 """Why reverse mode: path sums, naive recursion, pull vs push, forward mode, backward twice,
-gradient descent. Every mode's numbers against the correct backward pass."""
+gradient descent. Every mode's numbers against the correct backward pass, and the facts the
+engine states for the page (what repeats in the naive recursion, the descent frames)."""
 
 import json
 import math
@@ -67,6 +68,40 @@ def test_naive_recursion_double_counts_a_shared_intermediate():
     assert [r["resent"] for r in answer["resends"]] == [1.0]
     assert answer["explanation"][-1] == "Result: a.grad is 6, not 4."
     assert "b is used more than once" in answer["explanation"][0]
+
+
+def test_naive_recursion_says_which_sends_repeat_and_how_much():
+    # a = 1; b = a + a; c = b + b. Nodes a, b, c are 0, 1, 2; edges 0, 1 are b's (a → b), 2, 3 are c's.
+    answer = ask(cmd="naive", program="a = 1\nb = a + a\nc = b + b")
+    sends = [(f["node"], f["pushes"][0]["parent"], f["upstream"]) for f in answer["frames"][1:]]
+    # c sends 1 to b, b (called with 1) sends 1 to a twice; c sends 1 to b again, and b is
+    # called again with its running total 2, of which the 1 it passed on before repeats.
+    assert sends == [(2, 1, 1.0), (1, 0, 1.0), (1, 0, 1.0), (2, 1, 1.0), (1, 0, 2.0), (1, 0, 2.0)]
+    assert [f["upstream_resent"] for f in answer["frames"]] == [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0]
+    assert [f["carried"] for f in answer["frames"]] == [[], [], [], [], [], [0], [0, 1]]
+    assert [f["calls"] for f in answer["frames"]] == [None, {"node": 1, "again": False}, None, None,
+                                                       {"node": 1, "again": True}, None, None]
+    assert answer["received"] == [{"node": 0, "parts": [
+        {"frame": 2, "contribution": 1.0, "resent": 0.0}, {"frame": 3, "contribution": 1.0, "resent": 0.0},
+        {"frame": 5, "contribution": 2.0, "resent": 1.0}, {"frame": 6, "contribution": 2.0, "resent": 1.0}]}]
+    assert 1 + 1 + 2 + 2 == answer["grads"][0] == 6.0  # the two re-sent 1s are the double count (truth: 4)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_what_each_input_received_adds_up_to_its_naive_grad(preset):
+    answer = ask(cmd="naive", preset=preset)
+    load = ask(cmd="load", preset=preset)
+    assert [r["node"] for r in answer["received"]] == load["inputs"]
+    for received in answer["received"]:
+        total = 0.0
+        for part in received["parts"]:
+            total += part["contribution"]
+            frame = answer["frames"][part["frame"]]
+            assert frame["pushes"][0]["parent"] == received["node"] and frame["calls"] is None
+        assert total == answer["grads"][received["node"]]
+    # Nothing repeats when only inputs are shared, and then nothing is carried.
+    if not answer["resends"]:
+        assert all(f["upstream_resent"] == 0 and f["carried"] == [] for f in answer["frames"])
 
 
 @pytest.mark.parametrize("preset, expected", [("xx-xy", {"x": 16.0, "y": 3.0}), ("diamond", {"a": 15.0}),
@@ -152,6 +187,51 @@ def test_gradient_descent_stops_when_it_diverges():
     assert answer["stopped"] and len(answer["history"]) < 51
 
 
+def test_descent_moves_answer_with_frames_a_hand_computation_gives():
+    # The diamond: d = (a + 1) * 3a = 3a² + 3a, so a.grad = 6a + 3. At a = 2: d = 18, a.grad = 15.
+    answer = ask(cmd="descend", preset="diamond", moves=[{"rate": 0.1}, {"ascend": True, "rate": 0.5, "inputs": ["a"]}])
+    assert answer["stopped"] is None
+    assert [(h["values"], h["output"], h["grads"]) for h in answer["history"]] == [
+        ({"a": 2.0}, 18.0, {"a": 15.0}),
+        ({"a": 0.5}, 2.25, {"a": 6.0}),  # a = 2 - 0.1 × 15; d = 0.75 + 1.5; a.grad = 3 + 3
+        ({"a": 3.5}, 47.25, {"a": 24.0}),  # a = 0.5 + 0.5 × 6; d = 36.75 + 10.5; a.grad = 21 + 3
+    ]
+    start, down, up = answer["frames"]
+    assert start == {"kind": "descent", "node": 3, "line": 4, "pushes": [], "changes": [],
+                     "text": "Start: d = 18 at a = 2."}
+    assert down["text"] == ("Step 1 (descend): a = 2 − 0.1 × 15 = 0.5. Forward and backward again: "
+                            "d 18 → 2.25 (down).")
+    assert (down["ascend"], down["rate"], down["moved"]) == (False, 0.1, [0])
+    # b = a + 1 and c = 3a; b.grad = c and c.grad = b; d.grad stays 1, so it is not a change.
+    assert [(c["node"], c["field"], c["before"], c["after"]) for c in down["changes"]] == [
+        (0, "data", 2.0, 0.5), (0, "grad", 15.0, 6.0), (1, "data", 3.0, 1.5), (1, "grad", 6.0, 1.5),
+        (2, "data", 6.0, 1.5), (2, "grad", 3.0, 1.5), (3, "data", 18.0, 2.25)]
+    assert up["text"] == ("Step 2 (ascend): a = 0.5 + 0.5 × 6 = 3.5. Forward and backward again: "
+                          "d 2.25 → 47.25 (up).")
+
+
+def test_descent_moves_agree_with_equal_steps_and_with_a_load_at_every_point():
+    steps = ask(cmd="descend", preset="cos", inputs=["x1", "x2"], rate=0.1, steps=4)
+    moves = ask(cmd="descend", preset="cos", moves=[{"rate": 0.1, "inputs": ["x1", "x2"]}] * 4)
+    assert [(h["values"], h["output"], h["grads"]) for h in moves["history"]] == [
+        (h["values"], h["output"], h["grads"]) for h in steps["history"]]
+    point = ask(cmd="load", preset="cos", values=moves["history"][-1]["values"])
+    before = ask(cmd="load", preset="cos", values=moves["history"][-2]["values"])
+    for change in moves["frames"][-1]["changes"]:
+        assert before["nodes"][change["node"]][change["field"]] == change["before"]
+        assert point["nodes"][change["node"]][change["field"]] == change["after"]
+    # From the program's own values when the request gives "values".
+    moved = ask(cmd="descend", preset="cos", values={"x1": 0.25}, moves=[])
+    assert moved["history"][0]["values"] == {"x1": 0.25, "x2": 2.0} and len(moved["frames"]) == 1
+
+
+def test_descent_moves_stop_before_a_move_that_diverges():
+    answer = ask(cmd="descend", program="x = 3\ny = exp(x * x)", moves=[{"ascend": True, "rate": 10}] * 50)
+    assert answer["stopped"].startswith("An input left the range") or "stopped being finite" in answer["stopped"]
+    assert len(answer["frames"]) == len(answer["history"]) < 51
+    assert all(math.isfinite(h["output"]) for h in answer["history"])
+
+
 @pytest.mark.parametrize("request_, text", [
     ({"cmd": "paths", "preset": "diamond", "wrt": "b"}, "must name an input"),
     ({"cmd": "forward_mode", "preset": "diamond"}, "must name an input"),
@@ -160,6 +240,12 @@ def test_gradient_descent_stops_when_it_diverges():
     ({"cmd": "descend", "preset": "cos", "rate": 0}, "learning rate"),
     ({"cmd": "descend", "preset": "cos", "inputs": ["q"]}, "input names"),
     ({"cmd": "descend", "preset": "cos", "steps": 1000}, "from 1 to 200"),
+    ({"cmd": "descend", "preset": "cos", "moves": [{"rate": 11}]}, "learning rate"),
+    ({"cmd": "descend", "preset": "cos", "moves": [{"inputs": []}]}, "input names"),
+    ({"cmd": "descend", "preset": "cos", "moves": [{"ascend": 1}]}, "true or false"),
+    ({"cmd": "descend", "preset": "cos", "moves": [{}] * 201}, "at most 200 moves"),
+    ({"cmd": "descend", "preset": "cos", "moves": "dd"}, "at most 200 moves"),
+    ({"cmd": "descend", "preset": "cos", "moves": [{}], "steps": 2}, 'leave out "steps"'),
     ({"cmd": "again", "preset": "cos", "zero_grad": "yes"}, "true or false"),
     ({"cmd": "load", "preset": "cos", "order": [], "mode": "sideways"}, '"mode" must be one of'),
 ])
@@ -171,9 +257,9 @@ def test_mode_requests_with_bad_arguments_get_a_clear_error(request_, text):
 def test_every_frame_lists_its_changes_so_the_page_can_step_any_mode():
     answers = [ask(cmd="load", preset="diamond", order=["b", "d", "c", "a"]), ask(cmd="naive", preset="diamond"),
                ask(cmd="forward_mode", preset="diamond", wrt="a"), ask(cmd="again", preset="diamond", zero_grad=True),
-               ask(cmd="paths", preset="diamond", wrt="a")]
+               ask(cmd="paths", preset="diamond", wrt="a"), ask(cmd="descend", preset="diamond", moves=[{}, {}])]
     frames = (answers[0]["forward"] + answers[0]["backward"] + answers[0]["experiment"]["frames"]
-              + answers[1]["frames"] + answers[2]["frames"] + answers[3]["frames"] + answers[4]["frames"])
+              + [frame for answer in answers[1:] for frame in answer["frames"]])
     for frame in frames:
         assert isinstance(frame["changes"], list) and frame["text"]
         for change in frame["changes"]:

@@ -349,12 +349,18 @@ def _measure(raw: _Raw, raws) -> dict[int, float]:
         raw.obj.grad = 1.0
         for parent in parents:
             parent.grad = 0.0
+    except Exception as error:
+        raise ForeignGraphError(f"{_describe(raw)}: Gradwalk can't set the grads around it to call its _backward "
+                                f"({_raised(error)}).") from None
+    try:
         raw.backward()
-        found = {id(parent): parent.grad for parent in parents}
     except Exception as error:
         raise ForeignGraphError(f"{_describe(raw)}: calling its _backward raised {_raised(error)}.") from None
-    return {key: _number(grad, raw, f"a parent's grad after its _backward ({raws[key].label or 'a parent'})")
-            for key, grad in found.items()}
+    found = {}
+    for parent in parents:
+        grad = _get(parent, "grad", raw)
+        found[id(parent)] = _number(grad, raw, f"{raws[id(parent)].label or 'a parent'}.grad after its _backward")
+    return found
 
 
 def _resolve(raw: _Raw, raws: dict[int, _Raw]):

@@ -15,8 +15,9 @@ from engine import Program, ProgramError, Value
 from engine.check import Problem, Report
 from engine.foreign import ForeignGraphError, read
 
+from .kernel import ShowError
 from .widget import CheckReport, FrontEndMissing, Widget, check, show
 
 __all__ = ["show", "check", "read", "Value", "Program", "ProgramError", "Report", "CheckReport", "Problem",
-           "ForeignGraphError", "FrontEndMissing", "Widget"]
+           "ForeignGraphError", "ShowError", "FrontEndMissing", "Widget"]
 __version__ = "0.1.0"

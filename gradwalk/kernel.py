@@ -41,9 +41,13 @@ from engine.layout import layout
 from engine.naive import naive_recursion
 from engine.paths import path_sums
 from engine.presets import load_presets
-from engine.program import Program
+from engine.program import Program, ProgramError
 from engine.text import fmt
 from engine.trace import correct_backward, experiment
+
+
+class ShowError(ValueError):
+    """Text that is neither a preset nor a program Gradwalk can read."""
 
 
 def target(x) -> dict | Foreign:
@@ -54,8 +58,16 @@ def target(x) -> dict | Foreign:
     if isinstance(x, Report):  # a check's report: the graph it checked
         return x.foreign
     if isinstance(x, str):
-        if x in {preset["id"] for preset in load_presets()}:
+        presets = [preset["id"] for preset in load_presets()]
+        if x in presets:
             return {"preset": x}
+        if x.strip().replace("-", "_").isidentifier():  # one word: meant as a preset
+            raise ShowError(f"There is no preset called {x.strip()!r}; the presets are " + ", ".join(presets) + ".")
+        try:
+            Program.parse(x).release()
+        except ProgramError as error:
+            raise ShowError(f"This program can't be shown: line {error.line}, column {error.col}: "
+                            f"{error.message}") from None
         return {"program": x}
     if isinstance(x, Program):
         return {"program": x.source}
@@ -72,6 +84,8 @@ def handle(request, graph=None) -> str:
         return _dumps(_error(error.message, error.kind))
     except ForeignGraphError as error:
         return _dumps(_error(str(error), "graph"))
+    except ShowError as error:
+        return _dumps(_error(str(error), "request"))
     except Exception as error:  # never a traceback across the boundary
         return _dumps(_error(f"Something went wrong inside the engine ({type(error).__name__}: {error}).",
                              "internal"))
@@ -85,7 +99,10 @@ def handle(request, graph=None) -> str:
 
 def _request(request) -> dict:
     if isinstance(request, dict):
-        request = json.dumps(request)  # the same checks as a string from the page
+        try:
+            request = json.dumps(request)  # the same checks as a string from the page
+        except (TypeError, ValueError):
+            raise RequestError("The request can't be written as JSON.") from None
     return _read(request)
 
 
@@ -234,4 +251,4 @@ def descend(request: dict, foreign: Foreign) -> dict:
 _FOREIGN = {"load": load, "naive": naive, "forward_mode": forward, "paths": paths, "again": again, "nudge": nudge,
             "descend": descend}
 
-__all__ = ["handle", "target", "about"]
+__all__ = ["handle", "target", "about", "ShowError"]

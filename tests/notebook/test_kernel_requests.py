@@ -171,6 +171,15 @@ def test_show_without_the_built_front_end_says_so(tmp_path, monkeypatch):
 def test_show_refuses_what_it_cannot_read():
     with pytest.raises(gradwalk.ForeignGraphError, match="micrograd-style value"):
         gradwalk.show(42)
+    with pytest.raises(gradwalk.ShowError, match="There is no preset called 'daimond'; the presets are add-mul, "):
+        gradwalk.show("daimond")
+    with pytest.raises(ValueError, match="line 2, column 5: .* isn't supported"):
+        gradwalk.show("a = 2\nb = a // 2")
+
+
+def test_a_request_that_is_not_json_is_answered_as_data():
+    answer = ask({"cmd": "load", "values": {"a": {1, 2}}}, diamond(Micrograd))
+    assert answer["error"] == {"message": "The request can't be written as JSON.", "kind": "request"}
 
 
 def test_the_package_re_exports_the_engine():

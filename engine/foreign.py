@@ -56,7 +56,8 @@ from dataclasses import dataclass, replace
 
 from .graph import Graph
 from .numbers import as_float
-from .program import LITERAL_RANGE, MAX_EXPONENT, MAX_LABEL_CHARS, MAX_LITERAL, MAX_NODES, READABLE_LABEL_CHARS
+from .program import (LITERAL_RANGE, MAX_EXPONENT, MAX_LABEL_CHARS, MAX_LITERAL, MAX_NODES, READABLE_LABEL_CHARS,
+                      Program)
 from .text import code_name, expression_text, fmt, forward_text, local_text, rule_text
 from .ops import OPS
 from .value import Value, topological_order
@@ -123,7 +124,7 @@ class Node:
     data: float
     parents: tuple[int, ...]  # one per edge, in operand order
     locals: tuple[float, ...]  # d(node)/d(parent) per edge, from the graph itself
-    source: str  # where the locals came from: "_backward", "_local_grads", "_local" or ""
+    source: str  # where the locals came from: "_backward", "_local_grads", "_local", "rule" (recomputed) or ""
 
 
 class ForeignGraph(Graph):
@@ -223,11 +224,17 @@ class _Raw:
 
 
 def read(value) -> Foreign:
-    """Read the graph of ``value`` (any micrograd-style value) without changing it."""
-    from .program import Program  # a Program's output is a graph like any other
+    """Read the graph of ``value`` (any micrograd-style value, or a Program) without changing it."""
+    try:
+        return _read(value.output if isinstance(value, Program) else value)
+    except ForeignGraphError:
+        raise
+    except Exception as error:  # a bug of ours: still one clear error, never a traceback from inside
+        raise ForeignGraphError(f"Gradwalk failed while reading this graph ({type(error).__name__}: {error}); "
+                                "this is a bug in Gradwalk, not in your code.") from error
 
-    if isinstance(value, Program):
-        value = value.output
+
+def _read(value) -> Foreign:
     raws, post = _discover(value)
     root = raws[id(value)]
     with untouched([raw.obj for raw in raws.values()]):

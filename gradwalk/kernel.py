@@ -209,6 +209,9 @@ def nudge(request: dict, foreign: Foreign) -> dict:
 
 def descend(request: dict, foreign: Foreign) -> dict:
     """Gradient descent (or ascent) on chosen inputs (engine.api's ``descend``)."""
+    if request.get("moves") is not None:
+        raise RequestError('Descent with "moves" isn\'t available for a graph from your own code yet; '
+                           'use "inputs", "rate" and "steps".')
     values = _values(request.get("values"))
     inputs = foreign.at(values).inputs
     names = request.get("inputs", list(inputs))

@@ -111,6 +111,7 @@ def test_a_graph_with_a_custom_operation_refuses_to_recompute(request_):
     ({"cmd": "paths", "wrt": "zz"}, "request", '"wrt" must name an input'),
     ({"cmd": "nudge", "wrt": "a", "h": 5}, "request", '"h" must be a small number'),
     ({"cmd": "load", "mode": "sideways"}, "request", '"mode" must be one of'),
+    ({"cmd": "descend", "moves": [{"inputs": ["a"]}]}, "request", 'use "inputs", "rate" and "steps"'),
 ])
 def test_bad_requests_are_answered_as_data(request_, kind, words):
     answer = ask(request_, diamond(Micrograd))

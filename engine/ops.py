@@ -121,6 +121,7 @@ def sigmoid(x):
 ATOM = 5  # a name, a number or a call such as tanh(a): binds tighter than any operator
 
 OPS: dict[str, Op] = {op.name: op for op in (
+    # name, arity, compute, each operand's derivative as code, written, symbol, precedence, method
     Op("+", 2, add, ("1.0", "1.0"), "infix", "+", 1, "__add__",
        note="Addition copies the grad."),
     Op("-", 2, sub, ("1.0", "-1.0"), "infix", "-", 1, "__sub__", brackets="right"),

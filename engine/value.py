@@ -112,7 +112,8 @@ def _binary(op: Op):
         data, local = compute(k, self.data)
         return _node(data, name, self, local[1], (k, True))
 
-    method.__name__, reflected.__name__ = op.method, op.reflected
+    _name(method, op.method, f"self {op.symbol} other", op)
+    _name(reflected, op.reflected, f"other {op.symbol} self, for a plain number other", op)
     return method, reflected
 
 
@@ -126,8 +127,13 @@ def _unary(op: Op):
         out.grad, out._op, out._prev = 0.0, name, (self,)
         return out
 
-    method.__name__ = op.method
+    _name(method, op.method, f"{op.symbol}self" if op.written == "prefix" else f"{op.symbol}(self)", op)
     return method
+
+
+def _name(method, name: str, what: str, op: Op):
+    method.__name__, method.__qualname__ = name, f"Value.{name}"
+    method.__doc__ = f"{what}: a new node; its value and local derivatives come from engine.ops.{op.compute.__name__}."
 
 
 def _node(data, op, parent, local, const):

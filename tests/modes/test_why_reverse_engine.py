@@ -227,7 +227,7 @@ def test_descent_moves_agree_with_equal_steps_and_with_a_load_at_every_point():
 
 def test_descent_moves_stop_before_a_move_that_diverges():
     answer = ask(cmd="descend", program="x = 3\ny = exp(x * x)", moves=[{"ascend": True, "rate": 10}] * 50)
-    assert answer["stopped"].startswith("An input left the range") or "stopped being finite" in answer["stopped"]
+    assert answer["stopped"].startswith(("An input left the range", "The output or a grad stopped"))
     assert len(answer["frames"]) == len(answer["history"]) < 51
     assert all(math.isfinite(h["output"]) for h in answer["history"])
 

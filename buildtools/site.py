@@ -31,7 +31,7 @@ try:
 except ImportError:  # pragma: no cover
     fcntl = None
 
-from . import BuildError, compress, precompile, preload, prerender
+from . import BuildError, compress, precompile, preload, prerender, widget_markup
 from .hashing import sha256_hex
 from .wheel import write_wheel
 
@@ -51,7 +51,7 @@ BUILD_JSON = "build.json"
 SW_JS = "sw.js"          # the service worker: a template in web/, filled in per build
 SW_PLACEHOLDER = '"__GRADWALK_MANIFEST__"'
 HASH_CHARS = 16          # folders named by 16 hex digits of a content hash are immutable
-GENERATED = (PYODIDE_DIR, STDLIB_DIR, WHEELS_DIR, BUILD_JSON, prerender.DIR)
+GENERATED = (PYODIDE_DIR, STDLIB_DIR, WHEELS_DIR, BUILD_JSON, prerender.DIR, widget_markup.TEMPLATE_JS)
 
 _SKIP_NAMES = {"__pycache__", ".DS_Store", ".pytest_cache"}
 _SKIP_SUFFIXES = (".pyc", ".pyo", "~", ".swp")
@@ -127,6 +127,7 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
         shutil.rmtree(leftover, ignore_errors=True)
     try:
         _copy_web(root / "web", staging)
+        widget_markup.write(staging)
         preload.add_module_preloads(staging)
         runtime = staging / PYODIDE_DIR / "unhashed"
         _copy_runtime(pyodide_tgz, runtime)

@@ -42,6 +42,7 @@ for _folder in sorted(Path(__file__).resolve().parent.iterdir()):
 import build as build_script  # noqa: E402
 from buildtools import BuildError, csp, serve  # noqa: E402
 from buildtools.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from page_helpers import WIDGET_HELPERS  # noqa: E402
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 BLANK_PATH = "__test__/blank.html"
@@ -144,6 +145,7 @@ def page(browser, request):
     context = browser.new_context(service_workers="block")
     context.set_default_timeout(15_000)  # no Playwright wait may hang a test
     context.add_init_script(CSP_LISTENER)
+    context.add_init_script(WIDGET_HELPERS)
     errors, strays, violations = [], [], []
     request.node.csp_violations = violations  # for tests that expect some
     origins = set()  # the origins the test opened pages at

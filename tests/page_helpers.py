@@ -1,5 +1,23 @@
 """Helpers shared by the page's browser tests (tests/page/, tests/modes/, tests/robustness/)."""
 
+# The widget lives in an open shadow root (web/widget.js), which document.querySelector
+# does not enter. Scripts that tests run in a page reach it through these: the
+# widget's shadow root (or the document, on a page without one), its element, and
+# the focused element inside it.
+WIDGET_HELPERS = (
+    "globalThis.gwHost = () => document.querySelector('#gradwalk, grad-walk') ?? document.documentElement;"
+    "globalThis.gwRoot = () => document.querySelector('#gradwalk, grad-walk')?.shadowRoot ?? document;"
+    "globalThis.gwActive = () => { let a = document.activeElement;"
+    " while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement; return a; };"
+)
+
+# axe-core's CSSOM preload re-parses stylesheets it finds in shadow roots by adding
+# <style> elements, which the site's Content-Security-Policy blocks (a violation the
+# `page` fixture fails on, and no CSSOM for axe either way). Without the preload
+# every rule still runs; css-orientation-lock, the only one that reads the CSSOM,
+# reports "incomplete" instead.
+AXE_OPTIONS = {"resultTypes": ["violations"], "preload": False}
+
 BOOT_TIMEOUT_MS = 90_000  # Pyodide boots in a few seconds; a slow CI machine gets room
 STEP_TIMEOUT_MS = 10_000
 
@@ -47,17 +65,35 @@ def snapshot(page):
     the step details, the position line and the narration."""
     return page.evaluate(
         """() => ({
-          nodes: [...document.querySelectorAll('svg [data-node]')].map(
+          nodes: [...gwRoot().querySelectorAll('svg [data-node]')].map(
             g => Object.fromEntries([...g.attributes].map(a => [a.name, a.value]))),
-          edges: [...document.querySelectorAll('svg [data-edge]')].map(g => g.getAttribute('class')),
-          labels: [...document.querySelectorAll('svg .edge-label')].filter(g => g.style.display !== 'none').map(g => g.textContent),
-          table: document.querySelector('#node-rows').innerText,
-          details: document.querySelector('#details').innerText,
-          position: document.querySelector('#position').innerText,
-          narration: document.querySelector('#narration').innerText,
+          edges: [...gwRoot().querySelectorAll('svg [data-edge]')].map(g => g.getAttribute('class')),
+          labels: [...gwRoot().querySelectorAll('svg .edge-label')].filter(g => g.style.display !== 'none').map(g => g.textContent),
+          table: gwRoot().querySelector('#node-rows').innerText,
+          details: gwRoot().querySelector('#details').innerText,
+          position: gwRoot().querySelector('#position').innerText,
+          narration: gwRoot().querySelector('#narration').innerText,
         })"""
     )
 
 
 def order(page):
     return page.eval_on_selector_all("#visit-order li", "lis => lis.map(li => li.dataset.label)")
+
+
+def axe_audit(page):
+    """axe-core's results for the page as it is now (violations only)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe().run(page, options=AXE_OPTIONS)
+
+
+def axe_report(results) -> str:
+    """The violations, one line per element (axe-playwright-python's own report cannot
+    print the targets of elements inside a shadow root, which are lists)."""
+    lines = []
+    for violation in results.response["violations"]:
+        lines.append(f"{violation['id']} ({violation['impact']}): {violation['help']}")
+        for node in violation["nodes"]:
+            lines.append(f"    {node['target']}: {node.get('failureSummary', '').replace(chr(10), ' | ')}")
+    return "\n".join(lines)

@@ -135,7 +135,7 @@ COMPARE_JS = """(expected) => {
   const exact = (x) => (x === null || x === undefined ? "" : String(Number(x)));
   const seen = new Set();
   const wrong = [];
-  for (const g of document.querySelectorAll('#graph [data-node]')) {
+  for (const g of gwRoot().querySelectorAll('#graph [data-node]')) {
     const label = g.dataset.node;
     seen.add(label);
     const want = expected[label];
@@ -151,10 +151,10 @@ COMPARE_JS = """(expected) => {
 
 PAGE_STATE_JS = """() => ({
   search: location.search,
-  pass: document.documentElement.dataset.pass,
-  step: document.documentElement.dataset.step,
-  graph: document.querySelector('#graph').dataset.graph,
-  rule: document.querySelector('#order-rule input:checked')?.value ?? 'push',
+  pass: gwHost().dataset.pass,
+  step: gwHost().dataset.step,
+  graph: gwRoot().querySelector('#graph').dataset.graph,
+  rule: gwRoot().querySelector('#order-rule input:checked')?.value ?? 'push',
 })"""
 
 

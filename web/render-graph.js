@@ -87,8 +87,19 @@ export class GraphView {
     this.inputTip = ""; // added to every input's tooltip (the page says how to change it)
     this.scroller?.addEventListener("scroll", () => this.drawInViewSoon(), { passive: true });
     if (this.scroller && typeof ResizeObserver === "function") {
-      new ResizeObserver(() => this.drawInViewSoon()).observe(this.scroller);
+      this.observer = new ResizeObserver(() => this.drawInViewSoon());
+      this.observer.observe(this.scroller);
     }
+  }
+
+  // The widget is going away: stop watching its size and drop any pending drawing.
+  destroy() {
+    this.observer?.disconnect();
+    if (this.pending?.frame) cancelAnimationFrame(this.pending.frame);
+    this.pending = null;
+    const m = metricsOf.get(this.scroller);
+    m?.observer?.disconnect();
+    if (m?.frame) cancelAnimationFrame(m.frame);
   }
 
   build(answer) {
@@ -475,9 +486,9 @@ function scrollMetrics(scroller, svg, layout) {
     };
     m.measure = measure;
     if (typeof ResizeObserver === "function") {
-      const observer = new ResizeObserver(() => measure());
-      observer.observe(scroller);
-      observer.observe(svg);
+      m.observer = new ResizeObserver(() => measure());
+      m.observer.observe(scroller);
+      m.observer.observe(svg);
     }
     scroller.addEventListener("scroll", () => { m.left = scroller.scrollLeft; }, { passive: true });
   }

@@ -1,11 +1,24 @@
-// The Gradwalk page: boots the engine, loads a graph, and renders the current step.
+// One Gradwalk widget: mount(element, options) puts a complete, independent widget
+// into any element, inside an open shadow root, so its ids, styles and listeners are
+// its own. Hosts: index.html (page.js, which owns the address bar), <grad-walk>
+// (gradwalk.js), an iframe (index.html?embed=1) and a notebook (anywidget).
 //
-// The state is (pass, index) in the Stepper over frames that are plain data;
+//   const widget = mount(element, {
+//     query: "?preset=diamond&hide=editor",  // what to show, in the permalink vocabulary
+//                                            // (learn/permalink.js); index.html passes its URL
+//     ownsAddressBar: false,  // true: the widget keeps the page's URL up to date
+//     keys: "widget",         // "page": ← → step from anywhere on the page
+//     engine: null,           // an engine client (default: the page's shared engine)
+//     onEngine: (state) => {},// "loading" | "ready" | "error", also as data-engine on element
+//   });
+//   widget.unmount();         // takes everything down: listeners, observers, engine client
+//
+// Inside, the state is (pass, index) in the Stepper over frames that are plain data;
 // render() draws everything from it. Python is called only when the inputs change:
 // the list of presets, a preset, a visit order. loadGraph(answer) takes any engine
 // graph answer, so prerendered JSON can be fed in without the engine.
 
-import { createEngine } from "./engine-client.js";
+import { sharedEngine } from "./engine-client.js";
 import { exact, fmt } from "./format.js";
 import { Stepper, buildTrace } from "./stepper.js";
 import { GraphView, keepInView } from "./render-graph.js";
@@ -15,15 +28,49 @@ import { VisitOrder } from "./visit-order.js";
 import { renderDetails } from "./details.js";
 import { Learn } from "./learn/index.js";
 import { WhyReverse, pullMarks } from "./modes/why-reverse.js";
-import { prerendered, presetFromURL } from "./first-paint.js";
+import { prerendered } from "./first-paint.js";
+import { WIDGET_HTML } from "./widget-template.js";
 
-// Time limits; the URL may change them (?boottimeout=3000&calltimeout=2000, in
+export function mount(element, options = {}) {
+  if (element.gradwalk) throw new Error("This element already holds a Gradwalk widget; unmount it first.");
+  const shadow = element.shadowRoot ?? element.attachShadow({ mode: "open" });
+  // index.html's markup arrives as a declarative shadow root (painted before any
+  // script runs); anywhere else the widget writes its own.
+  if (!shadow.getElementById("main")) {
+    const template = document.createElement("template");
+    template.innerHTML = WIDGET_HTML;
+    // Its stylesheets are named relative to this site, not to the page it is on.
+    for (const link of template.content.querySelectorAll("link[href]")) {
+      link.href = new URL(link.getAttribute("href"), import.meta.url).href;
+    }
+    shadow.replaceChildren(template.content);
+  }
+  if (!options.ownsAddressBar) {
+    // Among other content (several widgets on a lesson page) the widget's parts are
+    // not page landmarks (they would repeat, one set per widget): the page's
+    // landmark is the widget itself. Unnamed sections are plain containers.
+    for (const part of shadow.querySelectorAll("section[aria-labelledby]")) part.removeAttribute("aria-labelledby");
+    for (const part of shadow.querySelectorAll("[role='region'], [role='complementary']")) part.setAttribute("role", "group");
+  }
+  const widget = createWidget(element, shadow, options);
+  element.gradwalk = widget;
+  return widget;
+}
+
+function createWidget(host, shadow, options) {
+const params = new URLSearchParams(options.query ?? "");
+const teardown = new AbortController(); // every listener outside the shadow root stops with it
+const disposers = []; // what unmount() undoes: engine client, observers, timers
+const hostClasses = host.className;
+let unmounted = false;
+
+// Time limits; the query may change them (?boottimeout=3000&calltimeout=2000, in
 // ms; whole numbers from 500 to 300000, anything else is ignored), which tests use
 // so that a stalled download or a hung computation fails in seconds.
-const BOOT_TIMEOUT_MS = timeLimitFromURL("boottimeout", 60000);
-const CALL_TIMEOUT_MS = timeLimitFromURL("calltimeout", 10000);
-const $ = (id) => document.getElementById(id);
-const root = document.documentElement;
+const BOOT_TIMEOUT_MS = timeLimitFrom(params, "boottimeout", 60000);
+const CALL_TIMEOUT_MS = timeLimitFrom(params, "calltimeout", 10000);
+const $ = (id) => shadow.getElementById(id);
+const root = host;
 
 const ui = {
   loading: $("engine-loading"),
@@ -78,7 +125,7 @@ const visitOrder = new VisitOrder($("visit-order"), {
 // check, the program editor, permalinks and embedding.
 const learn = new Learn({
   app,
-  call: (request) => app.engine.call(request),
+  call: (request) => engine.call(request),
   load: (source, options) => loadSource(source, options),
   render: (message) => render(message),
   narrate: (text) => narrate(text),
@@ -88,11 +135,15 @@ const learn = new Learn({
   },
   linkParams: (other) => why.linkParams(other), // "Why reverse mode" keeps its state in the link too
   inputTip: (text) => (graph.inputTip = text),
+  element: host,
+  shadow,
+  query: options.query ?? "",
+  ownsAddressBar: Boolean(options.ownsAddressBar),
 });
 // "Why reverse mode" (web/modes/): path sums, naive recursion, push/pull, forward mode,
 // backward twice, gradient descent; each one a mode the stepper walks.
 const why = new WhyReverse({
-  call: (request) => app.engine.call(request),
+  call: (request) => engine.call(request),
   ready: () => app.ready && Boolean(app.answer),
   source: () => app.source,
   answer: () => app.answer,
@@ -100,13 +151,23 @@ const why = new WhyReverse({
   render: (message) => render(message),
   notReady: (what) => notReady(what),
   visitOrder,
+  root: shadow,
   loadProgram: (program) => loadSource({ program }, { kind: "program" })
     .then((answer) => Boolean(answer?.ok))
     .catch((e) => { engineFailed(e); return false; }),
 });
-why.fromParams(new URLSearchParams(location.search));
+why.fromParams(params);
 
 // ---------------------------------------------------------------- engine boot
+
+// The page's one engine, shared with every other widget on it (engine-client.js);
+// its status (downloading, starting Python, ready, failed) is shown by each widget.
+const engine = options.engine ?? sharedEngine({ bootTimeoutMs: BOOT_TIMEOUT_MS, callTimeoutMs: CALL_TIMEOUT_MS }).client();
+app.engine = engine;
+disposers.push(engine.subscribe((status) => {
+  if (status.state === "loading") onProgress(status);
+}));
+disposers.push(() => engine.close());
 
 function onProgress({ stage, fraction }) {
   app.stage = stage;
@@ -117,40 +178,45 @@ function onProgress({ stage, fraction }) {
   ui.percent.textContent = `${pct}%`;
 }
 
+function setEngineState(state) {
+  root.dataset.engine = state;
+  options.onEngine?.(state);
+}
+
+let retries = 0;
 async function boot() {
-  root.dataset.engine = "loading";
+  setEngineState("loading");
   app.ready = false;
   ui.error.hidden = true;
   ui.loading.hidden = false;
-  onProgress({ stage: "downloading", fraction: 0 });
+  onProgress(engine.status.state === "loading" ? engine.status : { stage: "downloading", fraction: 0 });
   try {
-    if (!app.engine) {
-      app.engine = createEngine({ onProgress, bootTimeoutMs: BOOT_TIMEOUT_MS, callTimeoutMs: CALL_TIMEOUT_MS });
-    } else {
-      // Each retry gives the boot four times as long (a slow line deserves more
-      // time), up to the usual limit.
-      app.engine.bootTimeoutMs = Math.min(app.engine.bootTimeoutMs * 4, Math.max(BOOT_TIMEOUT_MS, 60000));
-      app.engine.restart();
-    }
-    await app.engine.ready;
-    const answer = await app.engine.call({ cmd: "presets" });
+    // A retry restarts a failed engine (every widget on the page shares it), and
+    // gives the boot four times as long each time (a slow line deserves more time).
+    if (retries++ && engine.status.state === "error") engine.restart(Math.max(BOOT_TIMEOUT_MS, 60000));
+    await engine.ready;
+    const answer = await engine.call({ cmd: "presets" });
     if (!answer.ok) throw new Error(answer.error?.message ?? "The engine did not list its presets.");
+    if (unmounted) return;
     setPresets(answer.presets);
     const pending = app.pendingPreset;
     const wanted = app.pendingPreset ?? app.source?.preset ?? initialPreset();
     app.pendingPreset = null;
     ui.preset.value = wanted;
-    // The state a permalink asks for (learn/permalink.js); else a prerendered graph
+    // The state the query asks for (learn/permalink.js); else a prerendered graph
     // of the same preset stays, with the learner's place in it.
     const restored = await learn.restore(pending);
     if (!restored && app.source?.preset !== wanted) await loadPreset(wanted);
+    if (unmounted) return;
     app.unverified = null;
     app.ready = true;
     ui.loading.hidden = true;
-    root.dataset.engine = "ready";
+    setEngineState("ready");
+    why.engineReady();
   } catch (error) {
+    if (unmounted) return;
     app.ready = false;
-    root.dataset.engine = "error";
+    setEngineState("error");
     ui.loading.hidden = true;
     ui.error.hidden = false;
     ui.errorText.textContent = error?.message ?? String(error);
@@ -158,15 +224,8 @@ async function boot() {
   }
 }
 
-function timeLimitFromURL(name, fallback) {
-  const asked = new URLSearchParams(location.search).get(name);
-  if (asked === null || !/^\d{3,6}$/.test(asked)) return fallback;
-  const ms = Number(asked);
-  return ms >= 500 && ms <= 300000 ? ms : fallback;
-}
-
 function initialPreset() {
-  const asked = new URLSearchParams(location.search).get("preset");
+  const asked = params.get("preset");
   return app.presets.some((p) => p.id === asked) ? asked : app.presets[0].id;
 }
 
@@ -193,17 +252,17 @@ function setPresets(presets) {
 
 async function presetDetail(id) {
   if (app.presetDetails.has(id)) return app.presetDetails.get(id);
-  const answer = await app.engine.call({ cmd: "preset", id });
+  const answer = await engine.call({ cmd: "preset", id });
   if (answer.ok) app.presetDetails.set(id, answer.preset);
   return answer.ok ? answer.preset : null;
 }
 
 async function loadPreset(id) {
   const seq = ++app.seq;
-  document.body.setAttribute("aria-busy", "true");
+  root.setAttribute("aria-busy", "true");
   try {
     const [answer, detail] = await Promise.all([
-      app.engine.call({ cmd: "load", preset: id }),
+      engine.call({ cmd: "load", preset: id }),
       presetDetail(id),
     ]);
     if (seq !== app.seq) return;
@@ -215,7 +274,7 @@ async function loadPreset(id) {
     showPresetText(id, detail);
     loadGraph(answer);
   } finally {
-    if (seq === app.seq) document.body.removeAttribute("aria-busy");
+    if (seq === app.seq) root.removeAttribute("aria-busy");
   }
 }
 
@@ -237,7 +296,7 @@ async function loadSource(source, { keepPlace = false, place = null, order = nul
   const request = { cmd: "load", ...source };
   if (order) Object.assign(request, { order, mode: why.orderRule() });
   const [answer, detail] = await Promise.all([
-    app.engine.call(request),
+    engine.call(request),
     source.preset ? presetDetail(source.preset) : null,
   ]);
   if (seq !== app.seq) return null;
@@ -282,7 +341,7 @@ ui.preset.addEventListener("change", () => {
 // ---------------------------------------------------------------- the graph
 
 // Show an engine graph answer (from the engine, or prerendered JSON).
-export function loadGraph(answer, { place = null, message = null, kind = "load" } = {}) {
+function loadGraph(answer, { place = null, message = null, kind = "load" } = {}) {
   app.answer = answer;
   app.unverified = null;
   app.stepper = new Stepper(buildTrace(answer));
@@ -309,7 +368,7 @@ export function loadGraph(answer, { place = null, message = null, kind = "load" 
 // files): {presets, preset, load}, each the engine's answer object for
 // {"cmd":"presets"}, {"cmd":"preset","id"} and {"cmd":"load","preset"}.
 // Returns false (and changes nothing) if a graph is already on screen.
-export function loadPrerendered({ presets, preset, load }) {
+function loadPrerendered({ presets, preset, load }) {
   if (app.answer || !load?.ok) return false;
   if (presets?.ok) setPresets(presets.presets);
   const id = load.preset;
@@ -340,13 +399,15 @@ function confirmsPrerendered(source, answer, { order, place, keepPlace, message 
 const FIRST_PAINT_PARAMS = new Set(["preset", "boot", "sw", "boottimeout", "calltimeout"]);
 
 function firstPaintFits(first) {
-  const params = new URLSearchParams(location.search);
   if ([...params.keys()].some((k) => !FIRST_PAINT_PARAMS.has(k))) return false;
   const asked = params.get("preset");
   return asked === null || asked === first.id;
 }
 
-prerendered(presetFromURL()).then((p) => p && app.seq === 0 && !app.answer && firstPaintFits(p) && loadPrerendered(p));
+if (options.firstPaint !== false) {
+  prerendered(params.get("preset"))
+    .then((p) => p && !unmounted && app.seq === 0 && !app.answer && firstPaintFits(p) && loadPrerendered(p));
+}
 
 function stepper() {
   if (app.stepper) return app.stepper;
@@ -459,12 +520,13 @@ function render(message = null) {
 // Checked when the box or its table changes size (a ResizeObserver), not on every
 // render: reading scrollWidth right after a DOM update forces a layout.
 function watchScrollable(box) {
-  if (typeof ResizeObserver !== "function") return;
+  if (typeof ResizeObserver !== "function") return () => {};
   const observer = new ResizeObserver(() => keyboardScrollable(box));
   observer.observe(box);
   if (box.firstElementChild) observer.observe(box.firstElementChild);
+  return () => observer.disconnect();
 }
-watchScrollable($("table-scroll"));
+disposers.push(watchScrollable($("table-scroll")));
 
 function keyboardScrollable(box) {
   if (box.scrollWidth > box.clientWidth + 1) {
@@ -571,15 +633,17 @@ ui.startBackward.addEventListener("click", startBackward);
 ui.reset.addEventListener("click", reset);
 ui.retry.addEventListener("click", () => boot());
 
-document.addEventListener("keydown", (e) => {
+// ← → step. On its own page the widget hears the keys from anywhere on it; among
+// other content (several widgets on a lesson page) only while focus is inside it.
+(options.keys === "page" ? document : shadow).addEventListener("keydown", (e) => {
   if (e.key !== "ArrowRight" && e.key !== "ArrowLeft") return;
   if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.defaultPrevented) return;
-  const t = e.target;
+  const t = e.composedPath()[0]; // the element inside the shadow root, not its host
   if (t instanceof Element && t.closest("input, select, textarea, [contenteditable], .visit-order, .graph-scroll")) return;
   e.preventDefault();
   if (e.key === "ArrowRight") stepForward();
   else stepBack();
-});
+}, { signal: teardown.signal });
 
 // ---------------------------------------------------------------- the experiment
 
@@ -600,7 +664,7 @@ async function runOrder() {
   const seq = ++app.seq;
   say(ui.orderStatus, `Running the order ${order.join(", ")}…`);
   const mode = why.orderRule();
-  const answer = await app.engine.call({ cmd: "load", ...app.source, order, mode });
+  const answer = await engine.call({ cmd: "load", ...app.source, order, mode });
   if (seq !== app.seq) return;
   if (!answer.ok) {
     say(ui.orderStatus, `The engine refused this order: ${answer.error.message}`);
@@ -704,4 +768,30 @@ if (window.matchMedia("(max-width: 640px)").matches) {
   $("legend-box").open = false;
 }
 
+// Take the widget down: its listeners, observers and engine client go, its shadow
+// root is emptied and the host element gets back the attributes it had.
+function unmount() {
+  if (unmounted) return;
+  unmounted = true;
+  teardown.abort();
+  for (const dispose of disposers.splice(0)) dispose();
+  graph.destroy();
+  learn.destroy();
+  app.seq++; // any answer still on its way is dropped
+  shadow.replaceChildren();
+  for (const name of ["data-engine", "data-pass", "data-step", "data-questions", "aria-busy"]) host.removeAttribute(name);
+  if (hostClasses) host.className = hostClasses;
+  else host.removeAttribute("class");
+  delete host.gradwalk;
+}
+
 boot();
+return { element: host, root: shadow, unmount };
+}
+
+function timeLimitFrom(params, name, fallback) {
+  const asked = params.get(name);
+  if (asked === null || !/^\d{3,6}$/.test(asked)) return fallback;
+  const ms = Number(asked);
+  return ms >= 500 && ms <= 300000 ? ms : fallback;
+}

@@ -76,7 +76,7 @@ def _headers(url):
 
 @pytest.mark.parametrize("path, expected", [
     ("", True), ("index.html", True), ("lesson.html", True), ("worker.js", True),
-    ("app.js", True), ("build.json", False), ("style.css", False),
+    ("widget.js", True), ("build.json", False), ("style.css", False),
 ])
 def test_serve_sends_the_policy_with_pages_and_scripts(site_url, path, expected):
     headers = _headers(site_url + path)

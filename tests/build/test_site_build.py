@@ -377,7 +377,7 @@ def test_content_hashed_files_are_cached_forever(site_url, built_dist, key):
 
 
 @pytest.mark.parametrize("path", ["", "index.html", "build.json", "sw.js", "worker.js",
-                                  "app.js", "prerender/all.json"])
+                                  "widget.js", "prerender/all.json"])
 def test_unversioned_files_are_revalidated(site_url, path):
     status, headers, _ = fetch(site_url + path, "HEAD")
     assert status == 200
@@ -423,14 +423,14 @@ def test_missing_file_is_a_404_that_is_not_cached(site_url):
 
 # ---------------------------------------------------------------- module preloads
 
-def test_index_preloads_every_module_app_js_imports(built_dist):
+def test_index_preloads_every_module_page_js_imports(built_dist):
     from buildtools import preload
 
     html = (built_dist / "index.html").read_text()
     assert preload.MARKER not in html
     linked = re.findall(r'<link rel="modulepreload" href="([^"]+)">', html)
-    closure = preload.module_closure(built_dist, ["app.js"])
-    assert linked == closure[1:]  # app.js has its own <script> tag
+    closure = preload.module_closure(built_dist, ["page.js"])
+    assert linked == closure[1:]  # page.js has its own <script> tag
     # Spot checks that the scan follows imports two and three levels down.
     assert {"learn/index.js", "learn/dom.js", "busy.js", "modes/plot.js"} <= set(linked)
     assert "sw-register.js" not in linked  # loaded on purpose by a dynamic import()

@@ -13,9 +13,9 @@ def runs(page):
 
 def wait_for_run(page, before):
     page.wait_for_function(
-        f"Number(document.getElementById('experiment-result').dataset.runs || 0) > {before}",
+        f"Number(gwRoot().getElementById('experiment-result').dataset.runs || 0) > {before}",
         timeout=STEP_TIMEOUT_MS)
-    assert page.evaluate("document.documentElement.dataset.pass") == "experiment"
+    assert page.evaluate("gwHost().dataset.pass") == "experiment"
 
 
 def run_order(page):
@@ -39,7 +39,7 @@ def assert_b_before_d_result(page):
     late = page.locator("svg .edge.is-late")
     assert late.count() == 1
     assert late.get_attribute("data-edge") == edge_id(page, "b", "d")
-    assert page.evaluate("getComputedStyle(document.querySelector('svg .edge.is-late .edge-line')).strokeDasharray") != "none"
+    assert page.evaluate("getComputedStyle(gwRoot().querySelector('svg .edge.is-late .edge-line')).strokeDasharray") != "none"
     assert "⚠ late" in page.locator("svg .edge-label.is-late").text_content()
     # The lost path's edges are marked: a → b and b → d.
     lost = sorted(page.eval_on_selector_all("svg .edge.is-lost", "gs => gs.map(g => g.dataset.edge)"))
@@ -151,7 +151,7 @@ def test_wrong_order_by_touch_drag(page, site_url):
         point = {"x": x, "y": y + (goal["y"] + 3 - y) * k / 10}
         cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
     cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-    page.wait_for_function("document.querySelector('#visit-order li').dataset.label === 'c'")
+    page.wait_for_function("gwRoot().querySelector('#visit-order li').dataset.label === 'c'")
     assert order(page) == ["c", "d", "b", "a"]
     run_order(page)
     # c visited before d: the path a → c → d (worth 9) is lost, a.grad is 6.

@@ -3,15 +3,14 @@ push and pull, forward mode, backward twice and gradient descent. Each mode is r
 from its tab, stepped with the page's own stepper, and checked against the engine's
 numbers (tests/modes/test_why_reverse_engine.py checks the engine itself)."""
 
-from axe_playwright_python.sync_playwright import Axe
 
-from page_helpers import STEP_TIMEOUT_MS, button, choose, nodes, open_page, order
+from page_helpers import STEP_TIMEOUT_MS, axe_audit, axe_report, button, choose, nodes, open_page, order
 
 SHARED = "a = 1\nb = a + a\nc = b + b"
 
 
 def runs(page):
-    return int(page.evaluate("Number(document.getElementById('why-reverse').dataset.runs || 0)"))
+    return int(page.evaluate("Number(gwRoot().getElementById('why-reverse').dataset.runs || 0)"))
 
 
 def run(page, name):
@@ -19,8 +18,8 @@ def run(page, name):
     before = runs(page)
     button(page, name).click()
     page.wait_for_function(
-        f"Number(document.getElementById('why-reverse').dataset.runs || 0) > {before}", timeout=STEP_TIMEOUT_MS)
-    assert page.evaluate("document.documentElement.dataset.pass") == "mode"
+        f"Number(gwRoot().getElementById('why-reverse').dataset.runs || 0) > {before}", timeout=STEP_TIMEOUT_MS)
+    assert page.evaluate("gwHost().dataset.pass") == "mode"
 
 
 def tab(page, name):
@@ -78,7 +77,7 @@ def test_path_sums_naive_recursion_and_push_pull(page, site_url):
     assert len(paths) == len(back) >= 8 and paths[-1] > 100 * back[-1]
     assert "One backward pass" in page.get_attribute("#growth-plot svg", "aria-label")
     page.get_by_label("Graph family").select_option("neuron")
-    page.wait_for_function("document.querySelector('#growth-plot svg').getAttribute('aria-label').includes('neuron')")
+    page.wait_for_function("gwRoot().querySelector('#growth-plot svg').getAttribute('aria-label').includes('neuron')")
 
     # Naive recursion on a shared intermediate: a.grad 6 where the truth is 4.
     tab(page, "Naive recursion")
@@ -107,7 +106,7 @@ def test_path_sums_naive_recursion_and_push_pull(page, site_url):
 
     # On x·x + x·y only inputs are shared: the recursion agrees (16 and 3).
     choose(page, "xx-xy")
-    assert page.evaluate("document.documentElement.dataset.pass") == "start"  # a new graph ends the mode
+    assert page.evaluate("gwHost().dataset.pass") == "start"  # a new graph ends the mode
     run(page, "Run the recursion")
     assert "agrees with the backward pass here: x.grad = 16, y.grad = 3" in page.inner_text("#naive-result")
     step_to_end(page)
@@ -118,9 +117,9 @@ def test_path_sums_naive_recursion_and_push_pull(page, site_url):
     tab(page, "Push and pull")
     button(page, "Put an input first in the visit order").click()
     assert order(page)[0] == "a"
-    before = int(page.evaluate("Number(document.getElementById('why-reverse').dataset.compared || 0)"))
+    before = int(page.evaluate("Number(gwRoot().getElementById('why-reverse').dataset.compared || 0)"))
     button(page, "Compare push and pull on this order").click()
-    page.wait_for_function(f"Number(document.getElementById('why-reverse').dataset.compared || 0) > {before}")
+    page.wait_for_function(f"Number(gwRoot().getElementById('why-reverse').dataset.compared || 0) > {before}")
     compared = page.inner_text("#pushpull-result")
     assert "Push: ✓ every grad right" in compared
     assert "a is visited before b and c, but that does no harm" in compared
@@ -181,7 +180,7 @@ def test_forward_mode_backward_twice_and_descent(page, site_url):
     assert "+ 0.05 ×" in narration(page)
     button(page, "Reset descent").click()
     assert page.locator("#descent-plot svg").count() == 0
-    assert page.evaluate("document.documentElement.dataset.pass") == "backward"
+    assert page.evaluate("gwHost().dataset.pass") == "backward"
 
     # Backward twice on the diamond: 45 without zero_grad, 15 with it.
     choose(page, "diamond")
@@ -202,34 +201,33 @@ def test_forward_mode_backward_twice_and_descent(page, site_url):
 
     # Leaving the experiment goes back to the plain backward pass.
     button(page, "Leave this experiment").click()
-    assert page.evaluate("document.documentElement.dataset.pass") == "backward"
+    assert page.evaluate("gwHost().dataset.pass") == "backward"
     assert page.is_hidden("#why-active")
 
 
 def test_modes_by_keyboard_and_axe_is_clean(page, site_url):
-    axe = Axe()
 
     def audit(state):
-        results = axe.run(page)
-        assert results.violations_count == 0, f"{state}:\n{results.generate_report()}"
+        results = axe_audit(page)
+        assert results.violations_count == 0, f"{state}:\n{axe_report(results)}"
 
     open_page(page, site_url, "diamond")
     # Tabs: arrow keys move between them (and do not step the trace).
     page.get_by_role("tab", name="Path sums", exact=True).focus()
     page.keyboard.press("ArrowRight")
-    assert page.evaluate("document.activeElement.textContent") == "Naive recursion"
+    assert page.evaluate("gwActive().textContent") == "Naive recursion"
     assert page.is_visible("#why-naive") and page.is_hidden("#why-paths")
-    assert page.evaluate("document.documentElement.dataset.pass") == "start"
+    assert page.evaluate("gwHost().dataset.pass") == "start"
     page.keyboard.press("End")
-    assert page.evaluate("document.activeElement.textContent") == "Gradient descent"
+    assert page.evaluate("gwActive().textContent") == "Gradient descent"
     page.keyboard.press("Home")
     page.keyboard.press("Tab")  # into the panel
     page.keyboard.press("Tab")
     page.keyboard.press("Tab")
-    assert page.evaluate("document.activeElement.id") == "paths-run"
+    assert page.evaluate("gwActive().id") == "paths-run"
     before = runs(page)
     page.keyboard.press("Enter")
-    page.wait_for_function(f"Number(document.getElementById('why-reverse').dataset.runs || 0) > {before}")
+    page.wait_for_function(f"Number(gwRoot().getElementById('why-reverse').dataset.runs || 0) > {before}")
     page.wait_for_selector("#growth-plot svg")
     audit("path sums")
     tab(page, "Naive recursion")
@@ -270,8 +268,8 @@ def test_modes_on_a_phone(page, site_url):
 def test_modes_live_in_the_permalink(page, site_url):
     # A link brings a mode back at its step; the URL follows the learner.
     page.goto(site_url + "?preset=diamond&why=paths&run=paths&wrt=a&wstep=1")
-    page.wait_for_function("document.getElementById('why-reverse').dataset.active === 'paths'", timeout=90_000)
-    page.wait_for_function("document.getElementById('position').innerText.includes('path 2 of 2')")
+    page.wait_for_function("gwRoot().getElementById('why-reverse').dataset.active === 'paths'", timeout=90_000)
+    page.wait_for_function("gwRoot().getElementById('position').innerText.includes('path 2 of 2')")
     assert nodes(page)["a"] == ("2", "15")
     page.wait_for_function("location.search.includes('run=paths') && location.search.includes('wstep=1')")
     tab(page, "Backward twice")

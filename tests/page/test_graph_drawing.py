@@ -34,20 +34,20 @@ def layered_program(inputs: int = 12, layers: int = 12) -> str:
 
 # Every node as drawn: its data-* and the numbers its box shows; every edge's line.
 DRAWN_JS = """() => ({
-  nodes: [...document.querySelectorAll('#graph [data-node]')].map((g) => ({
+  nodes: [...gwRoot().querySelectorAll('#graph [data-node]')].map((g) => ({
     label: g.dataset.node, data: g.dataset.data, grad: g.dataset.grad,
     box: !!g.querySelector('.node-box'),
     shown: [...g.querySelectorAll('.node-value')].map((t) => t.textContent),
     tag: g.querySelector('.node-tag:not([style*="none"]) text')?.textContent ?? null,
   })),
-  edges: document.querySelectorAll('#graph [data-edge]').length,
-  lines: document.querySelectorAll('#graph [data-edge] .edge-line').length,
-  rows: document.querySelectorAll('#node-rows tr').length,
+  edges: gwRoot().querySelectorAll('#graph [data-edge]').length,
+  lines: gwRoot().querySelectorAll('#graph [data-edge] .edge-line').length,
+  rows: gwRoot().querySelectorAll('#node-rows tr').length,
 })"""
 
-COMPLETE_JS = """(n) => document.querySelectorAll('#graph [data-node] .node-box').length === n
-  && document.querySelectorAll('#graph [data-edge] .edge-line').length === document.querySelectorAll('#graph [data-edge]').length
-  && document.querySelectorAll('#node-rows tr').length === n"""
+COMPLETE_JS = """(n) => gwRoot().querySelectorAll('#graph [data-node] .node-box').length === n
+  && gwRoot().querySelectorAll('#graph [data-edge] .edge-line').length === gwRoot().querySelectorAll('#graph [data-edge]').length
+  && gwRoot().querySelectorAll('#node-rows tr').length === n"""
 
 FORMAT_JS = "async (xs) => { const { fmt } = await import('/format.js'); return xs.map((x) => x === null ? '·' : fmt(x)); }"
 
@@ -69,7 +69,7 @@ def expected_numbers(page, drawn):
 
 # Scroll the graph from its left end to its right end, a screen at a time, a frame each.
 SCROLL_THROUGH_JS = """() => new Promise((resolve) => {
-  const s = document.querySelector('#graph-scroll');
+  const s = gwRoot().querySelector('#graph-scroll');
   s.scrollLeft = 0;
   const next = () => {
     if (s.scrollLeft + s.clientWidth >= s.scrollWidth - 1) return requestAnimationFrame(() => requestAnimationFrame(resolve));
@@ -121,11 +121,11 @@ def test_scrolling_draws_the_part_that_comes_into_view(page, site_url):
     # Scroll to the far right at once: the output's end of the graph is drawn on the
     # next frame.
     page.evaluate("""() => new Promise((resolve) => {
-      const s = document.querySelector('#graph-scroll');
+      const s = gwRoot().querySelector('#graph-scroll');
       s.scrollLeft = s.scrollWidth;
       requestAnimationFrame(() => requestAnimationFrame(resolve));
     })""")
-    assert page.evaluate("() => !!document.querySelector('#graph [data-node=\"y\"] .node-box')")
+    assert page.evaluate("() => !!gwRoot().querySelector('#graph [data-node=\"y\"] .node-box')")
 
 
 def test_the_graph_scrolls_to_the_node_being_visited(page, site_url):
@@ -133,11 +133,11 @@ def test_the_graph_scrolls_to_the_node_being_visited(page, site_url):
     # visits it, and the graph scrolls (itself, not the page) to show it, drawn.
     open_page(page, site_url, "diamond")
     load_program(page, layered_program(inputs=10, layers=30))
-    assert page.evaluate("() => document.querySelector('#graph-scroll').scrollLeft") == 0
+    assert page.evaluate("() => gwRoot().querySelector('#graph-scroll').scrollLeft") == 0
     page.click("#start-backward")  # the seed: the output's grad set to 1
     page.wait_for_function("""() => {
-      const s = document.querySelector('#graph-scroll').getBoundingClientRect();
-      const y = document.querySelector('#graph [data-node="y"]');
+      const s = gwRoot().querySelector('#graph-scroll').getBoundingClientRect();
+      const y = gwRoot().querySelector('#graph [data-node="y"]');
       const box = y.querySelector('.node-box')?.getBoundingClientRect();
       return box && box.left >= s.left - 1 && box.right <= s.right + 1;
     }""", timeout=10_000)
@@ -148,13 +148,13 @@ def test_inputs_drawn_late_still_say_how_to_change_them(page, site_url):
     # are drawn only when the learner scrolls back, and their tooltips say the same.
     open_page(page, site_url, "diamond")
     load_program(page, layered_program())
-    page.evaluate("() => { const s = document.querySelector('#graph-scroll'); s.scrollLeft = s.scrollWidth; }")
+    page.evaluate("() => { const s = gwRoot().querySelector('#graph-scroll'); s.scrollLeft = s.scrollWidth; }")
     page.wait_for_timeout(100)
     page.evaluate(SUBMIT_JS, json.dumps(layered_program(inputs=11, layers=12)))
     settle(page, timeout=30, what="the second big program")
-    assert page.evaluate("() => !document.querySelector('#graph [data-node=\"x0\"] .node-box')")
-    page.evaluate("() => { document.querySelector('#graph-scroll').scrollLeft = 0; }")
-    page.wait_for_function("() => !!document.querySelector('#graph [data-node=\"x0\"] title')")
+    assert page.evaluate("() => !gwRoot().querySelector('#graph [data-node=\"x0\"] .node-box')")
+    page.evaluate("() => { gwRoot().querySelector('#graph-scroll').scrollLeft = 0; }")
+    page.wait_for_function("() => !!gwRoot().querySelector('#graph [data-node=\"x0\"] title')")
     tips = page.eval_on_selector_all("#graph .is-input title", "ts => ts.map((t) => t.textContent)")
     assert len(tips) == 11 and all(t.endswith("(an input). Click to type a new value, or drag sideways.") for t in tips), tips
     others = page.eval_on_selector_all("#graph [data-node]:not(.is-input) title", "ts => ts.map((t) => t.textContent)")
@@ -166,13 +166,13 @@ def test_a_new_graph_stops_the_drawing_of_the_old_one(page, site_url):
     load_program(page, layered_program())
     # At once another graph: nothing of the big one may be drawn into the new one.
     page.select_option("#preset", "add-mul")
-    page.wait_for_function("() => document.querySelector('#graph').dataset.graph === 'add-mul'")
+    page.wait_for_function("() => gwRoot().querySelector('#graph').dataset.graph === 'add-mul'")
     page.wait_for_timeout(300)  # frames in which a leftover drawing of the old graph would run
     drawn = page.evaluate(DRAWN_JS)
     preset = json.loads(handle(json.dumps({"cmd": "load", "preset": "add-mul"})))
     assert [n["label"] for n in drawn["nodes"]] == [n["label"] for n in preset["nodes"]]
     assert all(n["box"] for n in drawn["nodes"])
-    assert page.evaluate("() => document.querySelectorAll('#graph .node-box').length") == len(preset["nodes"])
+    assert page.evaluate("() => gwRoot().querySelectorAll('#graph .node-box').length") == len(preset["nodes"])
     assert drawn["rows"] == len(drawn["nodes"])
 
 
@@ -190,14 +190,14 @@ def test_a_new_graph_reuses_the_old_ones_elements_but_shows_nothing_of_it(page, 
     page.locator("#step-forward").focus()
     for _ in range(3):
         page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => document.querySelectorAll('#graph .edge-label').length > 0")
+    page.wait_for_function("() => gwRoot().querySelectorAll('#graph .edge-label').length > 0")
     page.evaluate("""(program) => {
-      const area = document.querySelector('#program-editor');
+      const area = gwRoot().querySelector('#program-editor');
       area.value = program; area.dispatchEvent(new Event('input', { bubbles: true }));
-      [...document.querySelectorAll('#editor button')].find((b) => b.textContent.trim() === 'Done').click();
+      [...gwRoot().querySelectorAll('#editor button')].find((b) => b.textContent.trim() === 'Done').click();
     }""", second)
-    page.wait_for_function("(n) => document.querySelectorAll('#graph [data-node]').length === n"
-                           " && document.querySelector('#graph [data-node=\"k0_0\"]')", arg=count, timeout=20_000)
+    page.wait_for_function("(n) => gwRoot().querySelectorAll('#graph [data-node]').length === n"
+                           " && gwRoot().querySelector('#graph [data-node=\"k0_0\"]')", arg=count, timeout=20_000)
     page.evaluate(SCROLL_THROUGH_JS)
     page.locator("#node-rows").scroll_into_view_if_needed()
     page.wait_for_function(COMPLETE_JS, arg=count, timeout=20_000)
@@ -213,12 +213,12 @@ def test_a_new_graph_reuses_the_old_ones_elements_but_shows_nothing_of_it(page, 
     tagged = {labels[frame["node"]]} | {labels[p["parent"]] for p in frame["pushes"]}
     assert {n["label"] for n in drawn["nodes"] if n["tag"]} == tagged
     texts = page.evaluate("""() => ({
-      labels: [...document.querySelectorAll('#graph [data-node]')].map((g) =>
+      labels: [...gwRoot().querySelectorAll('#graph [data-node]')].map((g) =>
         [g.dataset.node, g.querySelector('.node-label').textContent, g.querySelector('title').textContent.split(' = ')[0],
          g.getAttribute('aria-label').split(':')[0]]),
-      edges: [...document.querySelectorAll('#graph [data-edge]')].map((g) => [g.dataset.from, g.dataset.to]),
-      edgeLabels: [...document.querySelectorAll('#graph .edge-label')].filter((g) => g.style.display !== 'none').length,
-      rows: [...document.querySelectorAll('#node-rows tr')].map((tr) => [tr.dataset.row, tr.querySelector('.row-label').textContent]),
+      edges: [...gwRoot().querySelectorAll('#graph [data-edge]')].map((g) => [g.dataset.from, g.dataset.to]),
+      edgeLabels: [...gwRoot().querySelectorAll('#graph .edge-label')].filter((g) => g.style.display !== 'none').length,
+      rows: [...gwRoot().querySelectorAll('#node-rows tr')].map((tr) => [tr.dataset.row, tr.querySelector('.row-label').textContent]),
     })""")
     assert all(len(set(row)) == 1 for row in texts["labels"]), "a node shows another node's name"
     assert texts["edges"] == [[labels[e["parent"]], labels[e["child"]]] for e in answer["edges"]]
@@ -252,10 +252,10 @@ def test_a_big_programs_visit_order_list_is_made_when_needed(page, site_url):
     load_program(page, program)
     # Run order works at once (the correct order: every grad right), list made or not.
     page.get_by_role("button", name="Run order").click()
-    page.wait_for_function("() => /Every grad is right/.test(document.querySelector('#experiment-result').innerText)",
+    page.wait_for_function("() => /Every grad is right/.test(gwRoot().querySelector('#experiment-result').innerText)",
                            timeout=20_000)
     # Near the screen (or once the page is idle) the list holds every node, in that order.
     page.locator("#visit-order").scroll_into_view_if_needed()
-    page.wait_for_function("(n) => document.querySelectorAll('#visit-order li').length === n",
+    page.wait_for_function("(n) => gwRoot().querySelectorAll('#visit-order li').length === n",
                            arg=len(correct), timeout=10_000)
     assert page.eval_on_selector_all("#visit-order li", "lis => lis.map(li => li.dataset.label)") == correct

@@ -14,11 +14,10 @@ import base64
 from urllib.parse import urlsplit
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 
 from engine import api
 from engine.text import fmt
-from page_helpers import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, button, choose, nodes, order, wait_ready
+from page_helpers import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, WIDGET_HELPERS, axe_audit, axe_report, button, choose, nodes, order, wait_ready
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; "
@@ -65,6 +64,7 @@ def shared(browser, site_url):
     """One context and one booted page for the whole module."""
     guard = Guard()
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(WIDGET_HELPERS)
     context.set_default_timeout(15_000)
     guard.watch_context(context)
     page = guard.watch_page(context.new_page())
@@ -90,8 +90,8 @@ def open_new(shared, url):
 
 
 def audit(page, state):
-    results = Axe().run(page)
-    assert results.violations_count == 0, f"{state}:\n{results.generate_report()}"
+    results = axe_audit(page)
+    assert results.violations_count == 0, f"{state}:\n{axe_report(results)}"
 
 
 def to_start(page):
@@ -114,7 +114,7 @@ def position(page):
 
 def wait_program_line(page, line, text):
     page.wait_for_function(
-        "([line, text]) => document.querySelector(`#program [data-line='${line}'] .code-text`)?.textContent === text",
+        "([line, text]) => gwRoot().querySelector(`#program [data-line='${line}'] .code-text`)?.textContent === text",
         arg=[line, text], timeout=STEP_TIMEOUT_MS)
 
 
@@ -321,7 +321,7 @@ def test_editing_an_input_recomputes_and_keeps_the_place(lp):
     assert nodes(page)["a"] == ("6", "39")  # 6a + 3
     # A click (no drag) on the leaf puts the cursor in its field.
     page.locator("svg [data-node='a']").click()
-    assert page.evaluate("document.activeElement.id") == "value-a"
+    assert page.evaluate("gwActive().id") == "value-a"
     # A value that is not a number is flagged and not sent.
     field.fill("abc")
     assert field.get_attribute("aria-invalid") == "true"
@@ -339,7 +339,7 @@ def test_editing_an_input_recomputes_and_keeps_the_place(lp):
 
 
 def nudge_numbers(page):
-    return page.evaluate("({...document.getElementById('nudge-result').dataset})")
+    return page.evaluate("({...gwRoot().getElementById('nudge-result').dataset})")
 
 
 def test_nudge_check_agrees_with_autodiff(lp):
@@ -359,16 +359,16 @@ def test_nudge_check_agrees_with_autodiff(lp):
 
     # A new value redoes the nudge with the new numbers.
     page.get_by_role("spinbutton", name="a").fill("3")
-    page.wait_for_function("document.getElementById('nudge-result').dataset.grad === '21'")
+    page.wait_for_function("gwRoot().getElementById('nudge-result').dataset.grad === '21'")
     page.get_by_role("button", name="Reset values").click()
-    page.wait_for_function("document.getElementById('nudge-result').dataset.grad === '15'")
+    page.wait_for_function("gwRoot().getElementById('nudge-result').dataset.grad === '15'")
 
     # Every input of the neuron and of the cos example.
     for preset in ("neuron", "cos"):
         choose(page, preset)
         page.locator("#nudge-h").select_option("0.0001")  # the central difference is off by ~h²
         page.get_by_role("button", name="Check every input").click()
-        page.wait_for_function("document.getElementById('nudge-result').dataset.wrt === '*'")
+        page.wait_for_function("gwRoot().getElementById('nudge-result').dataset.wrt === '*'")
         rows = page.eval_on_selector_all(
             "#nudge-result tr[data-wrt]", "rs => rs.map(r => [r.dataset.wrt, r.dataset.central, r.dataset.grad])")
         inputs = [engine({"cmd": "load", "preset": preset})["nodes"][i]["label"]
@@ -397,7 +397,7 @@ def test_typed_program_builds_its_graph_and_a_bad_one_shows_its_error(lp):
     editor.fill("")
     page.keyboard.type("x = 3\ny = 10\nz = x*x + x*y", delay=5)
     page.wait_for_selector("svg[data-graph='program']")
-    page.wait_for_function("document.querySelectorAll('svg [data-node]').length === 5")
+    page.wait_for_function("gwRoot().querySelectorAll('svg [data-node]').length === 5")
     want = [n["label"] for n in engine({"cmd": "load", "program": "x = 3\ny = 10\nz = x*x + x*y"})["nodes"]]
     assert graph_labels(page) == want
     assert page.inner_text("#preset-title") == "Your program"
@@ -428,18 +428,18 @@ def test_typed_program_builds_its_graph_and_a_bad_one_shows_its_error(lp):
 
     # Too big: refused here, before anything is sent, in the engine's words.
     page.evaluate("""() => {
-        const area = document.getElementById('program-editor');
+        const area = gwRoot().getElementById('program-editor');
         area.value = 'a = 1\\n' + '#'.repeat(50001);
         area.dispatchEvent(new Event('input'));
     }""")
-    page.wait_for_function("document.getElementById('editor-status').textContent.includes('the limit is 50,000')")
+    page.wait_for_function("gwRoot().getElementById('editor-status').textContent.includes('the limit is 50,000')")
     assert "This program is 50,007 characters long; the limit is 50,000." in page.inner_text("#editor-status")
     page.evaluate("""() => {
-        const area = document.getElementById('program-editor');
+        const area = gwRoot().getElementById('program-editor');
         area.value = 'a = 1\\n'.repeat(2001);
         area.dispatchEvent(new Event('input'));
     }""")
-    page.wait_for_function("document.getElementById('editor-status').textContent.includes('2,000 lines')")
+    page.wait_for_function("gwRoot().getElementById('editor-status').textContent.includes('2,000 lines')")
     # Too many nodes: the engine refuses it with its message, the last good graph
     # stays and the page keeps working. (A wide program: a long *chain* of Values
     # currently overflows Pyodide's stack in a browser worker when it is freed; see
@@ -447,14 +447,14 @@ def test_typed_program_builds_its_graph_and_a_bad_one_shows_its_error(lp):
     many = "a = 1\n" + "".join(f"t{i} = a * 2 + {i}\n" for i in range(1, 1100))
     expected = engine({"cmd": "load", "program": many})["error"]
     assert "more than 2,000 nodes" in expected["message"]
-    page.evaluate("(text) => { const a = document.getElementById('program-editor'); a.value = text; a.dispatchEvent(new Event('input')); }", many)
+    page.evaluate("(text) => { const a = gwRoot().getElementById('program-editor'); a.value = text; a.dispatchEvent(new Event('input')); }", many)
     page.wait_for_selector(f"#editor-status[data-line='{expected['line']}']", timeout=STEP_TIMEOUT_MS)
     assert expected["message"] in page.inner_text("#editor-status")
     assert graph_labels(page) == want
 
     # A good program again, then back to the preset.
     editor.fill("a = 2\nb = a * a")
-    page.wait_for_function("document.querySelectorAll('svg [data-node]').length === 2")
+    page.wait_for_function("gwRoot().querySelectorAll('svg [data-node]').length === 2")
     assert page.locator("#editor-status[data-line]").count() == 0
     page.get_by_role("button", name="Back to the preset").click()
     page.wait_for_selector("svg[data-graph='diamond']")
@@ -467,16 +467,16 @@ def test_typed_program_builds_its_graph_and_a_bad_one_shows_its_error(lp):
 
 def state_of(page):
     return page.evaluate("""() => ({
-        nodes: [...document.querySelectorAll('svg [data-node]')].map(g => [g.dataset.node, g.dataset.data, g.dataset.grad]),
-        position: document.getElementById('position').textContent,
-        program: document.getElementById('program').textContent,
-        order: [...document.querySelectorAll('#visit-order li')].map(li => li.dataset.label),
-        questions: document.getElementById('checkpoint-switch').checked,
-        values: [...document.querySelectorAll('#inputs input')].map(i => [i.dataset.input, i.value]),
-        title: document.getElementById('preset-title').textContent,
-        experiment: document.getElementById('experiment-body').innerText,
-        pass: document.documentElement.dataset.pass,
-        step: document.documentElement.dataset.step,
+        nodes: [...gwRoot().querySelectorAll('svg [data-node]')].map(g => [g.dataset.node, g.dataset.data, g.dataset.grad]),
+        position: gwRoot().getElementById('position').textContent,
+        program: gwRoot().getElementById('program').textContent,
+        order: [...gwRoot().querySelectorAll('#visit-order li')].map(li => li.dataset.label),
+        questions: gwRoot().getElementById('checkpoint-switch').checked,
+        values: [...gwRoot().querySelectorAll('#inputs input')].map(i => [i.dataset.input, i.value]),
+        title: gwRoot().getElementById('preset-title').textContent,
+        experiment: gwRoot().getElementById('experiment-body').innerText,
+        pass: gwHost().dataset.pass,
+        step: gwHost().dataset.step,
     })""")
 
 
@@ -498,7 +498,7 @@ def test_permalink_round_trips_every_part_of_the_state(lp, shared):
     page.keyboard.press("Alt+ArrowUp")
     assert order(page) == ["b", "d", "c", "a"]
     button(page, "Run order").click()
-    page.wait_for_function("document.documentElement.dataset.pass === 'experiment'")
+    page.wait_for_function("gwHost().dataset.pass === 'experiment'")
     button(page, "Step back").click()
     button(page, "Step back").click()
     url = settled_url(page, "step=2")
@@ -597,13 +597,13 @@ def test_embed_dialog_writes_an_iframe_snippet(lp):
 
 def frame_state(frame):
     return frame.evaluate("""() => ({
-        position: document.getElementById('position').textContent,
-        step: document.documentElement.dataset.step,
-        nodes: [...document.querySelectorAll('svg [data-node]')].map(g => g.dataset.node + ':' + g.dataset.data + '/' + g.dataset.grad),
+        position: gwRoot().getElementById('position').textContent,
+        step: gwHost().dataset.step,
+        nodes: [...gwRoot().querySelectorAll('svg [data-node]')].map(g => g.dataset.node + ':' + g.dataset.data + '/' + g.dataset.grad),
     })""")
 
 
-def test_sample_lesson_embeds_three_independent_widgets_under_a_strict_csp(shared):
+def test_sample_iframe_lesson_embeds_three_independent_widgets_under_a_strict_csp(shared):
     guard = shared["guard"]
     guard.check()
     context = shared["context"]
@@ -615,7 +615,7 @@ def test_sample_lesson_embeds_three_independent_widgets_under_a_strict_csp(share
 
     page.route("**/*.html*", with_csp)
     try:
-        page.goto(shared["url"] + "lesson.html")
+        page.goto(shared["url"] + "lesson-iframes.html")
         ids = ["widget-questions", "widget-nudge", "widget-order"]
         for fid in ids:
             page.locator(f"#{fid}").scroll_into_view_if_needed()
@@ -638,7 +638,7 @@ def test_sample_lesson_embeds_three_independent_widgets_under_a_strict_csp(share
         # (Polled from here: wait_for_function evaluates a string, which this CSP forbids.)
         def fits(fid, frame):
             inner = frame.evaluate("Math.ceil(document.documentElement.getBoundingClientRect().height)")
-            outer = page.evaluate("(id) => document.getElementById(id).clientHeight", fid)
+            outer = page.evaluate("(id) => gwRoot().getElementById(id).clientHeight", fid)
             return abs(inner - outer) <= 2
         for _ in range(50):
             if all(fits(fid, f) for fid, f in zip(ids, (q, n, o))):

@@ -7,11 +7,10 @@ not-ready narration, error and Retry), a phone-sized screen and an axe-core audi
 
 import json
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 
 from engine import api
 from page_helpers import (
-    BOOT_TIMEOUT_MS, button, choose, nodes, open_page, snapshot, wait_ready,
+    BOOT_TIMEOUT_MS, axe_audit, axe_report, button, choose, nodes, open_page, snapshot, wait_ready,
 )
 
 # DESIGN.md's presets, worked out by hand: {preset: {label: (data, grad)}}.
@@ -132,7 +131,7 @@ def test_arrow_keys_step_and_start_backward_reveals_all_data(page, site_url):
     assert sorted(labels) == ["3 × 1= 3", "6 × 1= 6"]
 
     # The focused control shows a visible focus ring.
-    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    outline = page.evaluate("getComputedStyle(gwActive()).outlineStyle")
     assert outline not in ("", "none")
 
 
@@ -140,7 +139,7 @@ def test_progress_then_not_ready_narration_then_ready(page, site_url):
     held = []
     page.route("**/pyodide.asm.wasm", lambda route: held.append(route))
     page.goto(site_url)
-    page.wait_for_function("() => document.getElementById('engine-stage').textContent !== ''")
+    page.wait_for_function("() => gwRoot().getElementById('engine-stage').textContent !== ''")
     assert page.evaluate("document.documentElement.dataset.engine") == "loading"
     assert page.locator("#engine-progress").is_visible()
     assert "downloading" in page.inner_text("#engine-loading")
@@ -155,7 +154,7 @@ def test_progress_then_not_ready_narration_then_ready(page, site_url):
     # The prerendered graph (first-paint.js) is on screen already and steps
     # without the engine: stepping needs no Python.
     assert page.locator("svg [data-node]").count() > 0
-    page.evaluate("document.getElementById('narration').textContent = ''")
+    page.evaluate("gwRoot().getElementById('narration').textContent = ''")
     page.locator("h1").click()
     page.keyboard.press("ArrowRight")
     assert page.inner_text("#narration").startswith("a = 2")
@@ -211,7 +210,7 @@ def test_phone_sized_screen(page, site_url):
     assert nodes(page)["n"][1] != "0"
     # The big graph scrolls inside its own box instead of widening the page.
     scroller = page.evaluate(
-        "(() => { const s = document.getElementById('graph-scroll'); return [s.scrollWidth, s.clientWidth]; })()")
+        "(() => { const s = gwRoot().getElementById('graph-scroll'); return [s.scrollWidth, s.clientWidth]; })()")
     assert scroller[0] > scroller[1]
     assert max(page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth]")) <= 375
     button(page, "Run order").scroll_into_view_if_needed()
@@ -219,11 +218,10 @@ def test_phone_sized_screen(page, site_url):
 
 
 def test_axe_finds_no_violations_in_the_main_states(page, site_url):
-    axe = Axe()
 
     def audit(state):
-        results = axe.run(page)
-        assert results.violations_count == 0, f"{state}:\n{results.generate_report()}"
+        results = axe_audit(page)
+        assert results.violations_count == 0, f"{state}:\n{axe_report(results)}"
 
     open_page(page, site_url, "diamond")
     audit("loaded")

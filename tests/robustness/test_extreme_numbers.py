@@ -28,21 +28,21 @@ EXACT = {"b": "-Infinity", "c": "NaN", "d": "0", "e": "1.0142320547350045e+304",
 
 READ_JS = """() => {
   const out = {};
-  for (const g of document.querySelectorAll('#graph [data-node]')) {
+  for (const g of gwRoot().querySelectorAll('#graph [data-node]')) {
     const box = g.querySelector('.node-box').getBBox();
     const texts = [...g.querySelectorAll('text')].map((t) => {
       const b = t.getBBox();
       return {cls: t.getAttribute('class'), text: t.textContent, x: b.x, right: b.x + b.width, y: b.y, bottom: b.y + b.height};
     });
     const values = [...g.querySelectorAll('.node-value')].map((t) => t.textContent);
-    const row = document.querySelector(`#node-rows tr[data-row="${CSS.escape(g.dataset.node)}"]`);
+    const row = gwRoot().querySelector(`#node-rows tr[data-row="${CSS.escape(g.dataset.node)}"]`);
     out[g.dataset.node] = {
       data: g.dataset.data, grad: g.dataset.grad, aria: g.getAttribute('aria-label'), values,
       box: {w: box.width, h: box.height}, texts,
       row: row ? [row.querySelector('.row-data').textContent, row.querySelector('.row-grad').textContent] : null,
     };
   }
-  return {nodes: out, narration: document.querySelector('#narration').innerText};
+  return {nodes: out, narration: gwRoot().querySelector('#narration').innerText};
 }"""
 
 
@@ -80,7 +80,7 @@ def test_special_numbers_show_as_themselves_and_step(page, site_url):
     assert answer["ok"]
     n_forward, n_backward = len(answer["forward"]), len(answer["backward"])
     open_settled(page, site_url + "index.html?gw=1&prog=" + deflate(PROGRAM))
-    assert page.evaluate("() => document.querySelector('#graph').dataset.graph") == "program"
+    assert page.evaluate("() => gwRoot().querySelector('#graph').dataset.graph") == "program"
     assert link_state(page.evaluate("() => location.search"))["program"] == PROGRAM
 
     page.locator("#position").click()  # focus off any input, so the arrow keys step
@@ -111,7 +111,7 @@ def test_special_numbers_show_as_themselves_and_step(page, site_url):
     assert link_state(page.evaluate("() => location.search"))["pass"] == "backward"
 
     step_and_check(page, "#step-back", n_forward + n_backward)  # all the way back
-    assert page.evaluate("() => document.documentElement.dataset.pass") == "start"
+    assert page.evaluate("() => gwHost().dataset.pass") == "start"
 
 
 def test_special_values_round_trip_through_the_link(page, site_url):

@@ -94,7 +94,7 @@ def graph_works(page):
     page.wait_for_selector("svg[data-graph] [data-node]")
     before = page.inner_text("#position")
     button(page, "Step forward").click()
-    page.wait_for_function("(b) => document.getElementById('position').innerText !== b", arg=before)
+    page.wait_for_function("(b) => gwRoot().getElementById('position').innerText !== b", arg=before)
 
 
 # What each fault gives, measured. "ready": the page works anyway (fetch() and

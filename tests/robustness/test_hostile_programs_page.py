@@ -25,22 +25,22 @@ GOOD = "a = 2\nb = -3\nc = a * b\nd = c + a"
 # Put the text in the editor (JSON, so lone surrogates and NULs arrive as they are), press
 # Done (which builds at once instead of after the 300 ms pause), and open the editor again.
 SUBMIT_JS = """(src) => {
-  const area = document.querySelector('#program-editor');
+  const area = gwRoot().querySelector('#program-editor');
   area.value = JSON.parse(src);
   area.dispatchEvent(new Event('input', {bubbles: true}));
-  [...document.querySelectorAll('#editor button')].find((b) => b.textContent === 'Done').click();
-  document.querySelector('#edit-program').click();
+  [...gwRoot().querySelectorAll('#editor button')].find((b) => b.textContent === 'Done').click();
+  gwRoot().querySelector('#edit-program').click();
 }"""
 
 READ_JS = """() => {
-  const status = document.querySelector('#editor-status');
+  const status = gwRoot().querySelector('#editor-status');
   return {
     text: status.innerText,
     line: status.dataset.line ?? null,
     col: status.dataset.col ?? null,
-    error: document.querySelector('#editor').classList.contains('has-error'),
-    graph: document.querySelector('#graph').dataset.graph,
-    nodes: [...document.querySelectorAll('#graph [data-node]')].map((g) => [g.dataset.node, g.dataset.data, g.dataset.grad]),
+    error: gwRoot().querySelector('#editor').classList.contains('has-error'),
+    graph: gwRoot().querySelector('#graph').dataset.graph,
+    nodes: [...gwRoot().querySelectorAll('#graph [data-node]')].map((g) => [g.dataset.node, g.dataset.data, g.dataset.grad]),
   };
 }"""
 

@@ -203,9 +203,9 @@ def open_link(page, site_url, query, fragment, seed_note=""):
     page.goto("about:blank")
     open_settled(page, site_url + "index.html?" + query)
     shown = page.evaluate("""() => ({
-      nodes: document.querySelectorAll('#graph [data-node]').length,
-      notice: document.querySelector('#link-notice').hidden ? null : document.querySelector('#link-notice').innerText,
-      error: document.querySelector('#engine-error').hidden ? null : document.querySelector('#engine-error').innerText,
+      nodes: gwRoot().querySelectorAll('#graph [data-node]').length,
+      notice: gwRoot().querySelector('#link-notice').hidden ? null : gwRoot().querySelector('#link-notice').innerText,
+      error: gwRoot().querySelector('#engine-error').hidden ? null : gwRoot().querySelector('#engine-error').innerText,
     })""")
     where = f"{seed_note}?{query[:200]}"
     assert shown["error"] is None, f"{where}: the engine error is showing: {shown['error']}"

@@ -45,11 +45,11 @@ WEIGHTS = [
     ("program_edit", 1.2, True), ("url", 0.25, True), ("bad_url", 0.2, True),
 ]
 
-QUICK_JS = "(" + COMPARE_JS + """)(window.__gwMonkey[`${document.documentElement.dataset.pass}:${document.documentElement.dataset.step}`]
-  ?? {"(no such position)": [document.documentElement.dataset.pass, document.documentElement.dataset.step]})"""
+QUICK_JS = "(" + COMPARE_JS + """)(window.__gwMonkey[`${gwHost().dataset.pass}:${gwHost().dataset.step}`]
+  ?? {"(no such position)": [gwHost().dataset.pass, gwHost().dataset.step]})"""
 QUICK_JS = "() => " + QUICK_JS
 
-POS_JS = "() => [document.documentElement.dataset.pass, document.documentElement.dataset.step, document.querySelector('#order-rule input:checked')?.value ?? 'push', location.search]"
+POS_JS = "() => [gwHost().dataset.pass, gwHost().dataset.step, gwRoot().querySelector('#order-rule input:checked')?.value ?? 'push', location.search]"
 
 
 class Monkey:
@@ -70,7 +70,7 @@ class Monkey:
         self.state = link_state(self.page.evaluate("() => location.search"))
         # Every position's expected nodes go into the page once per source, so that a
         # step is checked with one evaluate.
-        rule = self.page.evaluate("() => document.querySelector('#order-rule input:checked')?.value ?? 'push'")
+        rule = self.page.evaluate("() => gwRoot().querySelector('#order-rule input:checked')?.value ?? 'push'")
         answer = engine_answer(self.state, mode=rule)
         table = {"start:-1": expected_nodes(answer, "start", -1)}
         for pass_, frames in (("forward", answer["forward"]), ("backward", answer["backward"]),
@@ -109,7 +109,7 @@ class Monkey:
         return loc.count() > 0 and loc.first.is_visible()
 
     def blur(self):
-        self.page.evaluate("() => document.activeElement && document.activeElement.blur && document.activeElement.blur()")
+        self.page.evaluate("() => gwActive() && gwActive().blur && gwActive().blur()")
 
     def act(self, name):
         page, rng = self.page, self.rng

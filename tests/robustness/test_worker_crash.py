@@ -19,8 +19,8 @@ from test_hostile_programs_page import READ_JS, submit
 
 pytestmark = pytest.mark.browser
 
-NODES_JS = "() => [...document.querySelectorAll('#graph [data-node]')].map((g) => g.dataset.node)"
-POSITION_JS = "() => document.getElementById('position').innerText"
+NODES_JS = "() => [...gwRoot().querySelectorAll('#graph [data-node]')].map((g) => g.dataset.node)"
+POSITION_JS = "() => gwRoot().getElementById('position').innerText"
 
 
 def wait_for(page, predicate_js, timeout_s, what, arg=None):
@@ -34,7 +34,7 @@ def wait_for(page, predicate_js, timeout_s, what, arg=None):
 
 def submit_typed(page, text):
     page.evaluate("""(src) => {
-      const area = document.querySelector('#program-editor');
+      const area = gwRoot().querySelector('#program-editor');
       area.value = src;
       area.dispatchEvent(new Event('input', { bubbles: true }));
     }""", text)
@@ -43,7 +43,7 @@ def submit_typed(page, text):
 
 
 def narration(page):
-    return page.evaluate("() => document.getElementById('narration').innerText")
+    return page.evaluate("() => gwRoot().getElementById('narration').innerText")
 
 
 @pytest.mark.allow_console_errors  # the dead worker's unanswered call is logged
@@ -62,15 +62,15 @@ def test_the_worker_dying_mid_session_is_survived(page, site_url):
         assert page.evaluate(POSITION_JS) != before
     # The next action that needs Python ends within the call limit, in an answer or a message...
     page.get_by_label("Preset").select_option("neuron")
-    wait_for(page, """() => document.querySelectorAll('#graph [data-node]').length === 10
-                      || /could not answer/.test(document.getElementById('narration').innerText)""",
+    wait_for(page, """() => gwRoot().querySelectorAll('#graph [data-node]').length === 10
+                      || /could not answer/.test(gwRoot().getElementById('narration').innerText)""",
              15, "an answer or a message about the dead engine")
     if "o" not in page.evaluate(NODES_JS):
         assert "could not answer" in narration(page) and "restarted" in narration(page), narration(page)
         page.get_by_label("Preset").select_option("diamond")
         page.get_by_label("Preset").select_option("neuron")
     # ... and the fresh worker answers.
-    wait_for(page, "(n) => [...document.querySelectorAll('#graph [data-node]')].length === n", 30,
+    wait_for(page, "(n) => [...gwRoot().querySelectorAll('#graph [data-node]')].length === n", 30,
              "the neuron graph from the restarted engine", 10)
     assert set(page.evaluate(NODES_JS)) >= {"x1", "w1", "n", "o"}
     settle(page)

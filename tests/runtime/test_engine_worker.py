@@ -206,8 +206,8 @@ def test_worker_script_error_rejects_boot(blank_page, fake_worker):
 
 
 def test_prestarted_worker_is_adopted_with_what_it_said(blank_page):
-    # boot-early.js starts the worker before app.js has loaded; the engine that
-    # app.js then creates takes it over instead of starting a second one.
+    # boot-early.js starts the worker before the widget's modules have loaded; the
+    # engine the widget then creates takes it over instead of starting a second one.
     loads = []
     blank_page.on("request", lambda r: loads.append(r.url) if r.url.split("?")[0].endswith("/worker.js") else None)
     result = blank_page.evaluate("""async () => {

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from buildtools import serve
+from page_helpers import WIDGET_HELPERS
 
 pytestmark = pytest.mark.browser
 
@@ -70,6 +71,7 @@ def sw_page(browser):
     """A page in a fresh context that allows service workers; the test fails on
     page errors and on any request that leaves this machine."""
     context = browser.new_context(service_workers="allow")
+    context.add_init_script(WIDGET_HELPERS)
     context.set_default_timeout(TIMEOUT_MS)
     strays, errors = [], []
     context.on("request", lambda r: strays.append(r.url)
@@ -89,7 +91,7 @@ def wait_engine_ready(page):
         timeout=TIMEOUT_MS, polling=100)
     state = page.evaluate("document.documentElement.dataset.engine")
     assert state == "ready", page.evaluate(
-        "document.getElementById('engine-error-text')?.textContent ?? ''")
+        "gwRoot().getElementById('engine-error-text')?.textContent ?? ''")
 
 
 # How the page's request for a file was answered: [[source the route chose, source that answered]].
@@ -120,7 +122,7 @@ def test_offline_reload_still_boots_the_engine(sw_page, own_site, built_dist):
 
     # The browser itself serves the build's subresources from its cache (the Static
     # Routing API), without waking the service worker for each of them.
-    sources = page.evaluate(ROUTED_JS, "/app.js")
+    sources = page.evaluate(ROUTED_JS, "/widget.js")
     assert sources == [["cache", "cache"]]
     # A file evicted from the cache (the first paint's data, which the page can do
     # without) is fetched from the network instead.

@@ -34,7 +34,6 @@ export function h(tag, attrs = {}, ...children) {
   return e;
 }
 
-export const $ = (id) => document.getElementById(id);
 
 // Set a live region's text so that the same text twice is still announced.
 export function say(region, text) {

@@ -7,16 +7,16 @@
 // TensorFlow Playground lets an instructor hide each control; `start` picks where
 // the learner begins (forward: the first step, backward: the seeded backward pass,
 // end: every grad filled in, order: the visit-order experiment first).
-// An embedded page tells its parent how tall it is ({type: "gradwalk:height"},
-// which embed-resize.js turns into the iframe's height).
+// The same options work as attributes of <grad-walk> (gradwalk.js). An embedded
+// page tells its parent how tall it is ({type: "gradwalk:height"}, which
+// embed-resize.js turns into the iframe's height).
 //
-// The Embed button opens a dialog that writes the iframe snippet for the graph on
-// screen, with those options as checkboxes.
+// The Embed button opens a dialog that writes a snippet for the graph on screen,
+// with those options as checkboxes: a <grad-walk> element (for pages that can load
+// a script from this site) or an iframe (for hosts that allow nothing else).
 
 import { h, say } from "./dom.js";
 import { HIDEABLE, formatLink } from "./permalink.js";
-
-const root = document.documentElement;
 
 const PART_NAMES = {
   presets: "Preset chooser (off fixes the preset)",
@@ -39,22 +39,26 @@ const START_NAMES = {
   order: "In the visit-order experiment",
 };
 
-export function applyEmbed(state) {
-  root.classList.toggle("is-embed", Boolean(state.embed));
-  for (const part of HIDEABLE) root.classList.toggle(`hide-${part}`, Boolean(state.embed) && state.hide.includes(part));
-  root.classList.toggle("start-order", Boolean(state.embed) && state.start === "order");
-  if (!state.embed) return;
+// Mark the widget's element with the embedding classes (its stylesheet hides the
+// parts); inside an iframe, also report the page's height to the parent. Returns
+// a function that stops the reports.
+export function applyEmbed(state, { element, shadow, ownPage }) {
+  element.classList.toggle("is-embed", Boolean(state.embed));
+  for (const part of HIDEABLE) element.classList.toggle(`hide-${part}`, Boolean(state.embed) && state.hide.includes(part));
+  element.classList.toggle("start-order", Boolean(state.embed) && state.start === "order");
+  if (!state.embed) return () => {};
   // Minimal chrome: the notes and the legend start folded.
   for (const id of ["lesson-more", "legend-box"]) {
-    const box = document.getElementById(id);
+    const box = shadow.getElementById(id);
     if (box) box.open = false;
   }
-  reportHeight();
+  if (ownPage) document.documentElement.classList.add("is-embed"); // the page's own chrome goes too
+  return ownPage ? reportHeight() : () => {};
 }
 
 // Tell the parent page our height whenever it changes (only inside a frame).
 function reportHeight() {
-  if (window.parent === window || typeof ResizeObserver !== "function") return;
+  if (window.parent === window || typeof ResizeObserver !== "function") return () => {};
   let last = 0;
   const send = () => {
     const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
@@ -62,13 +66,16 @@ function reportHeight() {
     last = height;
     window.parent.postMessage({ type: "gradwalk:height", height }, "*");
   };
-  new ResizeObserver(send).observe(document.documentElement);
+  const observer = new ResizeObserver(send);
+  observer.observe(document.documentElement);
   send();
+  return () => observer.disconnect();
 }
 
-// The page's own address, without query or hash: where iframes point.
-export function pageAddress() {
-  const url = new URL(location.href);
+// Where links and snippets point: this page's own address (without query or
+// hash) when the widget is Gradwalk's own page, else the site's index.html.
+export function siteAddress(ownPage) {
+  const url = ownPage ? new URL(location.href) : new URL("../index.html", import.meta.url);
   url.search = "";
   url.hash = "";
   return url.href;
@@ -76,9 +83,14 @@ export function pageAddress() {
 
 export class EmbedDialog {
   // state() is the page's link state (as for formatLink) plus {encodedProgram, programFormat, title}.
-  constructor({ state }) {
+  constructor({ state, container }) {
     this.state = state;
+    this.container = container; // the widget's shadow root: the dialog's styles live there
     this.dialog = null;
+  }
+
+  close() {
+    if (this.dialog?.open) this.dialog.close();
   }
 
   build() {
@@ -91,6 +103,11 @@ export class EmbedDialog {
     this.start = h("select", { id: "embed-start" },
       ...Object.entries(START_NAMES).map(([value, text]) => h("option", { value }, text)));
     this.keep = h("input", { type: "checkbox", id: "embed-keep", checked: false });
+    // The iframe works on any host (many course platforms strip scripts); the
+    // element is lighter where scripts are allowed (widgets share one engine).
+    this.kind = h("select", { id: "embed-kind" },
+      h("option", { value: "iframe" }, "iframe (works on any host)"),
+      h("option", { value: "element" }, "<grad-walk> element (a script from this site)"));
     this.height = h("input", { type: "number", id: "embed-height", min: "300", max: "3000", step: "10", value: "760", class: "embed-height" });
     this.snippet = h("textarea", { id: "embed-snippet", class: "embed-snippet", readonly: true, rows: "4", spellcheck: "false" });
     this.status = h("p", { class: "embed-status", role: "status" });
@@ -101,6 +118,8 @@ export class EmbedDialog {
         h("button", { type: "submit", class: "button quiet small", value: "close" }, "Close")),
       h("p", { class: "muted" }, "Paste the snippet into your lesson page. The widget shows the graph on screen now; the learner's steps stay inside it."),
       h("fieldset", { class: "embed-parts" }, h("legend", {}, "Show"), ...checks),
+      h("div", { class: "embed-row" },
+        h("label", { for: "embed-kind" }, "Embed as"), this.kind),
       h("div", { class: "embed-row" },
         h("label", { for: "embed-start" }, "Start"), this.start),
       h("div", { class: "embed-row" },
@@ -114,11 +133,11 @@ export class EmbedDialog {
         this.preview),
       this.status,
       h("p", { class: "muted small-print" },
-        "Optional: load embed-resize.js from this site on your page and the frame grows to fit the widget."));
+        "The element sizes itself to its content. The iframe snippet loads embed-resize.js from this site, which makes the frame grow to fit the widget."));
     form.addEventListener("input", () => this.refresh());
     form.addEventListener("change", () => this.refresh());
     this.dialog = h("dialog", { class: "embed-dialog", id: "embed-dialog", "aria-labelledby": "embed-title" }, form);
-    document.body.append(this.dialog);
+    this.container.append(this.dialog);
   }
 
   open() {
@@ -136,14 +155,25 @@ export class EmbedDialog {
       ...s, embed: true, hide, start: this.start.value === "forward" ? null : this.start.value,
       pass: keep ? s.pass : null, step: keep ? s.step : null, order: keep ? s.order : null,
     };
-    return pageAddress() + formatLink(state, { encodedProgram: s.encodedProgram, programFormat: s.programFormat });
+    return siteAddress(false) + formatLink(state, { encodedProgram: s.encodedProgram, programFormat: s.programFormat });
   }
 
   snippetText() {
     const src = this.url();
     const height = Math.max(300, Math.min(3000, Number(this.height.value) || 760));
     const title = `Gradwalk: ${this.state().title}`;
-    return `<iframe src="${escapeAttr(src)}" title="${escapeAttr(title)}" width="100%" height="${height}" loading="lazy"></iframe>`;
+    const site = new URL("./", siteAddress(false)).href;
+    if (this.kind.value === "iframe") {
+      return `<iframe src="${escapeAttr(src)}" title="${escapeAttr(title)}" width="100%" height="${height}" loading="lazy"></iframe>\n`
+        + `<script src="${escapeAttr(new URL("embed-resize.js", site).href)}" defer></script>`;
+    }
+    // The element takes the link's parameters as attributes (gradwalk.js), with
+    // v spelled values and cp=0 spelled questions="off".
+    const attrs = [...new URL(src).searchParams].filter(([key]) => !["gw", "embed"].includes(key))
+      .map(([key, value]) => (key === "cp" ? ' questions="off"' : ` ${key === "v" ? "values" : key}="${escapeAttr(value)}"`))
+      .join("");
+    return `<script type="module" src="${escapeAttr(new URL("gradwalk.js", site).href)}"></script>\n`
+      + `<grad-walk${attrs} aria-label="${escapeAttr(title)}"></grad-walk>`;
   }
 
   refresh() {

@@ -13,7 +13,11 @@
 // after every render:
 //
 //   host = {app, call(request), load(source, options), render(message),
-//           narrate(text), arrangeOrder(labels), linkParams(other), inputTip(text)}
+//           narrate(text), arrangeOrder(labels), linkParams(other), inputTip(text),
+//           element, shadow, query, ownsAddressBar}
+//   host.element / host.shadow: the widget's element and its shadow root (every
+//             query stays inside them); host.query: the permalink it starts from;
+//             host.ownsAddressBar: keep the page's URL up to date (index.html only).
 //   host.inputTip(text): text added to every input node's tooltip.
 //   host.load({preset, values?} | {program, values?}, {keepPlace, place, order,
 //             message, kind}) resolves with the engine's answer (ok or not), or
@@ -21,9 +25,9 @@
 
 import { exact, fmt } from "../format.js";
 import { Checkpoints } from "./checkpoints.js";
-import { $, h, debounce, latestOnly, say } from "./dom.js";
+import { h, debounce, latestOnly, say } from "./dom.js";
 import { Editor } from "./editor.js";
-import { EmbedDialog, applyEmbed, pageAddress } from "./embed.js";
+import { EmbedDialog, applyEmbed, siteAddress } from "./embed.js";
 import { InputsPanel } from "./inputs.js";
 import { NudgePanel } from "./nudge.js";
 import { PASSES, decodeProgram, encodeProgram, formatLink, parseLink } from "./permalink.js";
@@ -31,12 +35,14 @@ import { PASSES, decodeProgram, encodeProgram, formatLink, parseLink } from "./p
 export class Learn {
   constructor(host) {
     this.host = host;
-    this.link = parseLink(location.search);
+    const $ = (id) => host.shadow.getElementById(id);
+    this.$ = $;
+    this.link = parseLink(host.query ?? "");
     this.live = false; // the URL is kept up to date once the link's state is restored
     this.encoded = new Map(); // program text -> {encoded, format}
     this.programOrigin = null; // a program before its input values were edited
     this.pendingEdits = new Map();
-    applyEmbed(this.link.state);
+    this.stopEmbed = applyEmbed(this.link.state, { element: host.element, shadow: host.shadow, ownPage: host.ownsAddressBar });
     // Every input's tooltip, however late the graph draws it.
     host.inputTip?.(". Click to type a new value, or drag sideways.");
 
@@ -86,6 +92,20 @@ export class Learn {
       const id = this.leafAt(e.target);
       if (id !== null && e.pointerType === "touch") this.inputs.focusLeaf(id);
     });
+  }
+
+  // Where "Open in Gradwalk", Copy link and the embed snippets point: this page
+  // when it is Gradwalk's own, else the site's index.html.
+  pageAddress() {
+    return siteAddress(this.host.ownsAddressBar);
+  }
+
+  // The widget is going away: no URL write or value edit may run after it.
+  destroy() {
+    this.live = false;
+    this.saveURL.cancel?.();
+    this.stopEmbed?.();
+    this.embedDialog?.close();
   }
 
   // Hovering a line of the program outlines the nodes it made, and hovering a node
@@ -142,7 +162,7 @@ export class Learn {
   leafAt(target) {
     const g = target.closest?.("[data-node]");
     const answer = this.host.app.answer;
-    if (!g || !answer || root().classList.contains("hide-values")) return null;
+    if (!g || !answer || this.host.element.classList.contains("hide-values")) return null;
     const id = answer.nodes.findIndex((n) => n.label === g.dataset.node);
     return id >= 0 && answer.nodes[id].is_input ? id : null;
   }
@@ -150,14 +170,14 @@ export class Learn {
   // ---------------------------------------------------------------- the bar
 
   buildBar() {
-    const bar = $("learn-bar");
+    const bar = this.$("learn-bar");
     if (!bar) return;
     this.linkStatus = h("p", { class: "share-status", role: "status" });
     this.linkField = h("input", { type: "text", id: "share-link", class: "share-link", readonly: true, hidden: true, "aria-label": "Link to this state" });
-    this.embedDialog = new EmbedDialog({ state: () => this.dialogState() });
+    this.embedDialog = new EmbedDialog({ state: () => this.dialogState(), container: this.host.shadow });
     const share = h("div", { class: "share" });
     if (this.link.state.embed) {
-      this.openFull = h("a", { class: "button small open-full", target: "_blank", rel: "noopener", href: pageAddress() }, "Open in Gradwalk ↗");
+      this.openFull = h("a", { class: "button small open-full", target: "_blank", rel: "noopener", href: this.pageAddress() }, "Open in Gradwalk ↗");
       share.append(this.openFull);
     } else {
       share.append(
@@ -204,7 +224,7 @@ export class Learn {
     this.linked = null;
     // Leaves say they can be changed (their tooltips too: see the constructor).
     for (const id of answer.inputs) {
-      const g = document.querySelector(`#graph [data-node="${cssEscape(answer.nodes[id].label)}"]`);
+      const g = this.$("graph").querySelector(`[data-node="${cssEscape(answer.nodes[id].label)}"]`);
       g?.classList.add("is-editable");
     }
   }
@@ -212,7 +232,7 @@ export class Learn {
   // The preset chooser says "Your program" while one is on screen (the option goes
   // away again when a preset is picked, so the list stays the list of presets).
   markCustom(on) {
-    const select = $("preset");
+    const select = this.$("preset");
     let option = select.querySelector("option[data-custom]");
     if (on && !option) {
       option = h("option", { value: "", disabled: true, data: { custom: "1" } }, "Your program");
@@ -226,7 +246,7 @@ export class Learn {
   rendered(view) {
     this.questions.update(view);
     const s = this.questions.summary();
-    root().dataset.questions = String(s.total);
+    this.host.element.dataset.questions = String(s.total);
     if (this.live) this.saveURL();
   }
 
@@ -366,14 +386,14 @@ export class Learn {
     const prog = state.program !== null ? await this.programParam(state.program) : null;
     const other = this.host.linkParams ? this.host.linkParams(this.link.other) : this.link.other; // + Why reverse mode's
     const query = formatLink(state, { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other });
-    if (query !== location.search) history.replaceState(history.state, "", query + location.hash);
+    if (this.host.ownsAddressBar && query !== location.search) history.replaceState(history.state, "", query + location.hash);
     this.fullQuery = formatLink({ ...state, embed: false }, { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other });
-    if (this.openFull) this.openFull.href = pageAddress() + this.fullQuery;
+    if (this.openFull) this.openFull.href = this.pageAddress() + this.fullQuery;
     this.lastProgram = prog;
   }
 
   fullPageURL() {
-    return pageAddress() + (this.fullQuery ?? "");
+    return this.pageAddress() + (this.fullQuery ?? "");
   }
 
   dialogState() {
@@ -500,7 +520,7 @@ export class Learn {
   }
 
   showNotice(problems) {
-    const box = $("link-notice");
+    const box = this.$("link-notice");
     if (!box) return;
     if (!problems.length) {
       box.hidden = true;
@@ -526,10 +546,6 @@ function startPlace(s, start) {
     return n ? { pass: "forward", index: n - 1 } : null;
   }
   return null;
-}
-
-function root() {
-  return document.documentElement;
 }
 
 function lower(text) {

@@ -14,7 +14,8 @@
 // and step details. The page wires it up with a few hooks:
 //
 //   const why = new WhyReverse({call, ready, source, answer, stepper, render,
-//                               notReady, visitOrder, loadProgram});
+//                               notReady, visitOrder, loadProgram, root});
+//   why.engineReady()              the engine has started (a link's state can run)
 //   why.graphLoaded(answer)        a new graph is on screen
 //   why.marks(view, marks)         highlights for a mode frame (fills `marks`)
 //   why.position(view)             the position line for a mode frame
@@ -29,7 +30,6 @@ import { exact, fmt } from "../format.js";
 import { renderDetails } from "../details.js";
 import { dataTable, linePlot } from "./plot.js";
 
-const $ = (id) => document.getElementById(id);
 const TABS = ["paths", "naive", "pushpull", "forward", "again", "descent"];
 // The URL parameters this section owns (learn/permalink.js keeps the page's own).
 export const LINK_KEYS = ["why", "run", "wrt", "family", "rule", "zero", "moves", "lr", "inputs", "wstep"];
@@ -73,7 +73,8 @@ export function pullMarks(f, marks) {
 export class WhyReverse {
   constructor(deps) {
     this.deps = deps;
-    this.section = $("why-reverse");
+    this.$ = (id) => deps.root.getElementById(id);
+    this.section = this.$("why-reverse");
     // Everything a permalink needs to bring this section back.
     this.state = {
       tab: "paths", active: null, wrt: null, family: "diamonds", rule: "push", zero: false,
@@ -86,20 +87,18 @@ export class WhyReverse {
     this.wireTabs();
     this.wireButtons();
     this.select("paths");
-    // Permalink state is applied once the engine can answer.
-    new MutationObserver(() => {
-      if (document.documentElement.dataset.engine !== "ready") return;
-      this.applyPending();
-      if (this.state.tab === "paths") this.showGrowth().catch((e) => this.failed(e));
-    }).observe(document.documentElement, {
-      attributes: true, attributeFilter: ["data-engine"],
-    });
+  }
+
+  // The engine has started: a link's state can run, and the growth plot can be drawn.
+  engineReady() {
+    this.applyPending();
+    if (this.state.tab === "paths") this.showGrowth().catch((e) => this.failed(e));
   }
 
   // ------------------------------------------------------------ tabs
 
   wireTabs() {
-    this.tabs = TABS.map((name) => $(`why-tab-${name}`));
+    this.tabs = TABS.map((name) => this.$(`why-tab-${name}`));
     this.tabs.forEach((tab, i) => {
       tab.addEventListener("click", () => this.select(TABS[i], true));
       tab.addEventListener("keydown", (e) => {
@@ -119,7 +118,7 @@ export class WhyReverse {
       const on = tab === name;
       this.tabs[i].setAttribute("aria-selected", on ? "true" : "false");
       this.tabs[i].tabIndex = on ? 0 : -1;
-      $(`why-${tab}`).hidden = !on;
+      this.$(`why-${tab}`).hidden = !on;
     });
     if (name === "paths" && byUser) this.showGrowth().catch((e) => this.failed(e));
   }
@@ -127,7 +126,7 @@ export class WhyReverse {
   // ------------------------------------------------------------ wiring
 
   wireButtons() {
-    const on = (id, fn) => $(id).addEventListener("click", () => fn().catch((e) => this.failed(e)));
+    const on = (id, fn) => this.$(id).addEventListener("click", () => fn().catch((e) => this.failed(e)));
     on("paths-run", () => this.runPaths());
     on("naive-run", () => this.runNaive());
     on("naive-shared", () => this.loadShared());
@@ -140,26 +139,26 @@ export class WhyReverse {
     on("descent-ascend", () => this.descend(true));
     on("descent-reset", async () => this.resetDescent(true));
     on("why-exit", async () => this.exit());
-    $("growth-family").addEventListener("change", () => {
-      this.state.family = $("growth-family").value;
+    this.$("growth-family").addEventListener("change", () => {
+      this.state.family = this.$("growth-family").value;
       this.showGrowth().catch((e) => this.failed(e));
     });
-    $("paths-wrt").addEventListener("change", () => { this.state.wrt = $("paths-wrt").value; });
-    $("forward-wrt").addEventListener("change", () => { this.state.wrt = $("forward-wrt").value; });
-    $("descent-rate").addEventListener("change", () => {
-      const rate = Number($("descent-rate").value);
+    this.$("paths-wrt").addEventListener("change", () => { this.state.wrt = this.$("paths-wrt").value; });
+    this.$("forward-wrt").addEventListener("change", () => { this.state.wrt = this.$("forward-wrt").value; });
+    this.$("descent-rate").addEventListener("change", () => {
+      const rate = Number(this.$("descent-rate").value);
       if (rate > 0 && rate <= 10) this.state.rate = rate;
     });
-    for (const radio of document.querySelectorAll("input[name='order-rule']")) {
+    for (const radio of this.deps.root.querySelectorAll("input[name='order-rule']")) {
       radio.addEventListener("change", () => {
         this.state.rule = this.orderRule();
-        $("order-status").textContent = `${this.state.rule === "pull" ? "Pull" : "Push"} chosen: press Run order to run the visit order this way.`;
+        this.$("order-status").textContent = `${this.state.rule === "pull" ? "Pull" : "Push"} chosen: press Run order to run the visit order this way.`;
       });
     }
   }
 
   orderRule() {
-    return document.querySelector("input[name='order-rule']:checked")?.value === "pull" ? "pull" : "push";
+    return this.deps.root.querySelector("input[name='order-rule']:checked")?.value === "pull" ? "pull" : "push";
   }
 
   // ------------------------------------------------------------ the page's hooks
@@ -172,7 +171,7 @@ export class WhyReverse {
     this.againRuns = {};
     const inputs = answer.inputs.map((i) => answer.nodes[i].label);
     for (const id of ["paths-wrt", "forward-wrt"]) {
-      const select = $(id);
+      const select = this.$(id);
       select.replaceChildren(...inputs.map((label) => {
         const option = h("option", "", label);
         option.value = label;
@@ -181,7 +180,7 @@ export class WhyReverse {
       if (inputs.includes(this.state.wrt)) select.value = this.state.wrt;
     }
     for (const id of ["paths-result", "naive-result", "pushpull-result", "forward-result", "again-result"]) {
-      $(id).replaceChildren();
+      this.$(id).replaceChildren();
     }
     this.resetDescent(false);
     this.showDescentInputs(inputs);
@@ -197,11 +196,11 @@ export class WhyReverse {
       this.state.active = null;
     }
     this.section.dataset.active = on?.name ?? "";
-    $("why-active").hidden = !on;
+    this.$("why-active").hidden = !on;
     if (on) {
       const where = view?.pass === "mode" ? "" : " (the forward pass comes first)";
-      $("why-active-text").textContent = `Stepping: ${on.title}${where}. Step forward and Step back walk it; the graph, the table and the narration follow.`;
-      $("why-now").textContent = view?.pass === "mode" ? `Now: ${view.frame.text}` : "";
+      this.$("why-active-text").textContent = `Stepping: ${on.title}${where}. Step forward and Step back walk it; the graph, the table and the narration follow.`;
+      this.$("why-now").textContent = view?.pass === "mode" ? `Now: ${view.frame.text}` : "";
     }
   }
 
@@ -441,9 +440,9 @@ export class WhyReverse {
   // -- path sums
 
   async runPaths() {
-    const wrt = $("paths-wrt").value;
+    const wrt = this.$("paths-wrt").value;
     this.state.wrt = wrt;
-    const box = $("paths-result");
+    const box = this.$("paths-result");
     const reply = await this.ask({ cmd: "paths", wrt }, box, "Path sums");
     if (!reply) return;
     const nodes = this.answer.nodes;
@@ -482,8 +481,8 @@ export class WhyReverse {
 
   async showGrowth() {
     const family = this.state.family;
-    $("growth-family").value = family;
-    const box = $("growth-plot");
+    this.$("growth-family").value = family;
+    const box = this.$("growth-plot");
     let rows = this.growth.get(family);
     if (!rows) {
       if (!this.deps.ready()) return;
@@ -526,7 +525,7 @@ export class WhyReverse {
   // -- naive recursion
 
   async runNaive() {
-    const box = $("naive-result");
+    const box = this.$("naive-result");
     const reply = await this.ask({ cmd: "naive" }, box, "Naive recursion");
     if (!reply) return;
     const nodes = this.answer.nodes;
@@ -592,12 +591,12 @@ export class WhyReverse {
     const label = answer.nodes[input].label;
     const order = [label, ...vo.correct.filter((l) => l !== label)];
     vo.arrange(order);
-    $("pushpull-result").replaceChildren(h("p", "", `The visit order is now ${order.join(", ")}: ${label} is visited before the nodes that use it. Compare push and pull, or run it above.`));
+    this.$("pushpull-result").replaceChildren(h("p", "", `The visit order is now ${order.join(", ")}: ${label} is visited before the nodes that use it. Compare push and pull, or run it above.`));
     this.deps.render(`Moved ${label} to the top of the visit order. Press Compare push and pull, or choose Push or Pull and press Run order.`);
   }
 
   async comparePushPull() {
-    const box = $("pushpull-result");
+    const box = this.$("pushpull-result");
     const order = this.deps.visitOrder.order;
     const push = await this.ask({ cmd: "load", order, mode: "push" }, box, "Comparing push and pull");
     if (!push) return;
@@ -646,9 +645,9 @@ export class WhyReverse {
   // -- forward mode
 
   async runForward() {
-    const wrt = $("forward-wrt").value;
+    const wrt = this.$("forward-wrt").value;
     this.state.wrt = wrt;
-    const box = $("forward-result");
+    const box = this.$("forward-result");
     const reply = await this.ask({ cmd: "forward_mode", wrt }, box, "Forward mode");
     if (!reply) return;
     const nodes = this.answer.nodes;
@@ -682,7 +681,7 @@ export class WhyReverse {
 
   async runAgain(zero) {
     this.state.zero = zero;
-    const box = $("again-result");
+    const box = this.$("again-result");
     const reply = await this.ask({ cmd: "again", zero_grad: zero }, box, "Backward twice");
     if (!reply) return;
     this.againRuns[zero ? "zero" : "plain"] = reply;
@@ -730,7 +729,7 @@ export class WhyReverse {
   // -- gradient descent
 
   showDescentInputs(inputs) {
-    const box = $("descent-inputs");
+    const box = this.$("descent-inputs");
     const chosen = this.state.inputs?.filter((x) => inputs.includes(x));
     const legend = box.querySelector("legend");
     box.replaceChildren(legend, ...inputs.map((label) => {
@@ -743,18 +742,18 @@ export class WhyReverse {
       wrap.append(check, ` ${label}`);
       return wrap;
     }));
-    $("descent-rate").value = String(this.state.rate);
+    this.$("descent-rate").value = String(this.state.rate);
   }
 
   descentNames() {
-    return [...$("descent-inputs").querySelectorAll("input:checked")].map((c) => c.value);
+    return [...this.$("descent-inputs").querySelectorAll("input:checked")].map((c) => c.value);
   }
 
   resetDescent(byUser) {
     this.descent = null;
     this.state.moves = "";
-    $("descent-result").replaceChildren();
-    $("descent-plot").replaceChildren();
+    this.$("descent-result").replaceChildren();
+    this.$("descent-plot").replaceChildren();
     if (byUser) {
       const s = this.deps.stepper();
       if (s?.trace.mode?.name === "descent") {
@@ -767,14 +766,14 @@ export class WhyReverse {
 
   async descend(ascend) {
     const names = this.descentNames();
-    const box = $("descent-result");
+    const box = this.$("descent-result");
     const what = ascend ? "Ascend" : "Descend";
     if (!names.length) {
       box.replaceChildren(h("p", "why-bad", "Tick at least one input to move."));
       this.deps.render(`${what} needs at least one input ticked under Inputs to move.`);
       return;
     }
-    const rate = Number($("descent-rate").value);
+    const rate = Number(this.$("descent-rate").value);
     if (!(rate > 0 && rate <= 10)) {
       box.replaceChildren(h("p", "why-bad", "The learning rate must be a number above 0 and at most 10."));
       this.deps.render(`${what}: the learning rate must be a number above 0 and at most 10.`);
@@ -846,9 +845,9 @@ export class WhyReverse {
       d.history.map((e, k) => [k, ...inputNames.map((n) => e.values[n]), e.output])));
     const first = outputs[0];
     const lastY = outputs[outputs.length - 1];
-    $("descent-result").replaceChildren(h("p", "why-verdict",
+    this.$("descent-result").replaceChildren(h("p", "why-verdict",
       `${outputs.length - 1} step${outputs.length === 2 ? "" : "s"}: ${out} went from ${fmt(first)} to ${fmt(lastY)}.`));
-    $("descent-plot").replaceChildren(plot, more);
+    this.$("descent-plot").replaceChildren(plot, more);
     this.activate({
       name: "descent", title: TITLES.descent, frames, history: d.history, names, moved,
       start: { grad: d.history[0].answer.nodes.map((n) => n.grad) },
@@ -892,7 +891,7 @@ export class WhyReverse {
     if (get("family") === "neuron") this.state.family = "neuron";
     if (get("rule") === "pull") {
       this.state.rule = "pull";
-      const radio = document.querySelector("input[name='order-rule'][value='pull']");
+      const radio = this.deps.root.querySelector("input[name='order-rule'][value='pull']");
       if (radio) radio.checked = true;
     }
     if (get("wrt")) this.state.wrt = get("wrt");

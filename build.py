@@ -5,6 +5,7 @@
     python build.py serve [--port]  build if needed, then serve dist/ on localhost
     python build.py test [args]     install what the tests need, then run pytest
                                     (the arguments go to pytest)
+    python build.py notebook        only the notebook's front end, gradwalk/static/widget.js
 
 dist/ holds the pinned Pyodide runtime (from npm), micropip (from PyPI), the
 engine as a wheel, everything in web/, and build.json, which tells the page's
@@ -22,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from buildtools import BuildError, fetch, serve, site
+from buildtools import BuildError, bundle, fetch, serve, site
 
 ROOT = Path(__file__).resolve().parent
 
@@ -40,6 +41,9 @@ def build(dist: Path = ROOT / "dist", cache: Path = ROOT / ".cache",
     """Make dist/ current. Returns build.json's content when it built, None when
     dist/ was already up to date. Raises BuildError on a fixable failure."""
     build_id = site.compute_build_id(ROOT, PINS)
+    # The notebook's front end is written beside the package, not into dist/: a current
+    # dist/ without it (a fresh clone's first build made it, then it was deleted) rebuilds.
+    force = force or not (ROOT / bundle.OUTPUT).exists()
     if not force and site.is_current(dist, build_id):
         log(f"{dist} is up to date (build {build_id}).")
         return None
@@ -108,6 +112,13 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["test"]:  # everything after `test` belongs to pytest
         from buildtools import run_tests
         return run_tests.main(argv[1:])
+    if argv[:1] == ["notebook"]:  # only the notebook's front end (setup.py runs this)
+        try:
+            print(bundle.notebook_module_from_source(ROOT, ROOT / ".cache", print))
+            return 0
+        except BuildError as e:
+            print(f"build.py: {e}", file=sys.stderr)
+            return 1
     args = parse_args(argv)
     try:
         build(args.dist.resolve(), args.cache.resolve(), force=args.force)

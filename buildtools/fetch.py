@@ -24,7 +24,13 @@ DOWNLOAD_TIMEOUT_S = 600
 def pyodide_tarball(cache: Path, version: str, integrity: str, log) -> Path:
     """Return the verified `pyodide-<version>.tgz` from the cache, fetching it with
     `npm pack` if needed."""
-    target = cache / "npm" / f"pyodide-{version}.tgz"
+    return npm_package(cache, "pyodide", version, integrity, log)
+
+
+def npm_package(cache: Path, name: str, version: str, integrity: str, log) -> Path:
+    """Return the verified tarball of the npm package `name@version` from the cache,
+    fetching it with `npm pack` if needed (`@scope/name` packs as `scope-name-<version>.tgz`)."""
+    target = cache / "npm" / f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"
     if target.exists() and npm_integrity(target) == integrity:
         return target
 
@@ -34,12 +40,12 @@ def pyodide_tarball(cache: Path, version: str, integrity: str, log) -> Path:
             "npm was not found on PATH; install Node.js with npm (for example "
             "`apt-get install nodejs npm`) and run the build again."
         )
-    log(f"downloading pyodide {version} with npm pack ...")
+    log(f"downloading {name} {version} with npm pack ...")
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         _run(
-            [npm, "pack", f"pyodide@{version}", "--pack-destination", tmp],
-            failure=f"npm could not download pyodide@{version}; check the connection "
+            [npm, "pack", f"{name}@{version}", "--pack-destination", tmp],
+            failure=f"npm could not download {name}@{version}; check the connection "
             "to the npm registry and run the build again.",
         )
         fetched = Path(tmp) / target.name

@@ -31,7 +31,7 @@ try:
 except ImportError:  # pragma: no cover
     fcntl = None
 
-from . import BuildError, compress, precompile, preload, prerender, widget_markup
+from . import BuildError, bundle, compress, precompile, preload, prerender, widget_markup
 from .hashing import sha256_hex
 from .wheel import write_wheel
 
@@ -128,6 +128,8 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
     try:
         _copy_web(root / "web", staging)
         widget_markup.write(staging)
+        # The notebook's front end: the same widget, one module, in the Python package.
+        bundle.notebook_module(staging, root / bundle.OUTPUT, cache, log)
         preload.add_module_preloads(staging)
         runtime = staging / PYODIDE_DIR / "unhashed"
         _copy_runtime(pyodide_tgz, runtime)

@@ -28,7 +28,7 @@ export class ProgramView {
   }
 
   show(source) {
-    const text = source.replace(/\n$/, "");
+    const text = (source ?? "").replace(/\n$/, ""); // a notebook kernel's graph has no program
     this.notes = null;
     this.lines = text.split("\n").map((line, i) => {
       const row = span("code-line");

@@ -10,6 +10,10 @@
 //     keys: "widget",         // "page": ← → step from anywhere on the page
 //     engine: null,           // an engine client (default: the page's shared engine)
 //     onEngine: (state) => {},// "loading" | "ready" | "error", also as data-engine on element
+//     css: null,              // the stylesheets' text, where they cannot be linked (a notebook)
+//     firstPaint: true,       // draw the build's prerendered graph before the engine answers
+//     graph: false,           // show the engine's own graph (a notebook kernel's micrograd value)
+//     report: null,           // a check's report on that graph, opened on its first problem
 //   });
 //   widget.unmount();         // takes everything down: listeners, observers, engine client
 //
@@ -30,6 +34,7 @@ import { Learn } from "./learn/index.js";
 import { WhyReverse, pullMarks } from "./modes/why-reverse.js";
 import { prerendered } from "./first-paint.js";
 import { WIDGET_HTML } from "./widget-template.js";
+import { CheckReport } from "./learn/check-report.js";
 
 export function mount(element, options = {}) {
   if (element.gradwalk) throw new Error("This element already holds a Gradwalk widget; unmount it first.");
@@ -39,9 +44,16 @@ export function mount(element, options = {}) {
   if (!shadow.getElementById("main")) {
     const template = document.createElement("template");
     template.innerHTML = WIDGET_HTML;
-    // Its stylesheets are named relative to this site, not to the page it is on.
+    // Its stylesheets are named relative to this site, not to the page it is on; where
+    // there is no site to link to (a notebook), they come as text instead.
     for (const link of template.content.querySelectorAll("link[href]")) {
-      link.href = new URL(link.getAttribute("href"), import.meta.url).href;
+      if (options.css) link.remove();
+      else link.href = new URL(link.getAttribute("href"), import.meta.url).href;
+    }
+    if (options.css) {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(options.css);
+      shadow.adoptedStyleSheets = [sheet];
     }
     shadow.replaceChildren(template.content);
   }
@@ -140,6 +152,28 @@ const learn = new Learn({
   query: options.query ?? "",
   ownsAddressBar: Boolean(options.ownsAddressBar),
 });
+// A check's report on the graph (a notebook's gradwalk.check), opened once the graph is on screen.
+const report = new CheckReport($("check-report"), options.report ?? {}, { show: (problem) => showProblem(problem) });
+
+// Put the graph where a problem of the learner's engine can be seen.
+function showProblem(problem) {
+  const answer = app.answer;
+  const s = app.stepper;
+  if (!answer || !s) return;
+  if (problem.kind === "order" && options.report?.order) {
+    // The learner's own visit order, run on their graph: the late and lost marks show what it cost.
+    visitOrder.arrange(options.report.order);
+    runOrder().catch(engineFailed);
+    return;
+  }
+  const id = answer.nodes.findIndex((n) => n.label === problem.node);
+  const visit = s.frames("backward").findIndex((f) => f.node === id && f.kind !== "seed");
+  if (s.trace.experiment) s.setExperiment(null);
+  if (problem.kind === "grad" || visit < 0) s.toEnd("backward");
+  else s.pos = { pass: "backward", index: visit };
+  render(problem.text);
+}
+
 // "Why reverse mode" (web/modes/): path sums, naive recursion, push/pull, forward mode,
 // backward twice, gradient descent; each one a mode the stepper walks.
 const why = new WhyReverse({
@@ -205,14 +239,21 @@ async function boot() {
     ui.preset.value = wanted;
     // The state the query asks for (learn/permalink.js); else a prerendered graph
     // of the same preset stays, with the learner's place in it.
-    const restored = await learn.restore(pending);
-    if (!restored && app.source?.preset !== wanted) await loadPreset(wanted);
+    if (options.graph) {
+      // The engine's own graph (a notebook kernel's): a load that names no preset or program.
+      const first = await loadSource({}, { kind: "graph" });
+      if (first && !first.ok) throw new Error(first.error.message);
+    } else {
+      const restored = await learn.restore(pending);
+      if (!restored && app.source?.preset !== wanted) await loadPreset(wanted);
+    }
     if (unmounted) return;
     app.unverified = null;
     app.ready = true;
     ui.loading.hidden = true;
     setEngineState("ready");
     why.engineReady();
+    if (options.report) report.open();
   } catch (error) {
     if (unmounted) return;
     app.ready = false;
@@ -302,10 +343,15 @@ async function loadSource(source, { keepPlace = false, place = null, order = nul
   if (seq !== app.seq) return null;
   if (!answer.ok) return answer;
   if (confirmsPrerendered(source, answer, { order, place, keepPlace, message })) return app.answer;
-  app.source = source.preset ? source : { program: answer.program };
+  app.source = sourceOf(source, answer);
   if (source.preset) {
     ui.preset.value = source.preset;
     showPresetText(source.preset, detail);
+  } else if (answer.program === null) {
+    ui.preset.selectedIndex = -1;
+    showPresetText(null, options.report
+      ? { title: "Your graph, checked", summary: "The graph your code built, with what check found in your engine.", lesson: "" }
+      : { title: "Your graph", summary: "The graph your code built, read from the kernel without changing it.", lesson: "" });
   } else {
     ui.preset.selectedIndex = -1;
     showPresetText(null, { title: "Your program", summary: "Your own program: change it in the Program panel, or pick a preset to go back.", lesson: "" });
@@ -316,6 +362,15 @@ async function loadSource(source, { keepPlace = false, place = null, order = nul
     kind,
   });
   return answer;
+}
+
+// What an answer was made from, for the next request: {preset, values?}, {program}
+// (with any new values already written into it), or, for the engine's own graph
+// (a notebook kernel's, which has no program), {values?} alone.
+function sourceOf(source, answer) {
+  if (source.preset) return source;
+  if (answer.program === null) return source.values ? { values: source.values } : {};
+  return { program: answer.program };
 }
 
 // The place in a new trace that matches `pos` in the old one: the same pass, the

@@ -87,7 +87,7 @@ export class Editor {
 
   // A graph is on screen: show its program unless it came from the typing here.
   graphLoaded(answer, fromEditor, isPreset) {
-    this.currentProgram = answer.program.replace(/\n$/, "");
+    this.currentProgram = (answer.program ?? "").replace(/\n$/, ""); // none for a kernel's graph
     if (!fromEditor) {
       this.mine = false;
       this.showError(null);

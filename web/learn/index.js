@@ -209,7 +209,8 @@ export class Learn {
     const source = app.source ?? {};
     if (kind !== "values" && kind !== "reset") this.programOrigin = null;
     if (source.preset && !source.values) this.noteOriginals(answer, source.preset);
-    const edited = Boolean(source.preset ? source.values && Object.keys(source.values).length : this.programOrigin);
+    const edited = Boolean(source.preset || source.program === undefined
+      ? source.values && Object.keys(source.values).length : this.programOrigin);
     this.markCustom(!source.preset);
     if (source.preset) this.lastPreset = source.preset;
     this.inputs.build(answer, edited);
@@ -254,7 +255,8 @@ export class Learn {
   requestSource() {
     const src = this.host.app.source ?? {};
     if (src.preset) return src.values ? { preset: src.preset, values: { ...src.values } } : { preset: src.preset };
-    return { program: src.program };
+    if (src.program !== undefined) return { program: src.program };
+    return src.values ? { values: { ...src.values } } : {}; // the engine's own graph (a notebook kernel's)
   }
 
   currentOrder() {
@@ -290,9 +292,12 @@ export class Learn {
         else values[name] = value;
       }
       source = Object.keys(values).length ? { preset: src.preset, values } : { preset: src.preset };
-    } else {
+    } else if (src.program !== undefined) {
       this.programOrigin ??= src.program;
       source = { program: src.program, values: Object.fromEntries(edits) };
+    } else {
+      // The engine's own graph: it recomputes from its original values and every edit so far.
+      source = { values: { ...(src.values ?? {}), ...Object.fromEntries(edits) } };
     }
     let answer;
     try {
@@ -313,7 +318,8 @@ export class Learn {
     const app = this.host.app;
     const before = app.answer;
     const src = app.source ?? {};
-    const source = src.preset ? { preset: src.preset } : { program: this.programOrigin ?? src.program };
+    const source = src.preset ? { preset: src.preset }
+      : src.program !== undefined ? { program: this.programOrigin ?? src.program } : {};
     this.pendingEdits.clear();
     const answer = await this.load(source, {
       keepPlace: true, order: this.currentOrder(), kind: "reset",

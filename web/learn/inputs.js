@@ -41,7 +41,7 @@ export class InputsPanel {
 
   // The inputs of a graph answer: [{name, nodeId, value}] in source order.
   static inputsOf(answer) {
-    const lines = answer.program.split("\n");
+    const lines = (answer.program ?? "").split("\n"); // a kernel's graph: set by node label
     return answer.inputs.map((id) => {
       const node = answer.nodes[id];
       // Values are set by variable name; the label is usually that name.

@@ -1,0 +1,89 @@
+"""One ES module for the notebook: the page's widget bundled by esbuild.
+
+A notebook front end (anywidget) is a single module handed to the browser as text,
+so it cannot import the site's other files. web/notebook.js mounts the same widget
+as the page, with the kernel as its engine; esbuild follows its imports (and the
+widget's stylesheets, imported as text) into gradwalk/static/widget.js, which the
+Python package ships (gradwalk/widget.py reads it).
+
+esbuild is pinned like Pyodide: the platform's binary package from npm
+(`@esbuild/linux-x64`, ...), checked against its sha512 integrity before use.
+"""
+
+from __future__ import annotations
+
+import platform
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from pathlib import Path
+
+from . import BuildError, fetch, widget_markup
+
+ESBUILD_VERSION = "0.28.2"
+# npm's sha512 integrity of each platform's binary package at that version.
+ESBUILD_INTEGRITY = {
+    "linux-x64": "sha512-4xTZr1FUmSoQW4XIWmit3tzQrUTZM+N3P0XV8xROKYF50XfI7xeO90+1bZvNwxIufQ9hDQVRJH5YhgPVF8A/HQ==",
+    "linux-arm64": "sha512-pW4AC0P3it8c7do9MVM4p51FzHzdM/TZrerurgRcHJ2WTa1VQ1CIq18xncfpBJw4ojkiZZrKW2yIBWBP92j6Ug==",
+}
+ENTRY = "notebook.js"
+OUTPUT = Path("gradwalk") / "static" / "widget.js"
+BUNDLE_TIMEOUT_S = 120
+
+
+def esbuild(cache: Path, log) -> Path:
+    """The pinned esbuild binary for this machine, from the cache or npm."""
+    machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower())
+    key = f"{platform.system().lower()}-{machine}"
+    if key not in ESBUILD_INTEGRITY:
+        raise BuildError(f"the build pins esbuild for {', '.join(ESBUILD_INTEGRITY)} only, not {key}; add this "
+                         f"platform's @esbuild package and its integrity to buildtools/bundle.py.")
+    binary = cache / "esbuild" / ESBUILD_VERSION / key / "esbuild"
+    tgz = fetch.npm_package(cache, f"@esbuild/{key}", ESBUILD_VERSION, ESBUILD_INTEGRITY[key], log)
+    if not binary.exists():
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(tgz) as tar:
+            member = tar.extractfile("package/bin/esbuild")
+            if member is None:
+                raise BuildError(f"{tgz.name} has no package/bin/esbuild; delete it and run the build again.")
+            staged = binary.with_suffix(".partial")
+            staged.write_bytes(member.read())
+        staged.chmod(0o755)
+        staged.replace(binary)
+    return binary
+
+
+def notebook_module(web_copy: Path, out: Path, cache: Path, log) -> None:
+    """Bundle `web_copy/notebook.js` (a copy of web/ with the widget's markup already
+    written, see widget_markup) into `out`, then drop the entry from the copy: the
+    site itself never serves it."""
+    entry = web_copy / ENTRY
+    if not entry.is_file():
+        raise BuildError(f"web/{ENTRY} is missing; restore it and run the build again.")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staged = out.with_name(out.name + ".partial")
+    command = [str(esbuild(cache, log)), str(entry), "--bundle", "--format=esm", "--loader:.css=text",
+               "--minify", "--legal-comments=none", "--log-level=warning", f"--outfile={staged}"]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=BUNDLE_TIMEOUT_S,
+                                stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise BuildError(f"esbuild took longer than {BUNDLE_TIMEOUT_S} s on web/{ENTRY}; run the build again.") from None
+    if result.returncode != 0:
+        first = (result.stderr or result.stdout).strip().splitlines()[:3]
+        raise BuildError(f"esbuild could not bundle web/{ENTRY}: {' '.join(first)}")
+    staged.replace(out)
+    entry.unlink()
+
+
+def notebook_module_from_source(root: Path, cache: Path, log=lambda *a: None) -> Path:
+    """Build gradwalk/static/widget.js from web/ without building the whole site (what
+    `pip install .` runs, through setup.py)."""
+    out = root / OUTPUT
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "web"
+        shutil.copytree(root / "web", copy)
+        widget_markup.write(copy)
+        notebook_module(copy, out, cache, log)
+    return out

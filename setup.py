@@ -1,0 +1,29 @@
+"""The one build step pyproject.toml cannot say: `pip install .` (and `-e .`) first writes
+the notebook's front end, gradwalk/static/widget.js, with `python build.py notebook`
+(the page's widget bundled by esbuild; Node.js and npm are needed to build, as for the
+site, never to run). Everything else about the package is in pyproject.toml."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+ROOT = Path(__file__).resolve().parent
+FRONT_END = ROOT / "gradwalk" / "static" / "widget.js"
+
+
+class BuildPyWithFrontEnd(build_py):
+    def run(self):
+        if (ROOT / "build.py").exists():  # a clone; an sdist would carry the built file
+            status = subprocess.call([sys.executable, str(ROOT / "build.py"), "notebook"], cwd=ROOT)
+            if status != 0:
+                raise SystemExit("gradwalk: the notebook front end could not be built (the reason is above); "
+                                 "install Node.js with npm, then install again.")
+        elif not FRONT_END.exists():
+            raise SystemExit(f"gradwalk: {FRONT_END} is missing and there is no build.py to make it.")
+        super().run()
+
+
+setup(cmdclass={"build_py": BuildPyWithFrontEnd})

@@ -1,0 +1,135 @@
+"""The notebook's front end (gradwalk/static/widget.js, bundled from web/notebook.js) in
+Chromium, talking to the real kernel code: a stand-in for anywidget's model passes each
+{id, request} to gradwalk.kernel.handle in this Python process (Playwright's
+expose_function) and hands the answer back, as a kernel's comm would. The same widget
+as the page, with the DOM contract, on a learner's own micrograd graph.
+(tests/notebook/test_jupyterlab.py runs it in a real JupyterLab.)"""
+
+import json
+
+import pytest
+
+micrograd_engine = pytest.importorskip("micrograd.engine")
+
+from gradwalk import kernel  # noqa: E402
+from gradwalk.widget import FRONT_END, source_of  # noqa: E402
+from engine import check as engine_check  # noqa: E402
+from page_helpers import STEP_TIMEOUT_MS  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+MOUNT = """async (source) => {
+  const listeners = new Set();
+  const model = {
+    get: (key) => (key === 'source' ? source : undefined),
+    on: (event, fn) => { if (event === 'msg:custom') listeners.add(fn); },
+    off: (event, fn) => listeners.delete(fn),
+    send: async (message) => {
+      const response = await kernelHandle(JSON.stringify(message.request));
+      for (const fn of listeners) fn({ id: message.id, response });
+    },
+  };
+  const el = document.createElement('div');
+  el.id = 'cell';
+  document.body.append(el);
+  const module = await import('/__test__/notebook-widget.js');
+  window.cleanup = module.default.render({ model, el });
+}"""
+
+
+def mount(page, site_url, shown, report=None):
+    page.route("**/__test__/notebook-widget.js",
+               lambda route: route.fulfill(body=FRONT_END.read_text(), content_type="text/javascript"))
+    page.expose_function("kernelHandle", lambda request: kernel.handle(json.loads(request), shown))
+    page.evaluate(MOUNT, source_of(shown, report))
+    page.locator("#cell[data-engine='ready']").wait_for(state="attached", timeout=STEP_TIMEOUT_MS)
+    return page.locator("#cell")
+
+
+def grads(cell):
+    return {g.get_attribute("data-node"): g.get_attribute("data-grad") for g in cell.locator("[data-node]").all()}
+
+
+def diamond():
+    Value = micrograd_engine.Value
+    a = Value(2.0)
+    b = a + 1
+    c = a * 3
+    d = b * c
+    return a, d
+
+
+def test_a_micrograd_graph_steps_through_its_backward_pass(built_dist, blank_page, site_url):
+    a, d = diamond()
+    shown = kernel.target(d)
+    cell = mount(blank_page, site_url, shown)
+    labels = [n["label"] for n in json.loads(kernel.handle({"cmd": "load"}, shown))["nodes"]]
+    start = cell.get_by_role("button", name="Start backward", exact=True)
+    start.click()
+    forward = cell.get_by_role("button", name="Step forward", exact=True)
+    while forward.get_attribute("aria-disabled") != "true":
+        forward.click()
+    numbers = grads(cell)
+    assert set(numbers) == set(labels)
+    assert float(numbers[labels[0]]) == 15.0  # the input a: 6a + 3
+    assert float(numbers[labels[-1]]) == 1.0  # the output, seeded
+    # The learner's graph was read, not changed.
+    assert a.grad == 0 and d.grad == 0
+
+    # A new input value is recomputed in the kernel: a = 3 gives d = 36, a.grad = 21.
+    field = cell.locator(".value-input").first
+    field.fill("3")
+    field.press("Enter")
+    cell.locator(f"[data-node='{labels[-1]}'][data-data='36']").wait_for(timeout=STEP_TIMEOUT_MS)
+    assert float(grads(cell)[labels[0]]) == 21.0
+    assert a.data == 2.0
+
+
+class Overwriting:
+    """The lecture's Value with one classic mistake: _backward sets the grad (=) instead of adding (+=)."""
+
+    def __init__(self, data, _children=(), _op="", label=""):
+        self.data, self.grad, self._prev, self._op, self.label = data, 0.0, set(_children), _op, label
+        self._backward = lambda: None
+
+    def __mul__(self, other):
+        out = Overwriting(self.data * other.data, (self, other), "*")
+
+        def _backward():
+            self.grad = other.data * out.grad
+            other.grad = self.data * out.grad
+        out._backward = _backward
+        return out
+
+    def backward(self):
+        topo, seen = [], set()
+
+        def build(v):
+            if v not in seen:
+                seen.add(v)
+                for child in v._prev:
+                    build(child)
+                topo.append(v)
+        build(self)
+        self.grad = 1.0
+        for v in reversed(topo):
+            v._backward()
+
+
+def test_a_check_report_opens_on_its_first_problem(built_dist, blank_page, site_url):
+    a = Overwriting(3.0, label="a")
+    b = a * a
+    b.label = "b"
+    report = engine_check.check(b)
+    assert not report.ok
+    cell = mount(blank_page, site_url, kernel.target(report), report)
+    box = cell.locator("#check-report")
+    assert box.is_visible()
+    assert "overwrites a.grad" in box.inner_text()
+    # Opened on the first problem: b's own backward visit, with the problem in the narration.
+    assert "overwrites a.grad" in cell.locator("#narration").inner_text()
+    assert cell.locator("#position").inner_text().startswith("Backward pass · visit")
+    # Its Show buttons move the graph to each problem; the last is a wrong final grad.
+    buttons = box.get_by_role("button", name="Show", exact=False)
+    buttons.last.click()
+    assert cell.locator("#position").inner_text() == "Backward pass · visit 2 of 2"

@@ -4,6 +4,10 @@
 across this boundary: a bad program, a bad request or a bug in the engine all come back as
 ``{"ok": false, "error": {...}}`` with a sentence a learner can read. The output is
 deterministic, so CPython and Pyodide give the same bytes for the same request.
+
+``handle(request, source)`` also answers for a graph that is neither a preset nor a
+program (a learner's own, read by :mod:`engine.foreign`): a request that names no preset
+and no program is about ``source`` (docs/api.md, "A graph of your own").
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from .presets import get_preset, load_presets
 from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError, with_inputs
 from .text import local_text
 from .again import backward_again
-from .descent import MAX_STEPS, Move, descend, descend_moves
+from .descent import MAX_STEPS, Move, Recomputed, descend, descend_moves
 from .forward_mode import forward_mode
 from .naive import naive_recursion
 from .nudge import nudge_input
@@ -54,10 +58,29 @@ def _parse(source: str, values: dict | None = None) -> Program:
     return program
 
 
-def handle(request: str) -> str:
-    """Answer one request (a JSON string) with one JSON string."""
+def handle(request: str | dict, source=None) -> str:
+    """Answer one request (a JSON string; from Python, a dict is read as the JSON it writes)
+    with one JSON string.
+
+    ``source`` is what a request that names neither a "preset" nor a "program" is about:
+
+    * ``{"preset": id}`` or ``{"program": text}``: as if the request named it;
+    * a graph of its own, such as an :class:`engine.foreign.Foreign`: an object with
+
+      - ``graph()``: the graph (a :class:`Graph` with its own local derivatives, whose
+        ``expressions``, ``rules``, ``local_texts`` and ``forward_texts`` are its texts);
+      - ``recompute(values)``: a new such graph with those inputs changed (by label;
+        ``{}``: none), every other node computed again; for "values", nudge and descend;
+      - optionally ``about()``: a dict the load answer carries as "graph".
+
+      Each may refuse with a ``ValueError`` whose text says why (a graph that can't be
+      computed at new values, an input it doesn't have): the answer is that sentence as an
+      error of kind "graph".
+
+    Without ``source`` (the page), such a request is an error, as it always was.
+    """
     try:
-        return _dumps(_answer(request))
+        return _dumps(_answer(request, source))
     finally:
         # The answer is plain data now; take the graphs apart so freeing them is shallow.
         for program in _PARSED:
@@ -65,9 +88,9 @@ def handle(request: str) -> str:
         _PARSED.clear()
 
 
-def _answer(request: str) -> dict:
+def _answer(request, source) -> dict:
     try:
-        answer = _dispatch(_read(request))
+        answer = _dispatch(_read(request), source)
     except ProgramError as error:
         answer = _error(error.message, "program", line=error.line, col=error.col)
     except RequestError as error:
@@ -78,6 +101,11 @@ def _answer(request: str) -> dict:
 
 
 def _read(request) -> dict:
+    if isinstance(request, dict):  # the same checks as the JSON string it writes
+        try:
+            request = json.dumps(request)
+        except (TypeError, ValueError):
+            raise RequestError("The request can't be written as JSON.") from None
     if not isinstance(request, str):
         raise RequestError("A request must be a JSON string.")
     if len(request) > MAX_REQUEST_CHARS:
@@ -91,7 +119,7 @@ def _read(request) -> dict:
     return data
 
 
-def _dispatch(request: dict) -> dict:
+def _dispatch(request: dict, source) -> dict:
     cmd = request["cmd"]
     if cmd == "presets":
         return {"ok": True, "presets": [
@@ -102,7 +130,7 @@ def _dispatch(request: dict) -> dict:
         preset["checkpoints"] = preset.pop("checkpoint", [])  # the TOML table is [[checkpoint]]
         return {"ok": True, "preset": preset}
     if cmd in _MODES:
-        return _MODES[cmd](request)
+        return _MODES[cmd](request, source)
     raise RequestError(f'Unknown command "{_short(cmd)}"; use ' + ", ".join(["presets", "preset", *_MODES]) + ".")
 
 
@@ -148,57 +176,149 @@ def _input_spans(source: str, values: dict[str, float]) -> dict[str, tuple[int, 
     return spans
 
 
-def _graph(request: dict) -> tuple[Graph, list[float]]:
-    program = _program(request)[2]
-    graph = Graph.of(program.output, program.nodes)
+class _Program:
+    """What a request that names a preset or a program is about."""
+
+    what = "program"
+
+    def __init__(self, request: dict):
+        self.preset, self.program, self.parsed = _program(request)
+        self.graph = Graph.of(self.parsed.output, self.parsed.nodes)
+        self.inputs = list(self.parsed.inputs)  # by name, every input (also one the output doesn't use)
+
+    def unused(self) -> list[str]:
+        return _unused(self.parsed, self.graph)
+
+    def local_texts(self) -> list[str]:
+        return [local_text(self.graph.values[e.child], e.slot) for e in self.graph.edges]
+
+    def forward(self) -> list[dict]:
+        return forward_frames(self.graph)
+
+    def about(self) -> None:
+        return None
+
+    def input_name(self, node: int) -> str:
+        return next(name for name, leaf in self.parsed.inputs.items() if leaf is self.graph.values[node])
+
+    def recompute(self, values: dict[str, float]) -> Program:
+        """The program with inputs replaced by name (nudge, descend's steps)."""
+        return Program.parse(self.program, values)
+
+    def rewrite(self, values: dict[str, float]) -> Program:
+        """The program with the new values written into its source, as a graph answer with
+        "values" does (descend's moves; a reassigned input changes only where it was last set)."""
+        return Program.parse(with_inputs(self.program, self.parsed.input_spans, values))
+
+
+class _SourceGraph:
+    """What a request that names no preset and no program is about: the ``source`` given to
+    :func:`handle`, at the request's "values" (by node label)."""
+
+    what = "graph"
+    preset = program = None
+
+    def __init__(self, request: dict, source):
+        self.source = source
+        self.values = _values(request.get("values"))
+        self.graph = _asked(source.recompute, self.values) if self.values else _asked(source.graph)
+        self.inputs = [self.graph.label(i) for i in self.graph.inputs]
+
+    def unused(self) -> list[str]:
+        return []
+
+    def local_texts(self) -> list[str]:
+        return self.graph.local_texts
+
+    def forward(self) -> list[dict]:
+        return forward_frames(self.graph, self.graph.forward_texts)
+
+    def about(self) -> dict | None:
+        about = getattr(self.source, "about", None)
+        return None if about is None else _asked(about)
+
+    def input_name(self, node: int) -> str:
+        return self.graph.label(node)
+
+    def recompute(self, values: dict[str, float]) -> Recomputed:
+        return Recomputed(_asked(self.source.recompute, {**self.values, **values}))
+
+    rewrite = recompute
+
+
+def _subject(request: dict, source) -> _Program | _SourceGraph:
+    """What the request is about: the preset or program it names, else ``source``'s."""
+    if source is None or request.get("preset") is not None or request.get("program") is not None:
+        return _Program(request)
+    if isinstance(source, dict):
+        return _Program({**request, **source})
+    return _SourceGraph(request, source)
+
+
+def _asked(call, *args):
+    """``call`` (one of a source's own), with its ValueError said as an error about the graph."""
+    try:
+        return call(*args)
+    except ValueError as error:
+        raise RequestError(str(error), "graph") from None
+
+
+def _graph(request: dict, source) -> tuple[Graph, list[float]]:
+    graph = _subject(request, source).graph
     return graph, correct_backward(graph)[1]
 
 
-def load(request: dict) -> dict:
-    """The whole trace of a program: graph, layout, forward and backward frames."""
-    preset_id, source, program = _program(request)
-    graph = Graph.of(program.output, program.nodes)
+def load(request: dict, source=None) -> dict:
+    """The whole trace of a graph: graph, layout, forward and backward frames."""
+    subject = _subject(request, source)
+    graph = subject.graph
     backward, grads = correct_backward(graph)
     order = request.get("order")
     mode = _choice(request.get("mode", "push"), ("push", "pull"), "mode")
-    return {
+    local_texts = subject.local_texts()
+    answer = {
         "ok": True,
-        "preset": preset_id,
-        "program": source,
+        "preset": subject.preset,
+        "program": subject.program,
         "nodes": _nodes(graph, grads),
         "edges": [{"id": e.id, "parent": e.parent, "child": e.child, "slot": e.slot, "local": e.local,
-                   "local_text": local_text(graph.values[e.child], e.slot)} for e in graph.edges],
+                   "local_text": local_texts[e.id]} for e in graph.edges],
         "output": graph.output,
         "inputs": graph.inputs,
-        "unused": _unused(program, graph),
+        "unused": subject.unused(),
         "layout": layout(graph),
-        "forward": forward_frames(graph),
+        "forward": subject.forward(),
         "backward": backward,
         "experiment": None if order is None else experiment(graph, _order(graph, order), grads, mode),
     }
+    about = subject.about()
+    if about is not None:
+        answer["graph"] = about
+    return answer
 
 
-def naive(request: dict) -> dict:
+def naive(request: dict, source=None) -> dict:
     """The recursive backward without a topological sort (lesson 002's grad_fn)."""
-    graph, grads = _graph(request)
+    graph, grads = _graph(request, source)
     return {"ok": True, **naive_recursion(graph, grads)}
 
 
-def forward(request: dict) -> dict:
+def forward(request: dict, source=None) -> dict:
     """One forward-mode (tangent) pass with respect to the input named by "wrt"."""
-    graph, _ = _graph(request)
+    graph, _ = _graph(request, source)
     return {"ok": True, **forward_mode(graph, _input(graph, request.get("wrt")))}
 
 
-def paths(request: dict) -> dict:
+def paths(request: dict, source=None) -> dict:
     """Every path from the input "wrt" to the output, with products that sum to its grad."""
-    graph, grads = _graph(request)
+    graph, grads = _graph(request, source)
     wrt = _input(graph, request.get("wrt"))
     return {"ok": True, **path_sums(graph, wrt, grads[wrt])}
 
 
-def growth_table(request: dict) -> dict:
-    """Path-enumeration cost against one backward pass on ever bigger graphs."""
+def growth_table(request: dict, source=None) -> dict:
+    """Path-enumeration cost against one backward pass on ever bigger graphs (no graph of the
+    request's: ``source`` is not used)."""
     family = _choice(request.get("family", "diamonds"), tuple(FAMILIES), "family")
     sizes = request.get("sizes", list(range(1, 11)))
     if (not isinstance(sizes, list) or not 0 < len(sizes) <= 60
@@ -207,27 +327,27 @@ def growth_table(request: dict) -> dict:
     return {"ok": True, "family": family, "rows": growth(family, sizes)}
 
 
-def again(request: dict) -> dict:
+def again(request: dict, source=None) -> dict:
     """backward() called a second time: without zero_grad every grad is added twice."""
-    graph, grads = _graph(request)
+    graph, grads = _graph(request, source)
     return {"ok": True, **backward_again(graph, grads, _flag(request.get("zero_grad", False), "zero_grad"))}
 
 
-def descent(request: dict) -> dict:
+def descent(request: dict, source=None) -> dict:
     """Gradient descent (or ascent) on chosen inputs: equal steps, or the learner's own moves."""
-    _, source, program = _program(request)
+    subject = _subject(request, source)
     if "moves" in request:
-        return {"ok": True, **descend_moves(source, _moves(request, program))}
-    names = _input_names(request.get("inputs", list(program.inputs)), program)
+        return {"ok": True, **descend_moves(subject.rewrite, _moves(request, subject))}
+    names = _input_names(request.get("inputs", subject.inputs), subject)
     rate = _rate(request.get("rate", 0.1))
     steps = request.get("steps", 1)
     if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS:
         raise RequestError(f'"steps" must be a whole number from 1 to {MAX_STEPS}.')
     ascend = _flag(request.get("ascend", False), "ascend")
-    return {"ok": True, **descend(source, {}, names, rate, steps, ascend)}
+    return {"ok": True, **descend(subject.recompute, names, rate, steps, ascend)}
 
 
-def _moves(request: dict, program: Program) -> list[Move]:
+def _moves(request: dict, subject: _Program | _SourceGraph) -> list[Move]:
     """ "moves": [{"ascend": false, "rate": 0.1, "inputs": ["x1"]}, ...], each checked like a step."""
     if any(key in request for key in ("steps", "rate", "ascend", "inputs")):
         raise RequestError('With "moves", each move has its own "ascend", "rate" and "inputs"; '
@@ -237,12 +357,12 @@ def _moves(request: dict, program: Program) -> list[Move]:
         raise RequestError(f'"moves" must be a list of at most {MAX_STEPS} moves, like '
                            '[{"ascend": false, "rate": 0.1, "inputs": ["x1"]}].')
     return [Move(_flag(m.get("ascend", False), "ascend"), _rate(m.get("rate", 0.1)),
-                 _input_names(m.get("inputs", list(program.inputs)), program)) for m in moves]
+                 _input_names(m.get("inputs", subject.inputs), subject)) for m in moves]
 
 
-def _input_names(names, program: Program) -> list[str]:
-    if not isinstance(names, list) or not names or not all(name in program.inputs for name in names):
-        raise RequestError('"inputs" must list input names of this program, like ["x1", "x2"].')
+def _input_names(names, subject: _Program | _SourceGraph) -> list[str]:
+    if not isinstance(names, list) or not names or not all(name in subject.inputs for name in names):
+        raise RequestError(f'"inputs" must list input names of this {subject.what}, like ["x1", "x2"].')
     return names
 
 
@@ -258,16 +378,16 @@ def _flag(value, what: str) -> bool:
     return value
 
 
-def nudge(request: dict) -> dict:
+def nudge(request: dict, source=None) -> dict:
     """Nudge one input by h: the output's real change next to grad × h, and the central
     finite difference (f(x+h) - f(x-h)) / 2h next to the autodiff grad."""
-    _, source, program = _program(request)
-    graph = Graph.of(program.output, program.nodes)
+    subject = _subject(request, source)
+    graph = subject.graph
     wrt = _input(graph, request.get("wrt"))
     h = request.get("h", 1e-3)
     if isinstance(h, bool) or not isinstance(h, (int, float)) or not 0 < abs(h) <= 1:
         raise RequestError('"h" must be a small number, above 0 and at most 1, like 0.001.')
-    return {"ok": True, **nudge_input(source, program, graph, wrt, h)}
+    return {"ok": True, **nudge_input(graph, wrt, subject.input_name(wrt), h, subject.recompute)}
 
 
 _MODES = {"load": load, "nudge": nudge, "naive": naive, "forward_mode": forward, "paths": paths, "growth": growth_table,

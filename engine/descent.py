@@ -8,19 +8,45 @@ Two forms: ``descend`` takes ``steps`` equal steps and answers with the history 
 ``descend_moves`` takes a list of moves, each with its own direction, learning rate and
 inputs (a learner's clicks), and also answers with frames the page steps through: one per
 point, with every ``data`` and ``grad`` the step changed.
+
+Both compute each point through a *recompute* function: new input values (by name; ``{}``:
+the graph's own) → the graph computed afresh there, read as a :class:`~engine.program.Program`
+reads (``inputs`` by name, ``nodes`` in topological order, ``output``, ``release()``). For a
+program that is ``Program.parse`` on its source; for any other graph, a :class:`Recomputed`.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
-from .program import Program, with_inputs
+from .graph import Graph
 from .text import fmt
+from .value import Value
+
+if TYPE_CHECKING:
+    from .program import Program
 
 MAX_STEPS = 200
 NOT_FINITE = "The output or a grad stopped being finite, so descent stopped here; try a smaller learning rate."
 OUT_OF_RANGE = "An input left the range of allowed numbers, so descent stopped here; try a smaller learning rate."
+
+
+class Recomputed:
+    """A graph computed at new input values, read the way descent and nudge read a Program:
+    its inputs by label, in the graph's input order."""
+
+    def __init__(self, graph: Graph):
+        self.nodes: list[Value] = graph.values
+        self.output: Value = graph.values[graph.output]
+        self.inputs: dict[str, Value] = {graph.label(i): graph.values[i] for i in graph.inputs}
+
+    def release(self):
+        """Nothing to do (a Program cuts its nodes' links here): the graph is the source's own."""
+
+
+Recompute = Callable[[dict[str, float]], "Program | Recomputed"]
 
 
 @dataclass(frozen=True)
@@ -41,7 +67,7 @@ class _Point:
     input_grads: dict[str, float]  # every input's grad, by name
 
     @classmethod
-    def of(cls, program: Program) -> "_Point":
+    def of(cls, program) -> "_Point":
         program.output.backward()  # the same sums, in the same order, as the graph answer's grads
         nodes = program.nodes
         point = cls({name: leaf.data for name, leaf in program.inputs.items()}, program.output.data,
@@ -62,17 +88,16 @@ class _Point:
         return {**self.values, **moved}
 
 
-def descend(source: str, values: dict[str, float], names: list[str], rate: float, steps: int,
-            ascend: bool = False) -> dict:
-    """``steps`` equal steps from ``values`` (the program's own where not given): the history."""
+def descend(recompute: Recompute, names: list[str], rate: float, steps: int, ascend: bool = False) -> dict:
+    """``steps`` equal steps from the graph's own values: the history."""
     move = Move(ascend, rate, names)
-    program = Program.parse(source, values)
+    program = recompute({})
     values = {name: leaf.data for name, leaf in program.inputs.items()}
     program.release()
     history = []
     stopped = None
     for step in range(steps + 1):
-        point = _Point.of(Program.parse(source, values))  # every input given by name
+        point = _Point.of(recompute(values))  # every input given by name
         history.append({"step": step, "values": point.values, "output": point.output,
                         "grads": {name: point.input_grads[name] for name in names}})
         if not point.finite(names):
@@ -87,18 +112,17 @@ def descend(source: str, values: dict[str, float], names: list[str], rate: float
     return {"history": history, "stopped": stopped, "ascend": ascend, "rate": rate, "inputs": names}
 
 
-def descend_moves(source: str, moves: list[Move]) -> dict:
-    """The moves one after another from the program's values: the history, and one frame per point.
+def descend_moves(recompute: Recompute, moves: list[Move]) -> dict:
+    """The moves one after another from the graph's own values: the history, and one frame per point.
 
     A move that would take an input out of range, or make the output or a grad of the
     inputs it moves non-finite, is not made: the answer ends before it and says why in
     ``stopped``.
     """
-    program = Program.parse(source)
+    program = recompute({})
     output, out_line, out = len(program.nodes) - 1, program.output.line, program.output.label
     index = {id(node): i for i, node in enumerate(program.nodes)}
     node_of = {name: index.get(id(leaf)) for name, leaf in program.inputs.items()}  # None: not drawn
-    spans = program.input_spans
     point = _Point.of(program)
     history = [_entry(0, point)]
     frames = [{"kind": "descent", "node": output, "line": out_line, "pushes": [], "changes": [],
@@ -113,8 +137,7 @@ def descend_moves(source: str, moves: list[Move]) -> dict:
         if values is None:
             stopped = OUT_OF_RANGE
             break
-        # The new values written into the source, as a graph answer with "values" does.
-        after = _Point.of(Program.parse(with_inputs(source, spans, values)))
+        after = _Point.of(recompute(values))
         if not after.finite(move.inputs):
             stopped = NOT_FINITE
             break

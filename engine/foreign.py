@@ -12,7 +12,10 @@ Gradwalk's own :class:`~engine.value.Value` (``_prev`` a tuple, ``_local`` numbe
 the same way. :func:`read` turns any of them into a :class:`Foreign`: plain numbers and
 labels, with nothing pointing back into the learner's objects except ``objects`` (kept for
 :mod:`engine.check`). ``Foreign.graph()`` gives a :class:`ForeignGraph`, which
-:mod:`engine.graph`, :mod:`engine.trace` and :mod:`engine.layout` use like any other.
+:mod:`engine.graph`, :mod:`engine.trace` and :mod:`engine.layout` use like any other, and
+``Foreign.recompute(values)`` the same graph at new input values. A :class:`Foreign` is
+what ``engine.api.handle(request, source=...)`` takes for a graph that is not a program
+(docs/api.md, "A graph of your own").
 
 **Local derivatives come from the graph itself**: ``_local_grads`` (or ``_local``) when the
 graph has them, else the node's own ``_backward`` is called with controlled grads
@@ -53,6 +56,7 @@ import math
 import numbers as _numbers
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from .graph import Graph
 from .numbers import as_float
@@ -128,13 +132,54 @@ class Node:
 
 
 class ForeignGraph(Graph):
-    """A :class:`Graph` whose texts were written by the reader: a custom operation has no
-    rule in :mod:`engine.text`, so its expression and edge texts are written here."""
+    """A :class:`Graph` that writes its own texts: a custom operation has no rule in
+    :mod:`engine.text`, so its expression, its edges' rules and local derivatives, and its
+    forward step are written here (a known operation's as the engine writes them). Each
+    list is written the first time it is asked for."""
 
-    expressions = None  # per node, set by Foreign.graph()
-    rules = None  # per edge
-    local_texts = None  # per edge
-    known = None  # per node
+    known: list[bool]  # per node: Gradwalk knows the operation (set by _graph_of)
+
+    @cached_property
+    def expressions(self) -> list[str]:
+        return [_expression(value, known) for value, known in zip(self.values, self.known)]
+
+    @cached_property
+    def _edge_texts(self) -> list[tuple[str, str]]:
+        """(local_text, rule) per edge: the engine's texts where the graph's local derivative
+        is the rule's, else the number the graph gave (a custom operation, or a graph that
+        disagrees with the rule)."""
+        rules = [rule(value._op, [p.data for p in value._prev], value._const)[1] if known and value._prev
+                 else None for value, known in zip(self.values, self.known)]
+        texts = []
+        for edge in self.edges:
+            child, rule_locals = self.values[edge.child], rules[edge.child]
+            if rule_locals is not None and close(edge.local, rule_locals[edge.slot]):
+                texts.append((local_text(child, edge.slot), rule_text(child, edge.slot)))
+            else:
+                texts.append((fmt(edge.local), f"{code_name(self.values[edge.parent].label)}.grad += "
+                                                f"{fmt(edge.local)} * {code_name(child.label)}.grad"))
+        return texts
+
+    @cached_property
+    def local_texts(self) -> list[str]:
+        """Per edge, as an answer's edge ``local_text``."""
+        return [local for local, _ in self._edge_texts]
+
+    @cached_property
+    def rules(self) -> list[str]:
+        return [rule_ for _, rule_ in self._edge_texts]
+
+    @cached_property
+    def forward_texts(self) -> list[str]:
+        """Per node, the narration of its forward step (``h = hypot(a, b) = hypot(3, 4) = 5``)."""
+        texts = []
+        for value, known, expression in zip(self.values, self.known, self.expressions):
+            if known or not value._prev:
+                texts.append(forward_text(value, expression))
+            else:
+                numeric = _expression(value, False, names=lambda parent: fmt(parent.data))
+                texts.append(f"{value.label} = {expression} = {numeric} = {fmt(value.data)}")
+        return texts
 
 
 class Foreign:
@@ -162,22 +207,11 @@ class Foreign:
             self._graph = _graph_of(self.nodes)
         return self._graph
 
-    def require_known(self):
-        """Refuse, in one sentence, when a custom operation means the graph can't be recomputed."""
-        if self.custom:
-            i = self.custom[0]
-            node = self.nodes[i]
-            raise ForeignGraphError(
-                f"{node.label} = {self.graph().expressions[i]} uses {node.op!r}, an operation Gradwalk doesn't "
-                "know, so it can't compute this graph at new input values; change the value in your own code "
-                "and show the graph again.")
-
-    def at(self, values: dict[str, float]) -> "Foreign":
-        """The same graph with some inputs changed (by label), recomputed with the engine's
-        rules. The learner's objects are never touched; a custom operation can't be
-        recomputed, so a graph with one refuses."""
-        if not values:
-            return self
+    def recompute(self, values: dict[str, float]) -> ForeignGraph:
+        """The graph with some inputs changed (by label; ``{}``: none), every other node
+        recomputed with the engine's rules: a new graph each call, the learner's objects
+        never touched. A custom operation can't be recomputed, so a graph with one refuses
+        (ForeignGraphError, in a sentence)."""
         inputs = self.inputs
         for label, value in values.items():
             if label not in inputs:
@@ -185,7 +219,13 @@ class Foreign:
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) \
                     or abs(value) > MAX_LITERAL:
                 raise ForeignGraphError(f"The new value of {_short(label)} must be a number {LITERAL_RANGE}.")
-        self.require_known()
+        if self.custom:
+            i = self.custom[0]
+            node = self.nodes[i]
+            raise ForeignGraphError(
+                f"{node.label} = {self.graph().expressions[i]} uses {node.op!r}, an operation Gradwalk doesn't "
+                "know, so it can't compute this graph at new input values; change the value in your own code "
+                "and show the graph again.")
         nodes = []
         for node in self.nodes:
             if not node.parents:
@@ -193,7 +233,7 @@ class Foreign:
                 continue
             data, locals_ = rule(node.op, [nodes[p].data for p in node.parents], node.const)
             nodes.append(replace(node, data=data, locals=tuple(locals_), source="rule"))
-        return Foreign(nodes, [], self.style)
+        return _graph_of(nodes)
 
 
 # -- reading ---------------------------------------------------------------------------------------
@@ -575,42 +615,10 @@ def _graph_of(nodes: list[Node]) -> ForeignGraph:
         value._local = node.locals
         if node.const is not None:
             value._const = node.const
-        elif not node.known and node.parents:
-            # engine.trace looks a visited node's op up in engine/ops.py (for its note, such as
-            # "Addition copies the grad.") unless a number is folded in; a custom op has no entry,
-            # so it carries an empty fold, which nothing else reads for a custom op.
-            value._const = ()
         values.append(value)
     graph = ForeignGraph.of(values[-1], values)
     graph.known = [node.known for node in nodes]
-    graph.expressions = [_expression(value, node.known) for value, node in zip(values, nodes)]
-    graph.local_texts, graph.rules = [], []
-    rules = [rule(node.op, [nodes[p].data for p in node.parents], node.const)[1] if node.known and node.parents
-             else None for node in nodes]
-    for edge in graph.edges:
-        child, node = values[edge.child], nodes[edge.child]
-        if rules[edge.child] is not None and close(edge.local, rules[edge.child][edge.slot]):
-            graph.local_texts.append(local_text(child, edge.slot))
-            graph.rules.append(rule_text(child, edge.slot))
-        else:  # a custom operation, or a graph that disagrees with the rule: the number it gave
-            graph.local_texts.append(fmt(edge.local))
-            graph.rules.append(f"{code_name(values[edge.parent].label)}.grad += {fmt(edge.local)} "
-                               f"* {code_name(child.label)}.grad")
     return graph
-
-
-def forward_frames(graph: ForeignGraph) -> list[dict]:
-    """engine.trace.forward_frames, with the reader's text for a custom operation."""
-    frames = []
-    for i, value in enumerate(graph.values):
-        if graph.known[i]:
-            text = forward_text(value, graph.expressions[i])
-        else:
-            numeric = _expression(value, False, names=lambda parent: fmt(parent.data))
-            text = f"{value.label} = {graph.expressions[i]} = {numeric} = {fmt(value.data)}"
-        frames.append({"node": i, "data": value.data, "line": value.line, "text": text,
-                       "changes": [{"node": i, "field": "data", "before": None, "after": value.data}]})
-    return frames
 
 
 # -- leaving the learner's objects exactly as they were -------------------------------------------
@@ -714,5 +722,5 @@ def _short(text) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-__all__ = ["ForeignGraphError", "Foreign", "ForeignGraph", "Node", "read", "rule", "close", "forward_frames",
-           "untouched", "MAX_EDGES"]
+__all__ = ["ForeignGraphError", "Foreign", "ForeignGraph", "Node", "read", "rule", "close", "untouched",
+           "MAX_EDGES"]

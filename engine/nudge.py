@@ -1,27 +1,31 @@
 """Nudge one input by h and watch the output: what a derivative means, measured.
 
 The grad says how much the output moves per unit of the input, for a small move. Nudging
-input x by h and running the program again shows the output's real change next to the
+input x by h and computing the graph again shows the output's real change next to the
 prediction ``x.grad × h``; the central difference (f(x+h) - f(x-h)) / 2h, the usual
 numerical check of a gradient, lands next to the autodiff grad.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .graph import Graph
-from .program import Program
 from .text import fmt
 from .trace import correct_backward
 
+if TYPE_CHECKING:
+    from .descent import Recompute
 
-def nudge_input(source: str, program: Program, graph: Graph, wrt: int, h: float) -> dict:
-    """The output at x+h and x-h (x: the input node ``wrt``) against what its grad predicts."""
-    name = next(n for n, leaf in program.inputs.items() if leaf is graph.values[wrt])
+
+def nudge_input(graph: Graph, wrt: int, name: str, h: float, recompute: Recompute) -> dict:
+    """The output at x+h and x-h (x: the input node ``wrt``, changed as ``name`` through
+    ``recompute``) against what its grad predicts."""
     grads = correct_backward(graph)[1]
-    x, grad, base = graph.values[wrt].data, grads[wrt], program.output.data
+    x, grad, base = graph.values[wrt].data, grads[wrt], graph.values[graph.output].data
 
     def output_at(value):
-        nudged = Program.parse(source, {name: value})
+        nudged = recompute({name: value})
         nudged.release()  # only the number is needed; the graph goes away without deep recursion
         return nudged.output.data
 

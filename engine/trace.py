@@ -11,16 +11,22 @@ from __future__ import annotations
 
 from .graph import Graph
 from .ops import OPS
-from .text import code_name, fmt, forward_text, local_text
+from .text import fmt, forward_text
 
 MAX_LISTED_PATHS = 50  # lost paths listed one by one; the count is always exact
 MAX_SENTENCES = 6
 
 
-def forward_frames(graph: Graph) -> list[dict]:
-    """One frame per node, in topological order: the step that fills in its .data."""
+def forward_frames(graph: Graph, texts: list[str] | None = None) -> list[dict]:
+    """One frame per node, in topological order: the step that fills in its .data.
+
+    ``texts`` is each step's narration when the graph writes its own (a graph with an
+    operation the engine's table doesn't have, engine.foreign); else the engine writes it.
+    """
+    if texts is None:
+        texts = [forward_text(value, graph.expressions[i]) for i, value in enumerate(graph.values)]
     return [
-        {"node": i, "data": value.data, "line": value.line, "text": forward_text(value, graph.expressions[i]),
+        {"node": i, "data": value.data, "line": value.line, "text": texts[i],
          "changes": [_change(i, None, value.data, "data")]}
         for i, value in enumerate(graph.values)
     ]
@@ -108,8 +114,7 @@ def _pull_visit(graph, node, step, position, grads, late) -> dict:
         pulls.append({
             "edge": edge_id, "parent": node, "child": child, "local": edge.local, "upstream": child_grad,
             "contribution": contribution, "before": running_before, "after": total, "late": is_late,
-            "rule": (f"{code_name(label)}.grad += {local_text(graph.values[child], edge.slot)}"
-                     f" * {code_name(graph.label(child))}.grad"),
+            "rule": graph.rules[edge_id],  # the graph's own text, as in push mode
         })
         if is_late:
             late.append({"frame": step + 1, "edge": edge_id, "parent": node, "child": child,
@@ -144,7 +149,10 @@ def _visit_text(graph, node, upstream, pushes, position, step) -> str:
                  f"{'has' if len(set(waiting)) == 1 else 'have'} not pushed into {label} yet.")
     if not pushes:
         return f"Visit {label}: an input, so there is nothing to pass on; {label}.grad = {fmt(upstream)}."
-    note = OPS[value._op].note if value._const is None else ""  # "Addition copies the grad."
+    # "Addition copies the grad." for a node of an op in the table with Value operands only;
+    # an operation the table doesn't have (a learner's own, engine.foreign) has no note.
+    entry = OPS.get(value._op)
+    note = entry.note if entry is not None and value._const is None and len(value._prev) == entry.arity else ""
     prefix = f"{note} " if note else ""
     parts = []
     for push in pushes:

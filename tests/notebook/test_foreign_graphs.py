@@ -133,12 +133,18 @@ def test_gradwalks_own_value_reads_as_its_program():
     assert ask({"cmd": "load"}, a * a)["edges"][1]["slot"] == 1
 
 
-def test_a_custom_operation_differentiates_with_the_graphs_own_backward():
+def hypot_sqrt():
+    """r = sqrt(hypot(a, b)) at a = 3, b = 4: two operations Gradwalk doesn't know."""
     a, b = Sqrt(3.0, label="a"), Sqrt(4.0, label="b")
     h = a.hypot(b)
     h.label = "h"
     r = h.sqrt()
     r.label = "r"
+    return r
+
+
+def test_a_custom_operation_differentiates_with_the_graphs_own_backward():
+    r = hypot_sqrt()
     answer = ask({"cmd": "load", "order": ["a", "b", "h", "r"]}, r)
     assert answer["ok"], answer
     nodes = {n["label"]: n for n in answer["nodes"]}
@@ -149,6 +155,50 @@ def test_a_custom_operation_differentiates_with_the_graphs_own_backward():
     assert answer["experiment"]["lost_path_count"] == 2
     assert answer["graph"]["editable"] is False
     assert [c["label"] for c in answer["graph"]["custom"]] == ["h", "r"]
+
+
+def test_pull_mode_works_on_a_graph_with_a_custom_operation():
+    r = hypot_sqrt()
+    before = snapshot(r)
+    right = ask({"cmd": "load", "order": ["r", "h", "a", "b"], "mode": "pull"}, r)
+    assert right["ok"], right
+    assert right["experiment"]["grads"] == right["experiment"]["correct_grads"] == [n["grad"] for n in right["nodes"]]
+    assert not right["experiment"]["late"] and right["experiment"]["lost_path_count"] == 0
+    # Each pull quotes the edge's rule as the graph wrote it, the number its own _backward gave.
+    push_rules = {p["edge"]: p["rule"] for f in right["backward"] for p in f.get("pushes", [])}
+    pulls = [p for f in right["experiment"]["frames"] for p in f.get("pushes", [])]
+    assert len(pulls) == 3 and all(p["rule"] == push_rules[p["edge"]] for p in pulls)
+    assert push_rules[2] == f"h.grad += {0.5 / math.sqrt(5):.4g} * r.grad"
+    assert right["experiment"]["frames"][2]["text"] == f"Visit h: pull from its consumers, h.grad = 1 × {0.5 / math.sqrt(5):.4g} from r = {0.5 / math.sqrt(5):.4g}."
+    wrong = ask({"cmd": "load", "order": ["r", "a", "h", "b"], "mode": "pull"}, r)["experiment"]
+    assert wrong["lost_path_count"] == 1 and wrong["grads"][0] == 0.0 and wrong["correct_grads"][0] != 0.0
+    assert wrong["explanation"][0].startswith("a pulled from h before h had been visited")
+    assert unchanged(before, r)
+
+
+def test_a_custom_operation_named_like_a_known_one_gets_no_note_of_the_known_one():
+    class Sum3(Lecture):
+        def sum3(self, b, c):
+            out = self._new(self.data + b.data + c.data, (), "+")  # "+" with three operands
+            out._prev = (self, b, c)  # a tuple keeps their order
+
+            def _backward():
+                for x in (self, b, c):
+                    x.grad += out.grad
+
+            out._backward = _backward
+            return out
+
+    a, b, c = Sum3(1.0, label="a"), Sum3(2.0, label="b"), Sum3(3.0, label="c")
+    s = a.sum3(b, c)
+    s.label = "s"
+    answer = ask({"cmd": "load"}, s)
+    assert answer["ok"], answer
+    assert answer["graph"]["custom"] == [{"node": 3, "label": "s", "op": "+"}]
+    assert answer["nodes"][3]["expr"] == "+(a, b, c)"
+    assert answer["forward"][3]["text"] == "s = +(a, b, c) = +(1, 2, 3) = 6"
+    assert answer["backward"][1]["text"] == ("Visit s = +(a, b, c) with s.grad = 1. a.grad += 1 × 1 = 1, 0 → 1; "
+                                             "b.grad += 1 × 1 = 1, 0 → 1; c.grad += 1 × 1 = 1, 0 → 1.")
 
 
 def test_a_value_used_by_a_custom_operation_twice_gets_one_edge_with_the_sum():

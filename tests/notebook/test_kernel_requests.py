@@ -1,13 +1,15 @@
 """gradwalk.kernel.handle: the page's requests answered in the kernel, for presets, programs and
 a learner's own graph; and the widget's Python side, which relays them."""
 
+import ast
 import json
+from pathlib import Path
 
 import pytest
 from micrograd.engine import Value as Micrograd
 
 import gradwalk
-from engine import Program, Value
+from engine import Program, Value, api
 from engine.api import handle as api_handle
 from gradwalk import kernel, widget
 from learner_engines import Lecture, NotReversed, Sqrt, diamond
@@ -56,12 +58,17 @@ def test_a_foreign_graph_answers_with_the_pages_shape():
     {"cmd": "again", "zero_grad": True},
     {"cmd": "nudge", "wrt": "a", "h": 0.01},
     {"cmd": "descend", "inputs": ["a"], "rate": 0.01, "steps": 3},
+    {"cmd": "descend", "moves": [{"rate": 0.01}, {"ascend": True, "rate": 0.05, "inputs": ["a"]}, {}]},
+    {"cmd": "descend", "values": {"a": -1}, "moves": [{"rate": 0.2, "inputs": ["a", "3"]}]},
 ])
 def test_every_mode_gives_the_numbers_of_the_same_graph_as_a_program(request_):
     names = {"1": "one", "3": "three"}  # the program's names for micrograd's number nodes
     program_request = dict(request_, program=DIAMOND_SHAPED)
     if "order" in request_:
         program_request["order"] = [names.get(label, label) for label in request_["order"]]
+    if "moves" in request_:
+        program_request["moves"] = [{**m, "inputs": [names.get(n, n) for n in m["inputs"]]} if "inputs" in m else m
+                                    for m in request_["moves"]]
     d = diamond(Micrograd)
     before = snapshot(d)
     answer = ask(request_, d)
@@ -90,6 +97,7 @@ def test_values_name_inputs_by_their_labels():
     {"cmd": "load", "values": {"a": 9}},
     {"cmd": "nudge", "wrt": "a"},
     {"cmd": "descend", "inputs": ["a"]},
+    {"cmd": "descend", "moves": [{"inputs": ["a"]}]},
 ])
 def test_a_graph_with_a_custom_operation_refuses_to_recompute(request_):
     a = Sqrt(4.0, label="a")
@@ -111,7 +119,8 @@ def test_a_graph_with_a_custom_operation_refuses_to_recompute(request_):
     ({"cmd": "paths", "wrt": "zz"}, "request", '"wrt" must name an input'),
     ({"cmd": "nudge", "wrt": "a", "h": 5}, "request", '"h" must be a small number'),
     ({"cmd": "load", "mode": "sideways"}, "request", '"mode" must be one of'),
-    ({"cmd": "descend", "moves": [{"inputs": ["a"]}]}, "request", 'use "inputs", "rate" and "steps"'),
+    ({"cmd": "descend", "moves": [{"inputs": ["b"]}]}, "request", '"inputs" must list input names of this graph'),
+    ({"cmd": "descend", "moves": [{}], "steps": 2}, "request", 'With "moves", each move has its own'),
 ])
 def test_bad_requests_are_answered_as_data(request_, kind, words):
     answer = ask(request_, diamond(Micrograd))
@@ -121,6 +130,49 @@ def test_bad_requests_are_answered_as_data(request_, kind, words):
 def test_a_graph_gradwalk_cannot_read_is_answered_as_data_too():
     answer = ask({"cmd": "load"}, object())
     assert answer["ok"] is False and answer["error"]["kind"] == "graph"
+    assert answer["error"]["message"].startswith("Gradwalk can't read <object object at ")
+
+
+def without_lines(answer):
+    """An answer without its source positions (a graph read in the kernel has none)."""
+    if isinstance(answer, dict):
+        return {k: without_lines(v) for k, v in answer.items() if k not in ("line", "col")}
+    if isinstance(answer, list):
+        return [without_lines(v) for v in answer]
+    return answer
+
+
+def test_descend_with_moves_on_a_micrograd_graph_answers_as_the_same_program_does():
+    x1, x2 = Micrograd(2.0), Micrograd(0.0)
+    w1, w2, b = Micrograd(-3.0), Micrograd(1.0), Micrograd(6.8813735870195432)
+    for value, label in ((x1, "x1"), (x2, "x2"), (w1, "w1"), (w2, "w2"), (b, "b")):
+        value.label = label
+    o = (x1 * w1 + x2 * w2 + b).relu()
+    o.label = "o"
+    before = snapshot(o)
+    program = "x1 = 2\nw1 = -3\nx2 = 0\nw2 = 1\nb = 6.8813735870195432\no = relu(x1*w1 + x2*w2 + b)"
+    moves = [{"rate": 0.5, "inputs": ["w1", "b"]}, {"ascend": True, "rate": 0.1}, {"rate": 2, "inputs": ["x1"]}]
+    for extra in ({}, {"values": {"x1": 1.5}}):
+        answer = ask({"cmd": "descend", "moves": moves, **extra}, o)
+        expected = ask_api({"cmd": "descend", "moves": moves, "program": program, **extra})
+        assert answer["ok"] and len(answer["history"]) == 4 and answer["stopped"] is None
+        assert answer["frames"][1]["text"].startswith("Step 1 (descend): w1 = -3 − 0.5 × ")
+        assert without_lines(answer) == without_lines(expected)  # every number and every sentence
+    assert unchanged(before, o)
+
+
+def test_the_kernel_uses_only_engine_apis_public_names():
+    """kernel.py answers through engine.api.handle's source hook, not with api's own helpers."""
+    tree = ast.parse(Path(kernel.__file__).read_text(encoding="utf-8"))
+    used = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "engine.api":
+            used |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module == "engine":
+            assert all(alias.asname is None for alias in node.names if alias.name == "api")
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "api":
+            used.add(node.attr)
+    assert "handle" in used and used <= set(api.__all__), used  # what engine.api publishes, nothing private
 
 
 # -- the widget's Python side ------------------------------------------------------------------------

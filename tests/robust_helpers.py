@@ -18,7 +18,7 @@ from engine.api import handle
 SETTLE_TIMEOUT_S = 20.0
 
 # <html data-engine> is not "loading" and no engine call or debounced work is pending
-# (<html data-busy>, web/busy.js).
+# (<html data-busy>, web/boot/busy.js).
 SETTLED_JS = """() => {
   const d = document.documentElement.dataset;
   return d.engine !== undefined && d.engine !== 'loading' && !d.busy;

@@ -1,7 +1,7 @@
 // Starts the engine's worker (Pyodide boots in it) as early as the page can:
 // a classic async script at the top of <head>, with no imports, so it runs as
 // soon as its own 1 KB have arrived, before the stylesheets, the first layout
-// and the ~25 modules of app.js. app.js's engine (engine-client.js) then takes
+// and the widget's ~30 modules. The widget's engine (boot/engine-client.js) then takes
 // this worker over, with everything it has said so far, instead of starting a
 // second one:
 //
@@ -20,7 +20,7 @@
 (function startEngineEarly() {
   const early = (globalThis.gradwalkEarly ??= { prestarted: null, claimed: false });
   const base = document.currentScript?.src ?? location.href;
-  import(new URL("sw-register.js", base).href).catch(() => {});
+  import(new URL("boot/sw-register.js", base).href).catch(() => {});
   if (early.claimed || early.prestarted || typeof Worker !== "function") return;
 
   // The same URL engine-client.js asks for: ?boot=stock|fast is passed on.

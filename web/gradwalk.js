@@ -3,7 +3,7 @@
 //   <script type="module" src="https://your.site/gradwalk/gradwalk.js"></script>
 //   <grad-walk preset="diamond" hide="editor,why" start="order" questions="off"></grad-walk>
 //
-// Attributes (the iframe embed's options, learn/embed.js and learn/permalink.js):
+// Attributes (the iframe embed's options, panels/embed.js and url.js):
 //   preset     a preset id                  program  a program of your own (its text)
 //   values     new input values, a:3,b:-1   order    a visit order to run, d,b,c,a
 //   pass, step where to start in the trace  start    forward | backward | end | order

@@ -15,10 +15,10 @@
 
 import { mount } from "./widget.js";
 import styleCss from "./style.css";
-import learnCss from "./learn/learn.css";
+import panelsCss from "./panels/panels.css";
 import modesCss from "./modes/modes.css";
 
-const CSS = [styleCss, learnCss, modesCss].join("\n");
+const CSS = [styleCss, panelsCss, modesCss].join("\n");
 const CALL_TIMEOUT_MS = 120000; // a kernel can be busy with the learner's own cell
 
 export function kernelEngine(model, { callTimeoutMs = CALL_TIMEOUT_MS } = {}) {

@@ -1,4 +1,4 @@
-"""web/first-paint.js: the prerendered answers the page draws before the engine
+"""web/boot/first-paint.js: the prerendered answers the page draws before the engine
 is ready are the engine's own (CPython's here; Pyodide's in
 test_pyodide_parity.py), for the preset asked for or the default one."""
 
@@ -12,7 +12,7 @@ pytestmark = pytest.mark.browser
 
 PRERENDERED = """
 async (ids) => {
-  const { prerendered } = await import("/first-paint.js");
+  const { prerendered } = await import("/boot/first-paint.js");
   const out = [];
   for (const id of ids) out.push(await prerendered(id));
   return out;

@@ -69,7 +69,7 @@ def test_dist_has_the_runtime_the_wheels_and_the_web_files(built_dist):
     assert info["engine_wheel"].endswith("/gradwalk_engine-0.1.0-py3-none-any.whl")
     wheel = built_dist / info["engine_wheel"]
     assert hashlib.sha256(wheel.read_bytes()).hexdigest() == info["engine_wheel_sha256"]
-    for name in ("worker.js", "engine-client.js"):
+    for name in ("worker.js", "boot/engine-client.js"):
         assert (built_dist / name).read_bytes() == (ROOT / "web" / name).read_bytes()
 
 
@@ -432,8 +432,8 @@ def test_index_preloads_every_module_page_js_imports(built_dist):
     closure = preload.module_closure(built_dist, ["page.js"])
     assert linked == closure[1:]  # page.js has its own <script> tag
     # Spot checks that the scan follows imports two and three levels down.
-    assert {"learn/index.js", "learn/dom.js", "busy.js", "modes/plot.js"} <= set(linked)
-    assert "sw-register.js" not in linked  # loaded on purpose by a dynamic import()
+    assert {"learn.js", "lib/dom.js", "boot/busy.js", "lib/plot.js"} <= set(linked)
+    assert "boot/sw-register.js" not in linked  # loaded on purpose by a dynamic import()
 
 
 def test_module_closure_follows_static_imports_only(tmp_path):

@@ -32,12 +32,20 @@ MOUNT = """async (source) => {
   const el = document.createElement('div');
   el.id = 'cell';
   document.body.append(el);
-  const module = await import('/__test__/notebook-widget.js');
+  // As anywidget does: the module's text, imported from a blob: URL (no site around it).
+  const text = await (await fetch('/__test__/notebook-widget.js')).text();
+  const module = await import(URL.createObjectURL(new Blob([text], { type: 'text/javascript' })));
   window.cleanup = module.default.render({ model, el });
 }"""
 
 
+# A notebook's page: no Content-Security-Policy (JupyterLab sets none that forbids blob: modules).
+NOTEBOOK_PAGE = "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>notebook</title></head><body></body></html>"
+
+
 def mount(page, site_url, shown, report=None):
+    page.route("**/__test__/notebook.html", lambda route: route.fulfill(body=NOTEBOOK_PAGE, content_type="text/html"))
+    page.goto(site_url + "__test__/notebook.html")
     page.route("**/__test__/notebook-widget.js",
                lambda route: route.fulfill(body=FRONT_END.read_text(), content_type="text/javascript"))
     page.expose_function("kernelHandle", lambda request: kernel.handle(json.loads(request), shown))
@@ -59,10 +67,10 @@ def diamond():
     return a, d
 
 
-def test_a_micrograd_graph_steps_through_its_backward_pass(built_dist, blank_page, site_url):
+def test_a_micrograd_graph_steps_through_its_backward_pass(built_dist, page, site_url):
     a, d = diamond()
     shown = kernel.target(d)
-    cell = mount(blank_page, site_url, shown)
+    cell = mount(page, site_url, shown)
     labels = [n["label"] for n in json.loads(kernel.handle({"cmd": "load"}, shown))["nodes"]]
     start = cell.get_by_role("button", name="Start backward", exact=True)
     start.click()
@@ -116,13 +124,13 @@ class Overwriting:
             v._backward()
 
 
-def test_a_check_report_opens_on_its_first_problem(built_dist, blank_page, site_url):
+def test_a_check_report_opens_on_its_first_problem(built_dist, page, site_url):
     a = Overwriting(3.0, label="a")
     b = a * a
     b.label = "b"
     report = engine_check.check(b)
     assert not report.ok
-    cell = mount(blank_page, site_url, kernel.target(report), report)
+    cell = mount(page, site_url, kernel.target(report), report)
     box = cell.locator("#check-report")
     assert box.is_visible()
     assert "overwrites a.grad" in box.inner_text()

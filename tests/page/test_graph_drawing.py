@@ -1,4 +1,4 @@
-"""How a graph is put on the page (web/render-graph.js, web/slices.js).
+"""How a graph is put on the page (web/panels/graph.js, web/lib/slices.js).
 
 A preset is drawn whole, at once. A big program's node and edge groups (with the
 DOM contract's data-* and aria-label) are all there at once, but what is drawn in
@@ -49,7 +49,7 @@ COMPLETE_JS = """(n) => gwRoot().querySelectorAll('#graph [data-node] .node-box'
   && gwRoot().querySelectorAll('#graph [data-edge] .edge-line').length === gwRoot().querySelectorAll('#graph [data-edge]').length
   && gwRoot().querySelectorAll('#node-rows tr').length === n"""
 
-FORMAT_JS = "async (xs) => { const { fmt } = await import('/format.js'); return xs.map((x) => x === null ? '·' : fmt(x)); }"
+FORMAT_JS = "async (xs) => { const { fmt } = await import('/lib/format.js'); return xs.map((x) => x === null ? '·' : fmt(x)); }"
 
 
 def load_program(page, program):
@@ -229,7 +229,7 @@ def test_a_new_graph_reuses_the_old_ones_elements_but_shows_nothing_of_it(page, 
 def test_a_preset_is_drawn_whole_in_the_same_task(blank_page):
     # Small graphs never wait for a frame: right after build() every node is drawn.
     result = blank_page.evaluate("""async () => {
-      const { GraphView } = await import('/render-graph.js');
+      const { GraphView } = await import('/panels/graph.js');
       const all = await (await fetch('/prerender/all.json')).json();
       const answer = all.answers['double-diamond'].load;
       const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');

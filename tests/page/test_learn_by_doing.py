@@ -1,4 +1,4 @@
-"""Learn by doing (web/learn/), in headless Chromium: the code panel, checkpoint
+"""Learn by doing (web/learn.js, web/panels/), in headless Chromium: the code panel, checkpoint
 questions, editing input values, the nudge check, the program editor, permalinks,
 and embedding (the Embed dialog and dist/lesson.html with three widgets).
 

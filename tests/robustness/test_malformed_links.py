@@ -6,7 +6,7 @@ rewrote), a visible notice naming what was ignored, and no console error.
 
 Booting a page costs seconds (Pyodide starts afresh on every load), so:
   - every link (the hand-written ones and GRADWALK_URL_RANDOM random ones, default 300)
-    goes through the page's own link reader (learn/permalink.js: parseLink, and
+    goes through the page's own link reader (web/url.js: parseLink, and
     decodeProgram for programs) in one page: it never throws, and a damaged link
     reports a problem;
   - a representative set of the hand-written links and a few seeded random ones
@@ -162,7 +162,7 @@ def read_by_the_link_reader(fragment):
 
 
 READ_LINKS_JS = """async ({links}) => {
-  const { parseLink, decodeProgram } = await import("/learn/permalink.js");
+  const { parseLink, decodeProgram } = await import("/url.js");
   const out = [];
   for (const q of links) {
     try {

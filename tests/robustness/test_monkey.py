@@ -10,7 +10,7 @@ fixture).
 
 The page's state is read from its permalink (source, values, order) and from
 <html data-pass data-step>. An action that can change the source waits until the page
-has settled (<html data-busy> gone, web/busy.js) and reads the link afresh; a step only
+has settled (<html data-busy> gone, web/boot/busy.js) and reads the link afresh; a step only
 moves the position, so it is checked at once against the last link (and every 25
 actions the link itself is checked to agree with the position).
 

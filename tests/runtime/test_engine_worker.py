@@ -1,4 +1,4 @@
-"""The engine worker in Chromium, through web/engine-client.js: it boots from
+"""The engine worker in Chromium, through web/boot/engine-client.js: it boots from
 the site's own files, answers like CPython, reports progress, and every way it
 can go wrong ends in a readable rejection within its time limit, not a hang."""
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 # outer deadline is a last resort so that page.evaluate can never hang.
 BOOT_AND_CALL = """
 async ({ requests, options, parallel, deadlineMs }) => {
-  const { createEngine } = await import("/engine-client.js");
+  const { createEngine } = await import("/boot/engine-client.js");
   const run = async () => {
     const progress = [];
     const started = performance.now();
@@ -215,7 +215,7 @@ def test_prestarted_worker_is_adopted_with_what_it_said(blank_page):
         const script = Object.assign(document.createElement("script"), { src: "/boot-early.js", onload: resolve, onerror: reject });
         document.head.append(script);
       });
-      const { createEngine } = await import("/engine-client.js");
+      const { createEngine } = await import("/boot/engine-client.js");
       await new Promise((r) => setTimeout(r, 1500));  // it boots, and says so, meanwhile
       const progress = [];
       const engine = createEngine({ onProgress: (p) => progress.push(p.stage) });

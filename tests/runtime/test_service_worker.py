@@ -20,11 +20,11 @@ pytestmark = pytest.mark.browser
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 TIMEOUT_MS = 60_000
 
-# The page registers sw.js through web/sw-register.js once its engine is ready;
+# The page registers sw.js through web/boot/sw-register.js once its engine is ready;
 # importing the module here is the same (a no-op if the page already did).
 REGISTER = """
 async () => {
-  const { registration } = await import("/sw-register.js");
+  const { registration } = await import("/boot/sw-register.js");
   const reg = await registration;
   if (!reg) return "not registered";
   const timeout = new Promise((r) => setTimeout(() => r("timed out"), 45000));

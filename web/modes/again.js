@@ -3,7 +3,7 @@
 // ({cmd: "again", zero_grad}). Forgetting zero_grad() is the question asked most often
 // in micrograd's issue tracker.
 
-import { fmt } from "../format.js";
+import { fmt } from "../lib/format.js";
 import { h, list, markVisit, same, withFinal } from "./shared.js";
 
 export default {

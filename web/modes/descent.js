@@ -4,8 +4,8 @@
 // far from the graph's own values ({cmd: "descend", moves}) and answers with the history
 // and one frame per point, which the stepper walks; a line plot shows the output falling.
 
-import { fmt } from "../format.js";
-import { dataTable, linePlot } from "./plot.js";
+import { fmt } from "../lib/format.js";
+import { dataTable, linePlot } from "../lib/plot.js";
 import { h, list, plural } from "./shared.js";
 
 const MAX_MOVES = 50; // as many as a link carries

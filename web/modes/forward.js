@@ -3,7 +3,7 @@
 // derivative for one input, so a graph with many inputs needs many passes; reverse mode
 // gets them all from one backward pass.
 
-import { fmt } from "../format.js";
+import { fmt } from "../lib/format.js";
 import { fillInputs, h, inputSelect, list, plural, pushLines, row, withFinal } from "./shared.js";
 
 export default {

@@ -6,7 +6,7 @@
 // (upstream_resent), which edges have carried a repeat (carried), whom a send makes
 // call its backward again (calls), and what each input received.
 
-import { fmt } from "../format.js";
+import { fmt } from "../lib/format.js";
 import { h, list, same, withFinal } from "./shared.js";
 
 const SHARED_PROGRAM = "a = 1\nb = a + a\nc = b + b";

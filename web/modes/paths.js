@@ -4,8 +4,8 @@
 // ({cmd: "paths"}); each is one step, and the running sum lands on the input's grad.
 // Below, how listing paths grows with the graph ({cmd: "growth"}) against one backward pass.
 
-import { fmt } from "../format.js";
-import { dataTable, linePlot } from "./plot.js";
+import { fmt } from "../lib/format.js";
+import { dataTable, linePlot } from "../lib/plot.js";
 import { fillInputs, h, inputSelect, list, plural, row, same, withFinal } from "./shared.js";
 
 const GROWTH_SIZES = { diamonds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], neuron: [1, 2, 4, 8, 16, 24, 32, 48, 60] };

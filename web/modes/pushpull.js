@@ -6,7 +6,7 @@
 // on the stepper: to step either run, the visit-order experiment's Push/Pull switch and
 // Run order do that.
 
-import { fmt } from "../format.js";
+import { fmt } from "../lib/format.js";
 import { h, list, plural, same, wrongGrads } from "./shared.js";
 
 export default {

@@ -1,8 +1,8 @@
-// What the "Why reverse mode" experiments share: small DOM helpers over learn/dom.js's
+// What the "Why reverse mode" experiments share: small DOM helpers over lib/dom.js's
 // h(), and the few ways every mode reads a frame.
 
-import { exact, fmt } from "../format.js";
-import { h } from "../learn/dom.js";
+import { exact, fmt } from "../lib/format.js";
+import { h } from "../lib/dom.js";
 
 export { h };
 

@@ -14,12 +14,12 @@
 //   why.sync(view)                 after every render
 //   why.orderRule()                "push" or "pull" for the visit-order experiment
 
-import { fmt } from "../format.js";
-import { renderDetails } from "../details.js";
+import { fmt } from "../lib/format.js";
+import { renderDetails } from "../panels/details.js";
 import { MODES } from "./index.js";
 import { h, list, wrongGrads } from "./shared.js";
 
-// The URL parameters this section owns (learn/permalink.js keeps the page's own).
+// The URL parameters this section owns (url.js keeps the page's own).
 export const LINK_KEYS = ["why", "run", "wrt", "family", "rule", "zero", "moves", "lr", "inputs", "wstep"];
 const byId = new Map(MODES.map((mode) => [mode.id, mode]));
 

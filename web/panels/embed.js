@@ -15,8 +15,8 @@
 // with those options as checkboxes: a <grad-walk> element (for pages that can load
 // a script from this site) or an iframe (for hosts that allow nothing else).
 
-import { h, say } from "./dom.js";
-import { HIDEABLE, formatLink } from "./permalink.js";
+import { h, say } from "../lib/dom.js";
+import { HIDEABLE, formatLink } from "../url.js";
 
 const PART_NAMES = {
   presets: "Preset chooser (off fixes the preset)",
@@ -75,7 +75,12 @@ function reportHeight() {
 // Where links and snippets point: this page's own address (without query or
 // hash) when the widget is Gradwalk's own page, else the site's index.html.
 export function siteAddress(ownPage) {
-  const url = ownPage ? new URL(location.href) : new URL("../index.html", import.meta.url);
+  let url;
+  try {
+    url = ownPage ? new URL(location.href) : new URL("../index.html", import.meta.url);
+  } catch {
+    return null; // bundled into a notebook (a blob: URL): there is no site to point at
+  }
   url.search = "";
   url.hash = "";
   return url.href;

@@ -7,8 +7,8 @@
 // table and the narration update and the learner keeps their place in the trace.
 // "Reset values" goes back to the preset's (or the program's) own numbers.
 
-import { fmt } from "../format.js";
-import { h, debounce, parseNumber } from "./dom.js";
+import { fmt } from "../lib/format.js";
+import { h, debounce, parseNumber } from "../lib/dom.js";
 
 const MAX_VALUE = 1e12;
 const SCRUB_PX = 8; // pixels of drag per step

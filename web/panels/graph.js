@@ -15,10 +15,16 @@
 // only for the part of the graph in view, with a margin, and for more as the
 // learner scrolls (or the graph's box grows). What is never seen is never drawn,
 // so a big graph replaced by the next edit has little to take down. Up to
-// BIG_GRAPH nodes (slices.js), everything is drawn at once.
+// BIG_GRAPH nodes (lib/slices.js), everything is drawn at once.
 
-import { exact, fmt, opSymbol } from "./format.js";
-import { BIG_GRAPH, keepInPlace } from "./slices.js";
+import { exact, fmt, opSymbol } from "../lib/format.js";
+import { BIG_GRAPH, keepInPlace } from "../lib/slices.js";
+import { midpoint, r, smoothPath, widenGaps } from "./graph-geometry.js";
+import { forgetScroller, measuredScroller } from "./graph-scroll.js";
+import { fitText, textWidth } from "./graph-text.js";
+
+// keepInView lives in graph-scroll.js; the graph's users import it from here.
+export { keepInView } from "./graph-scroll.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const MARKERS = ["plain", "active", "late"];
@@ -43,32 +49,6 @@ function setAttrs(node, attrs) {
 // (reused groups, in the same order) where they are.
 function showExactly(parent, children) {
   parent.append(...children.slice(keepInPlace(parent, children)));
-}
-
-// A smooth path through the points: leaves and enters horizontally (edges run
-// from a parent's right side to a child's left side) and passes through every
-// bend point with Catmull-Rom tangents.
-export function smoothPath(points) {
-  const p = points.map(([x, y]) => ({ x, y }));
-  if (p.length < 2) return "";
-  const tangent = (i) => {
-    if (i === 0 || i === p.length - 1) {
-      const span = p.length === 2 ? p[1].x - p[0].x : i === 0 ? p[1].x - p[0].x : p[i].x - p[i - 1].x;
-      return { x: Math.max(Math.abs(span), 24), y: 0 };
-    }
-    return { x: (p[i + 1].x - p[i - 1].x) / 2, y: (p[i + 1].y - p[i - 1].y) / 2 };
-  };
-  let d = `M${r(p[0].x)},${r(p[0].y)}`;
-  for (let i = 0; i < p.length - 1; i++) {
-    const t0 = tangent(i);
-    const t1 = tangent(i + 1);
-    d += ` C${r(p[i].x + t0.x / 3)},${r(p[i].y + t0.y / 3)} ${r(p[i + 1].x - t1.x / 3)},${r(p[i + 1].y - t1.y / 3)} ${r(p[i + 1].x)},${r(p[i + 1].y)}`;
-  }
-  return d;
-}
-
-function r(x) {
-  return Math.round(x * 10) / 10;
 }
 
 export function nodeAriaLabel(node, data, grad) {
@@ -97,9 +77,7 @@ export class GraphView {
     this.observer?.disconnect();
     if (this.pending?.frame) cancelAnimationFrame(this.pending.frame);
     this.pending = null;
-    const m = metricsOf.get(this.scroller);
-    m?.observer?.disconnect();
-    if (m?.frame) cancelAnimationFrame(m.frame);
+    forgetScroller(this.scroller);
   }
 
   build(answer) {
@@ -199,7 +177,7 @@ export class GraphView {
   // scrollMetrics last measured or, before that, from the scroller itself.
   visibleRange(L) {
     if (!this.scroller) return null;
-    const m = metricsOf.get(this.scroller);
+    const m = measuredScroller(this.scroller);
     const width = m?.clientWidth || this.scroller.clientWidth;
     const left = m ? m.left : this.scroller.scrollLeft;
     if (!width) return null;
@@ -410,132 +388,6 @@ function pill(parent, kind, x, y, height) {
   return { g, box, text };
 }
 
-// A label of one or more centred lines on a white box.
-function setLines(textEl, box, lines) {
-  const top = -((lines.length - 1) * LINE_HEIGHT) / 2;
-  textEl.replaceChildren(
-    ...lines.map((line, i) => {
-      const span = el("tspan", { x: 0, y: r(top + i * LINE_HEIGHT), dy: "0.35em" });
-      span.textContent = line;
-      return span;
-    }),
-  );
-  let width = 0;
-  for (const span of textEl.children) width = Math.max(width, textWidth(span, span.textContent));
-  width += 10;
-  const height = lines.length * LINE_HEIGHT + 5;
-  box.setAttribute("width", r(width));
-  box.setAttribute("x", r(-width / 2));
-  box.setAttribute("height", r(height));
-  box.setAttribute("y", r(-height / 2));
-}
-
-// The engine's layout with the space between layers widened to at least `gap`
-// (nodes keep their size; every x coordinate is mapped piecewise-linearly).
-export function widenGaps(layout, gap) {
-  const w = layout.node_width;
-  const columns = [...new Set(layout.nodes.map((n) => n.x))].sort((a, b) => a - b);
-  if (columns.length < 2) return layout;
-  const current = Math.min(...columns.slice(1).map((x, i) => x - columns[i] - w));
-  if (!(current < gap)) return layout;
-  const extra = gap - current;
-  // Breakpoints: each column's left and right side, before and after.
-  const from = [];
-  const to = [];
-  columns.forEach((c, k) => {
-    from.push(c - w / 2, c + w / 2);
-    to.push(c - w / 2 + k * extra, c + w / 2 + k * extra);
-  });
-  const map = (x) => {
-    if (x <= from[0]) return x;
-    for (let i = 1; i < from.length; i++) {
-      if (x <= from[i]) {
-        const span = from[i] - from[i - 1];
-        const t = span > 0 ? (x - from[i - 1]) / span : 0;
-        return to[i - 1] + t * (to[i] - to[i - 1]);
-      }
-    }
-    return x + (columns.length - 1) * extra;
-  };
-  return {
-    ...layout,
-    width: layout.width + (columns.length - 1) * extra,
-    nodes: layout.nodes.map((n) => ({ x: map(n.x), y: n.y })),
-    edges: layout.edges.map((e) => ({ points: e.points.map(([x, y]) => [map(x), y]) })),
-  };
-}
-
-// Scroll the graph's container (never the page) so that the given nodes (the one
-// being computed or visited, and the parents receiving from it) are in view.
-//
-// The sizes come from a ResizeObserver and a scroll listener, not from reading the
-// layout on every step (which would force one after each DOM update); they are
-// read directly only once after a new graph, before the observer has reported.
-const metricsOf = new WeakMap();
-
-function scrollMetrics(scroller, svg, layout) {
-  let m = metricsOf.get(scroller);
-  if (!m) {
-    m = { layout: null, fresh: false, svgWidth: 0, clientWidth: 0, scrollWidth: 0, left: 0 };
-    metricsOf.set(scroller, m);
-    const measure = () => {
-      m.svgWidth = svg.getBoundingClientRect().width;
-      m.clientWidth = scroller.clientWidth;
-      m.scrollWidth = scroller.scrollWidth;
-      m.left = scroller.scrollLeft;
-    };
-    m.measure = measure;
-    if (typeof ResizeObserver === "function") {
-      m.observer = new ResizeObserver(() => measure());
-      m.observer.observe(scroller);
-      m.observer.observe(svg);
-    }
-    scroller.addEventListener("scroll", () => { m.left = scroller.scrollLeft; }, { passive: true });
-  }
-  if (m.layout !== layout) {
-    m.layout = layout;
-    m.measure();
-  }
-  return m;
-}
-
-export function keepInView(scroller, svg, nodeIds, layout) {
-  const ids = nodeIds.filter((i) => i !== null && i !== undefined);
-  if (!ids.length) return;
-  let m = metricsOf.get(scroller);
-  if (!m || m.layout !== layout) {
-    // A new graph: its size is known only after a layout. Measure at the next
-    // frame, where that layout is due anyway, rather than forcing one now in the
-    // middle of drawing (with a big graph, a second whole layout of the page).
-    cancelAnimationFrame(m?.frame);
-    const frame = requestAnimationFrame(() => {
-      scrollMetrics(scroller, svg, layout);
-      keepInView(scroller, svg, ids, layout);
-    });
-    if (m) m.frame = frame;
-    return;
-  }
-  m = scrollMetrics(scroller, svg, layout);
-  if (m.scrollWidth <= m.clientWidth + 1) return;
-  const scale = m.svgWidth / layout.width;
-  const half = (layout.node_width / 2 + 12) * scale;
-  const xs = ids.map((i) => layout.nodes[i].x * scale);
-  let lo = Math.min(...xs) - half;
-  let hi = Math.max(...xs) + half;
-  const width = m.clientWidth;
-  const left = m.left;
-  if (lo >= left && hi <= left + width) return;
-  // If everything cannot fit, keep the first node (the focus) in view.
-  if (hi - lo > width) {
-    const x = xs[0];
-    lo = Math.max(lo, x - width + half);
-    hi = lo + width;
-  }
-  const target = lo < left ? lo : hi - width;
-  const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-  scroller.scrollTo({ left: Math.max(0, target), behavior: reduce ? "auto" : "smooth" });
-}
-
 // A teaching mode's note under the node (a tangent, a path sum), or none.
 function setNote(n, text) {
   if (!text && !n.note) return;
@@ -560,80 +412,21 @@ function showPill(p, text) {
   p.box.setAttribute("x", r(-width / 2));
 }
 
-// A text's width without asking the layout (getComputedTextLength forces one per
-// call): one canvas measureText per (font, text), cached. The font is read from
-// the element's computed style once per class (the stylesheet never changes).
-const fontOfClass = new Map();
-const widthCache = new Map();
-let measurer;
-
-function fontOf(textEl) {
-  const key = textEl.getAttribute("class") ?? "";
-  let font = fontOfClass.get(key);
-  if (font === undefined) {
-    font = null;
-    try {
-      const cs = getComputedStyle(textEl);
-      if (cs.fontSize) {
-        font = {
-          css: `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`,
-          spacing: parseFloat(cs.letterSpacing) || 0,
-        };
-      }
-    } catch {
-      // no style (detached)
-    }
-    if (font && textEl.isConnected) fontOfClass.set(key, font);
-  }
-  return font;
-}
-
-function textWidth(textEl, text) {
-  const font = fontOf(textEl);
-  if (!font) return text.length * 6.2;
-  const key = `${font.css}\u0000${text}`;
-  let w = widthCache.get(key);
-  if (w === undefined) {
-    measurer ??= document.createElement("canvas").getContext("2d");
-    if (!measurer) return text.length * 6.2;
-    measurer.font = font.css;
-    w = measurer.measureText(text).width + font.spacing * [...text].length;
-    if (widthCache.size > 5000) widthCache.clear();
-    widthCache.set(key, w);
-  }
-  return w;
-}
-
-function fitText(textEl, maxWidth) {
-  const w = textWidth(textEl, textEl.textContent);
-  if (w > maxWidth && maxWidth > 20) {
-    textEl.setAttribute("textLength", r(maxWidth));
-    textEl.setAttribute("lengthAdjust", "spacingAndGlyphs");
-  }
-}
-
-// The point half-way along the polyline through the layout's points (the smooth
-// path passes through every one of them, so this lies on or next to the curve).
-export function midpoint(points) {
-  if (points.length === 0) return { x: 0, y: 0 };
-  const lengths = [];
-  let total = 0;
-  for (let i = 1; i < points.length; i++) {
-    const len = Math.hypot(points[i][0] - points[i - 1][0], points[i][1] - points[i - 1][1]);
-    lengths.push(len);
-    total += len;
-  }
-  if (total > 0) {
-    let left = total / 2;
-    for (let i = 0; i < lengths.length; i++) {
-      if (left <= lengths[i] && lengths[i] > 0) {
-        const t = left / lengths[i];
-        return { x: points[i][0] + t * (points[i + 1][0] - points[i][0]), y: points[i][1] + t * (points[i + 1][1] - points[i][1]) };
-      }
-      left -= lengths[i];
-    }
-  }
-  const a = points[Math.floor((points.length - 1) / 2)];
-  const b = points[Math.ceil((points.length - 1) / 2)];
-  return { x: (a[0] + b[0]) / 2, y: (a[1] + b[1]) / 2 };
+function setLines(textEl, box, lines) {
+  const top = -((lines.length - 1) * LINE_HEIGHT) / 2;
+  textEl.replaceChildren(
+    ...lines.map((line, i) => {
+      const span = el("tspan", { x: 0, y: r(top + i * LINE_HEIGHT), dy: "0.35em" });
+      span.textContent = line;
+      return span;
+    }),
+  );
+  let width = 0;
+  for (const span of textEl.children) width = Math.max(width, textWidth(span, span.textContent));
+  width += 10;
+  const height = lines.length * LINE_HEIGHT + 5;
+  box.setAttribute("width", r(width));
+  box.setAttribute("x", r(-width / 2));
+  box.setAttribute("height", r(height));
+  box.setAttribute("y", r(-height / 2));
 }

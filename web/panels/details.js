@@ -2,7 +2,7 @@
 // For a backward visit: one card per incoming edge, showing the rule in code,
 // local × upstream = contribution, and the parent's grad before → after.
 
-import { fmt } from "./format.js";
+import { fmt } from "../lib/format.js";
 
 function node(tag, className, text) {
   const e = document.createElement(tag);

@@ -9,7 +9,7 @@
 //     summary: "what the aria-label says",
 //   })  → an <svg> element
 
-import { fmt } from "../format.js";
+import { fmt } from "./format.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const W = 360;

@@ -13,7 +13,7 @@
 //   buttons   the small ▲ / ▼ buttons on each item
 // Every move is announced through `announce` (the page's live region).
 
-import { BIG_GRAPH, whenNearOrIdle } from "./slices.js";
+import { BIG_GRAPH, whenNearOrIdle } from "../lib/slices.js";
 
 export class VisitOrder {
   constructor(ol, { onChange = () => {}, announce = () => {} } = {}) {

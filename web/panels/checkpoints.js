@@ -13,8 +13,8 @@
 // the others only make sense for the preset's own numbers and wait until the
 // values are reset. A learner's own program has no questions.
 
-import { fmt } from "../format.js";
-import { h, parseNumber } from "./dom.js";
+import { fmt } from "../lib/format.js";
+import { h, parseNumber } from "../lib/dom.js";
 
 export class Checkpoints {
   constructor(box, { onTryOrder = () => {}, onToggle = () => {} } = {}) {

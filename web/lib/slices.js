@@ -12,7 +12,7 @@
 // they are.
 
 // Above this many nodes a program is "big": its graph, table and visit-order
-// list are put on the page progressively (render-graph.js, table.js, visit-order.js).
+// list are put on the page progressively (panels/graph.js, table.js, visit-order.js).
 export const BIG_GRAPH = 150;
 export const EAGER_ROWS = 60; // rows put on the page at once
 export const ROWS_PER_FRAME = 60;

@@ -11,7 +11,7 @@
 //   code.update(view, answer)  // mark the frame's line and fill in its numbers
 //   code.mark(line)            // 1-based; null marks nothing (no notes)
 
-import { fmt } from "./format.js";
+import { fmt } from "../lib/format.js";
 
 function span(className, text) {
   const s = document.createElement("span");

@@ -7,8 +7,8 @@
 // with a caret under the column) and the last good graph stays. A program over
 // the engine's limits is refused here, before it is sent, in the engine's words.
 
-import { h, debounce, say } from "./dom.js";
-import { MAX_LINES, MAX_SOURCE_CHARS } from "./permalink.js";
+import { h, debounce, say } from "../lib/dom.js";
+import { MAX_LINES, MAX_SOURCE_CHARS } from "../url.js";
 
 export class Editor {
   // build(text) asks for a graph: resolves {ok:true} | {ok:false, error} | null (stale).

@@ -11,7 +11,7 @@
 export const registration = registerServiceWorker();
 
 export async function registerServiceWorker({
-  url = new URL("./sw.js", import.meta.url),
+  url = new URL("../sw.js", import.meta.url),
   when = engineSettled(),
 } = {}) {
   if (!("serviceWorker" in navigator)) return null;

@@ -7,9 +7,9 @@
 // In a finished wrong-order run, a wrong grad reads "9 (should be 15)". A teaching
 // mode may add one more column: marks.column = {title, values} (e.g. tangents).
 
-import { exact, fmt } from "./format.js";
-import { h } from "./learn/dom.js";
-import { appendInSlices } from "./slices.js";
+import { exact, fmt } from "../lib/format.js";
+import { h } from "../lib/dom.js";
+import { appendInSlices } from "../lib/slices.js";
 
 export class NodeTable {
   constructor(tbody) {
@@ -29,7 +29,7 @@ export class NodeTable {
       row.expr.textContent = node.is_input ? `${node.expr} (input)` : node.expr;
       return row;
     });
-    // A big program's rows arrive over a few frames (slices.js); update() keeps
+    // A big program's rows arrive over a few frames (lib/slices.js); update() keeps
     // the ones not on the page yet up to date all the same.
     this.filling?.cancel();
     this.filling = appendInSlices(this.tbody, this.rows.map((row) => row.tr));
@@ -111,4 +111,27 @@ function makeRow() {
   const extra = h("td", { class: "num row-extra", hidden: true });
   const tr = h("tr", {}, h("th", { scope: "row" }, label, badge), expr, data, grad, extra);
   return { tr, label, badge, expr, data, grad, extra };
+}
+
+// A box that scrolls must be reachable by keyboard; one that does not need not be a tab stop.
+// Checked when the box or its table changes size (a ResizeObserver), not on every
+// render: reading scrollWidth right after a DOM update forces a layout.
+export function watchScrollable(box) {
+  if (typeof ResizeObserver !== "function") return () => {};
+  const observer = new ResizeObserver(() => keyboardScrollable(box));
+  observer.observe(box);
+  if (box.firstElementChild) observer.observe(box.firstElementChild);
+  return () => observer.disconnect();
+}
+
+function keyboardScrollable(box) {
+  if (box.scrollWidth > box.clientWidth + 1) {
+    box.tabIndex = 0;
+    box.setAttribute("role", "region");
+    box.setAttribute("aria-label", "Nodes table (scrolls sideways)");
+  } else {
+    box.removeAttribute("tabindex");
+    box.removeAttribute("role");
+    box.removeAttribute("aria-label");
+  }
 }

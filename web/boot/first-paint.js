@@ -16,7 +16,6 @@
 // it at module load, alongside the engine. Later calls (another preset picked
 // before the engine is ready) are answered from the same download.
 
-const FILE = new URL("./prerender/all.json", import.meta.url);
 let download = null;
 
 export async function prerendered(presetId = null) {
@@ -36,7 +35,9 @@ export function presetFromURL() {
 
 async function fetchAll() {
   try {
-    const response = await fetch(FILE);
+    // Resolved here, not at module load: bundled into a notebook's module (a blob:
+    // URL, no site around it), this throws, and there is simply no first paint.
+    const response = await fetch(new URL("../prerender/all.json", import.meta.url));
     if (!response.ok) return null;
     const all = await response.json();
     globalThis.performance?.mark?.("gw:prerender-loaded");

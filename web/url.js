@@ -14,7 +14,7 @@
 //
 // parseLink() only reads and checks the syntax; what needs the engine (does the
 // preset exist, is `a` an input, is step 7 inside the pass) is checked when the
-// state is restored (learn/index.js). Every problem becomes one short sentence.
+// state is restored (learn.js). Every problem becomes one short sentence.
 // Other parameters (?boot=, ?sw=) are kept as they are.
 
 export const VERSION = "1";

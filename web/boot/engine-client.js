@@ -125,7 +125,7 @@ export class Engine {
   }
 
   async call(request, owner = null) {
-    markBusy(1); // <html data-busy> while an answer is awaited (web/busy.js)
+    markBusy(1); // <html data-busy> while an answer is awaited (boot/busy.js)
     try {
       return await new Promise((resolve, reject) => {
         if (this.terminated) {
@@ -313,7 +313,7 @@ function pageBootMode() {
 }
 
 function workerURLFor(boot) {
-  const url = new URL("./worker.js", import.meta.url);
+  const url = new URL("../worker.js", import.meta.url);
   if (boot) url.searchParams.set("boot", boot);
   return url;
 }

@@ -7,7 +7,7 @@
 // Attributes whose value is null, undefined or false are left out; true sets "".
 // on<event> keys add listeners; dataset entries go in `data: {key: value}`.
 
-import { busyUntil, markBusy } from "../busy.js";
+import { busyUntil, markBusy } from "../boot/busy.js";
 
 export function h(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -41,6 +41,15 @@ export function say(region, text) {
   region.textContent = text;
 }
 
+// aria-disabled keeps a button focusable, so keyboard users never lose their place.
+export function setEnabled(button, on) {
+  button.setAttribute("aria-disabled", on ? "false" : "true");
+}
+
+export function enabled(button) {
+  return button.getAttribute("aria-disabled") !== "true";
+}
+
 // Run the latest of a burst of calls: fn runs at once if idle; calls that come while
 // it runs collapse into one more run (with the newest arguments) when it is done.
 export function latestOnly(fn) {
@@ -66,7 +75,7 @@ export function latestOnly(fn) {
 }
 
 // fn after `ms` of quiet; .now() runs a pending call at once, .cancel() drops it.
-// While a call waits (and while the work it starts runs), <html data-busy> says so (web/busy.js).
+// While a call waits (and while the work it starts runs), <html data-busy> says so (boot/busy.js).
 export function debounce(fn, ms) {
   let timer = null;
   let pending = null;

@@ -7,8 +7,8 @@
 // the engine's `nudge` command (docs/api.md) does the arithmetic in Python.
 // "Check every input" does it for each input at once, like a gradient check.
 
-import { exact, fmt } from "../format.js";
-import { h, say } from "./dom.js";
+import { exact, fmt } from "../lib/format.js";
+import { h, say } from "../lib/dom.js";
 
 const STEPS = ["0.1", "0.01", "0.001", "0.0001", "0.000001"];
 const AGREE = 1e-6;

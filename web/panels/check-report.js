@@ -10,7 +10,7 @@
 // experiment for an order problem, the node's own backward visit for a wrong rule,
 // the end of the backward pass for a wrong final grad.
 
-import { h } from "./dom.js";
+import { h } from "../lib/dom.js";
 
 export class CheckReport {
   constructor(box, report, { show }) {

@@ -1,0 +1,220 @@
+// The learn-by-doing section's links: the state a permalink or an embed's options ask
+// for, restored once the engine can answer (with a notice naming whatever could not be
+// used), the URL kept up to date (only where the widget owns the address bar), Copy
+// link, and what the Embed dialog needs. These are methods of Learn (learn.js), kept in
+// their own file; url.js reads and writes the links themselves.
+
+import { h, say } from "./lib/dom.js";
+import { PASSES, decodeProgram, encodeProgram, formatLink } from "./url.js";
+
+export const linkMethods = {
+  async copyLink() {
+    await this.writeURL();
+    const url = this.fullPageURL();
+    this.linkField.hidden = false;
+    this.linkField.value = url;
+    this.linkField.select();
+    try {
+      await navigator.clipboard.writeText(url);
+      say(this.linkStatus, "Link copied: it opens the page exactly as it is now.");
+    } catch {
+      say(this.linkStatus, "The link is selected: press Ctrl+C (⌘C on a Mac) to copy it.");
+    }
+  },
+
+  linkState() {
+    const app = this.host.app;
+    const s = app.stepper;
+    const src = app.source ?? {};
+    const pass = s && PASSES.includes(s.pos.pass) ? s.pos.pass : "start";
+    return {
+      preset: src.preset ?? null,
+      program: src.preset ? null : src.program ?? null,
+      values: src.values ?? null,
+      pass, step: pass === "start" ? null : s.pos.index,
+      order: this.currentOrder(),
+      cp: this.questions.enabled ? null : false,
+      embed: this.link.state.embed, hide: this.link.state.hide, start: this.link.state.start,
+    };
+  },
+
+  async programParam(text) {
+    if (!this.encoded.has(text)) {
+      this.encoded.set(text, await encodeProgram(text));
+      if (this.encoded.size > 20) this.encoded.delete(this.encoded.keys().next().value);
+    }
+    return this.encoded.get(text);
+  },
+
+  async writeURL() {
+    if (!this.live || !this.host.app.answer) return;
+    const state = this.linkState();
+    const prog = state.program !== null ? await this.programParam(state.program) : null;
+    const other = this.host.linkParams ? this.host.linkParams(this.link.other) : this.link.other; // + Why reverse mode's
+    const query = formatLink(state, { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other });
+    if (this.host.ownsAddressBar && query !== location.search) history.replaceState(history.state, "", query + location.hash);
+    this.fullQuery = formatLink({ ...state, embed: false }, { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other });
+    if (this.openFull) this.openFull.href = this.pageAddress() + this.fullQuery;
+    this.lastProgram = prog;
+  },
+
+  fullPageURL() {
+    return this.pageAddress() + (this.fullQuery ?? "");
+  },
+
+  dialogState() {
+    const state = this.linkState();
+    const app = this.host.app;
+    const title = state.preset ? (app.presets.find((p) => p.id === state.preset)?.title ?? state.preset) : "your program";
+    return {
+      ...state, cp: state.cp,
+      encodedProgram: state.program !== null ? this.lastProgram?.encoded ?? null : null,
+      programFormat: this.lastProgram?.format ?? "deflate",
+      title,
+    };
+  },
+
+  // The state the page's URL asks for, restored once the engine can answer. Returns
+  // false if the URL asks for nothing (the page then shows its default).
+  async restore(pendingPreset = null) {
+    if (this.restored) return false;
+    this.restored = true;
+    const link = this.link;
+    const app = this.host.app;
+    const fallbackId = app.presets[0].id;
+    const problems = [...link.problems];
+    if (pendingPreset || !link.any || link.fatal) {
+      if (link.fatal) this.showNotice(problems);
+      this.finishRestore();
+      return false;
+    }
+    const st = link.state;
+    let source = null;
+    let program = null;
+    if (link.encodedProgram !== null) {
+      try {
+        program = await decodeProgram(link.encodedProgram, link.programFormat);
+        source = { program };
+      } catch (error) {
+        problems.push(error.message);
+      }
+    } else if (st.preset) {
+      if (app.presets.some((p) => p.id === st.preset)) source = { preset: st.preset };
+      else problems.push(`there is no preset called "${st.preset}"`);
+    }
+    let values = st.values;
+    let order = st.order;
+    if (!source) {
+      source = { preset: fallbackId };
+      if (values) problems.push("the input values were for that graph, so they were not used");
+      if (order) problems.push("the visit order was for that graph, so it was not used");
+      values = null;
+      order = null;
+    }
+    let answer = null;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const request = values ? { ...source, values } : source;
+      try {
+        answer = await this.load(request, { order, kind: "link" });
+      } catch (error) {
+        answer = { ok: false, error: { message: error?.message ?? String(error), kind: "internal" } };
+      }
+      if (answer === null) {
+        this.finishRestore();
+        return true; // the learner already picked something else
+      }
+      if (answer.ok) break;
+      const err = answer.error;
+      if (err.kind === "order" && order) {
+        problems.push(`the visit order could not be used (${lower(err.message)})`);
+        order = null;
+      } else if (values) {
+        problems.push(`the input values could not be used (${lower(err.message)})`);
+        values = null;
+      } else if (source.program !== undefined) {
+        problems.push(`the program in the link does not run (line ${err.line ?? 1}: ${lower(err.message)})`);
+        source = { preset: fallbackId };
+        order = null;
+      } else {
+        problems.push(lower(err.message));
+        source = { preset: fallbackId };
+        order = null;
+      }
+    }
+    if (!answer?.ok) {
+      this.showNotice(problems);
+      this.finishRestore();
+      return false;
+    }
+    if (program !== null && source.program === undefined) this.editor.setText(program);
+
+    // Where in the trace.
+    const s = app.stepper;
+    let place = null;
+    if (st.pass) {
+      const frames = s.frames(st.pass).length;
+      const index = st.pass === "start" ? -1 : st.step ?? 0;
+      if (st.pass === "experiment" && !s.trace.experiment) {
+        if (order === null && st.order) {
+          // already reported
+        } else {
+          problems.push("pass=experiment needs a visit order, so the page starts at the beginning");
+        }
+      } else if (st.pass !== "start" && !(index >= 0 && index < frames)) {
+        problems.push(`the ${st.pass} pass has no step ${index} (it has steps 0 to ${frames - 1})`);
+      } else {
+        place = { pass: st.pass, index };
+      }
+    } else if (st.embed && st.start) {
+      place = startPlace(s, st.start);
+    } else if (s.trace.experiment) {
+      place = { pass: "experiment", index: s.frames("experiment").length - 1 };
+    }
+    if (place) {
+      s.pos = place;
+      this.host.render();
+    }
+    if (st.cp !== null) this.questions.setEnabled(st.cp);
+    this.showNotice(problems);
+    this.finishRestore();
+    return true;
+  },
+
+  finishRestore() {
+    this.live = true;
+    this.saveURL();
+  },
+
+  showNotice(problems) {
+    const box = this.$("link-notice");
+    if (!box) return;
+    if (!problems.length) {
+      box.hidden = true;
+      box.replaceChildren();
+      return;
+    }
+    const unique = [...new Set(problems)];
+    box.replaceChildren(
+      h("p", {},
+        h("strong", {}, "Part of this link could not be used"),
+        `, so the page shows the default there instead: ${unique.join("; ")}.`),
+      h("button", { type: "button", class: "button quiet small", onclick: () => { box.hidden = true; } }, "Dismiss"));
+    box.hidden = false;
+  },
+};
+
+function startPlace(s, start) {
+  const back = s.backPass;
+  if (start === "backward") return { pass: back, index: 0 };
+  if (start === "end") return { pass: back, index: s.frames(back).length - 1 };
+  if (start === "order") {
+    const n = s.trace.forward.length;
+    return n ? { pass: "forward", index: n - 1 } : null;
+  }
+  return null;
+}
+
+function lower(text) {
+  const t = String(text ?? "").replace(/\.$/, "");
+  return t.charAt(0).toLowerCase() + t.slice(1);
+}

@@ -1,0 +1,37 @@
+// The visit-order experiment's result: the order that ran, the verdict, the engine's
+// explanation, the wrong grads, the lost paths and the harmless out-of-order visits.
+
+import { fmt } from "../lib/format.js";
+import { h } from "../lib/dom.js";
+import { wrongGrads } from "../modes/shared.js";
+
+export function showExperiment(body, exp, answer) {
+  body.parentElement.classList.toggle("has-result", Boolean(exp));
+  if (!exp) {
+    body.replaceChildren(h("p", { class: "muted" }, "Run an order to see what it does to the grads."));
+    return;
+  }
+  const label = (id) => answer.nodes[id].label;
+  const wrong = wrongGrads(exp.grads, exp.correct_grads);
+  const parts = [
+    h("p", { class: "ran-order" }, `Order run: ${exp.order.map(label).join(" → ")}`),
+    h("p", { class: `verdict ${wrong.length ? "is-wrong" : "is-right"}` },
+      wrong.length ? `✗ ${wrong.length === 1 ? "1 grad is" : `${wrong.length} grads are`} wrong` : "✓ Every grad is right"),
+    h("ul", { class: "explanation" }, ...exp.explanation.map((sentence) => h("li", {}, sentence))),
+  ];
+  if (wrong.length) {
+    parts.push(h("h4", {}, "Wrong grads"), h("ul", { class: "wrong-grads" },
+      ...wrong.map((i) => h("li", {}, `${label(i)}.grad = ${fmt(exp.grads[i])} (should be ${fmt(exp.correct_grads[i])})`))));
+  }
+  if (exp.lost_paths.length) {
+    const more = exp.lost_path_count - exp.lost_paths.length;
+    parts.push(h("h4", {}, "Lost paths"), h("ul", { class: "lost-paths" },
+      ...exp.lost_paths.map((path) => h("li", {}, `${path.nodes.map(label).join(" → ")} (this path carries ${fmt(path.product)})`)),
+      more > 0 ? h("li", { class: "muted" }, `…and ${more} more`) : null));
+  }
+  if (exp.harmless.length) {
+    parts.push(h("h4", {}, "Out of order, but harmless"), h("ul", { class: "harmless" }, ...exp.harmless.map((x) => h("li", {}, x.text))));
+  }
+  parts.push(h("p", { class: "muted" }, "Step back and forward to replay this run one visit at a time."));
+  body.replaceChildren(...parts);
+}

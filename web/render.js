@@ -1,0 +1,42 @@
+// Drawing: everything a widget shows comes from its state (w.state: the engine's answer
+// and the Stepper's position) through view.js's pure functions. Actions call
+// w.render(message) after they change the state; nothing else draws.
+
+import { keepInView } from "./panels/graph.js";
+import { renderDetails } from "./panels/details.js";
+import { say, setEnabled } from "./lib/dom.js";
+import { marksFor, narrationFor, positionText } from "./view.js";
+
+export function render(w, message = null) {
+  const s = w.state.stepper;
+  if (!s) return;
+  const view = s.view();
+  const marks = marksFor(view, w.state.answer, w.why);
+  w.graph.update(view, marks);
+  keepInView(w.ui.scroller, w.ui.svg, [marks.current ?? marks.visiting, ...marks.receiving.keys()], w.graph.layout);
+  w.table.update(view, marks);
+  if (view.pass === "mode" || view.frame?.kind === "pull") w.why.details(w.ui.details, view);
+  else renderDetails(w.ui.details, view, w.state.answer);
+  w.code.update(view, w.state.answer);
+  w.ui.position.textContent = positionText(view, w.why);
+  setEnabled(w.ui.back, !s.atStart());
+  setEnabled(w.ui.forward, !s.atEnd());
+  setEnabled(w.ui.startBackward, true);
+  setEnabled(w.ui.reset, true);
+  w.host.dataset.pass = view.pass;
+  w.host.dataset.step = String(view.index);
+  if (view.pass === "experiment") {
+    const visited = w.state.answer.nodes[view.frame.node].label;
+    w.visitOrder.mark(view.index === 0 ? null : visited, "visiting");
+  } else {
+    w.visitOrder.mark(null);
+  }
+  w.why.sync(view);
+  w.narrate(message ?? narrationFor(view));
+  w.learn.rendered(view);
+  performance.mark("gw:render");
+}
+
+export function narrate(w, text) {
+  say(w.ui.narration, text);
+}

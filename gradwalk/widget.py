@@ -55,7 +55,11 @@ def show(x) -> "Widget":
     """A widget that steps through the graph of ``x``: a preset id, a program's text, a
     Gradwalk Value or Program, any micrograd-style value (read without changing it), or a
     report from :func:`check` (the checked graph, with its problems)."""
-    shown = kernel.target(x)  # a value Gradwalk can't read raises ForeignGraphError here
+    __tracebackhide__ = True  # IPython: the cell shows its own line and the sentence, not this frame
+    try:
+        shown = kernel.target(x)  # a value Gradwalk can't read raises ForeignGraphError here
+    except ValueError as error:  # ForeignGraphError, ShowError: one sentence, no frames of ours
+        raise error.with_traceback(None) from None
     report = x if isinstance(x, engine_check.Report) else None
     if anywidget is None:
         raise ModuleNotFoundError("gradwalk.show needs anywidget; install it with `pip install anywidget`.")
@@ -89,7 +93,11 @@ class CheckReport(engine_check.Report):
 def check(loss) -> CheckReport:
     """Test the engine that built ``loss`` (see engine/check.py): ``report.ok``,
     ``report.problems`` (sentences, each naming its node) and ``report.notes``."""
-    report = engine_check.check(loss)
+    __tracebackhide__ = True  # IPython: the cell shows its own line and the sentence, not this frame
+    try:
+        report = engine_check.check(loss)
+    except ValueError as error:  # ForeignGraphError: one sentence, no frames of ours
+        raise error.with_traceback(None) from None
     return CheckReport(**{f.name: getattr(report, f.name) for f in fields(report)})
 
 

@@ -25,7 +25,21 @@ const MAX_VALUE = 1e12;
 export const PASSES = ["start", "forward", "backward", "experiment"];
 export const HIDEABLE = ["presets", "questions", "values", "nudge", "editor", "code", "table", "order", "why", "lesson", "share"];
 export const STARTS = ["forward", "backward", "end", "order"];
-const OWN = new Set(["gw", "preset", "prog", "src", "v", "pass", "step", "order", "cp", "embed", "hide", "start"]);
+// Every URL parameter a widget knows, in one table, by who reads and writes it:
+//   link  the widget's state (parseLink and formatLink, below; learn.js and links.js)
+//   why   the "Why reverse mode" section's state (modes/why-reverse.js and each mode's params)
+//   boot  how the page starts, never rewritten (boot/engine-client.js, boot/sw-register.js,
+//         the time limits in widget.js)
+// A parameter not in the table passes through a rewritten link untouched.
+export const PARAMETERS = {
+  gw: "link", preset: "link", prog: "link", src: "link", v: "link", pass: "link", step: "link",
+  order: "link", cp: "link", embed: "link", hide: "link", start: "link",
+  why: "why", run: "why", wrt: "why", family: "why", rule: "why", zero: "why", moves: "why",
+  lr: "why", inputs: "why", wstep: "why",
+  boot: "boot", sw: "boot", boottimeout: "boot", calltimeout: "boot",
+};
+export const parametersOf = (owner) => Object.keys(PARAMETERS).filter((key) => PARAMETERS[key] === owner);
+const OWN = new Set(parametersOf("link"));
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;

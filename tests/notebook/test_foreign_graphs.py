@@ -352,3 +352,22 @@ def test_show_refuses_what_it_cannot_read_with_the_same_error():
 
 def test_a_graph_at_the_limit_is_read():
     assert len(read(chain(MAX_NODES // 2 - 1)).nodes) == MAX_NODES - 1
+
+
+def test_a_bad_input_fails_in_the_learners_cell_with_one_sentence():
+    # What a notebook shows is the traceback: only the caller's frame and gradwalk's
+    # public function (hidden from IPython by __tracebackhide__), none of the engine's.
+    import traceback
+
+    import gradwalk
+
+    for call in (lambda: gradwalk.show(42), lambda: gradwalk.check("nope")):
+        try:
+            call()
+        except ValueError as error:
+            frames = traceback.extract_tb(error.__traceback__)
+            assert error.__cause__ is None and error.__suppress_context__
+            assert not any("/engine/" in f.filename or f.filename.endswith("kernel.py") for f in frames), frames
+            assert str(error).startswith("Gradwalk can't read")
+        else:
+            raise AssertionError("no error")

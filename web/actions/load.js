@@ -7,11 +7,12 @@
 import { Stepper, buildTrace } from "../stepper.js";
 import { prerendered } from "../boot/first-paint.js";
 import { showExperiment } from "../panels/experiment.js";
+import { parametersOf } from "../url.js";
 
 // Draw the prerendered graph only when the widget's query asks for nothing but that
 // preset (or nothing at all): a permalink or an embed with values, a program, a
 // place or a teaching mode waits for the engine rather than show something else.
-const FIRST_PAINT_PARAMS = new Set(["preset", "boot", "sw", "boottimeout", "calltimeout"]);
+const FIRST_PAINT_PARAMS = new Set(["preset", ...parametersOf("boot")]);
 
 export function onProgress(w, { stage, fraction }) {
   w.state.stage = stage;

@@ -16,11 +16,12 @@
 
 import { fmt } from "../lib/format.js";
 import { renderDetails } from "../panels/details.js";
+import { parametersOf } from "../url.js";
 import { MODES } from "./index.js";
 import { h, list, wrongGrads } from "./shared.js";
 
-// The URL parameters this section owns (url.js keeps the page's own).
-export const LINK_KEYS = ["why", "run", "wrt", "family", "rule", "zero", "moves", "lr", "inputs", "wstep"];
+// The URL parameters this section owns (url.js's table).
+const LINK_KEYS = parametersOf("why");
 const byId = new Map(MODES.map((mode) => [mode.id, mode]));
 
 // The marks for a pull visit in the visit-order experiment (the page's own marks

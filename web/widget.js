@@ -33,7 +33,7 @@ import { WhyReverse } from "./modes/why-reverse.js";
 import { createState } from "./state.js";
 import * as load from "./actions/load.js";
 import * as step from "./actions/step.js";
-import * as order from "./actions/order.js";
+import visitOrderMode from "./modes/visit-order.js";
 import * as draw from "./render.js";
 import { WIDGET_HTML } from "./widget-template.js";
 
@@ -97,9 +97,13 @@ function createWidget(host, shadow, options) {
     }).map(([key, id]) => [key, $(id)])),
   };
   // The actions and the drawing, each called as w.name(...args) with the context bound.
-  for (const module of [load, step, order, draw]) {
+  for (const module of [load, step, draw]) {
     for (const [name, fn] of Object.entries(module)) w[name] = (...args) => fn(w, ...args);
   }
+  // The visit-order experiment's own actions (modes/visit-order.js).
+  w.runOrder = () => visitOrderMode.run(w);
+  w.restoreOrder = () => visitOrderMode.restore(w);
+  w.orderChanged = (labels) => visitOrderMode.changed(w, labels);
 
   // The page's one engine, shared with every other widget on it (boot/engine-client.js);
   // its status (downloading, starting Python, ready, failed) is shown by each widget.

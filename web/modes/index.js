@@ -1,5 +1,8 @@
-// The "Why reverse mode" experiments, in the order of their tabs. Each is one module
-// with the same small interface (modes/README in docs/architecture.md):
+// The teaching modes. Every graph has two: the forward and backward passes
+// (passes.js) and the visit-order experiment (visit-order.js). The "Why reverse mode"
+// experiments below, in the order of their tabs, add one each. Every mode is one module
+// with the same small interface (the passes need only the last four; see
+// docs/architecture.md):
 //
 //   id, tab                      its name in links (?why=, ?run=) and its tab's label
 //   panel(ctx)                   builds its panel: the explanation, its controls, a result box
@@ -8,6 +11,7 @@
 //   marks(view, marks, answer)   what the current frame highlights on the graph
 //   position(view)               the position line ("Forward mode for x1 · node 3 of 7")
 //   details(view, answer)        the step details (nodes), or null for the ordinary ones
+//   narration(view)              what the narration says (default: the frame's own text)
 //   params(ctx) / restore(ctx, get)  what it keeps in a link, and running it again from one
 //
 // Adding an experiment: write modes/<name>.js and add it to this list.

@@ -1,18 +1,72 @@
-// The visit-order experiment's actions: run the order in the list (the engine replays
-// the backward pass in it), or go back to a correct one.
+// The visit-order experiment: the backward pass run in the learner's own order
+// ({cmd: "load", order, mode: "push" | "pull"}). The engine replays it frame by frame
+// and says which contributions arrived late and which input → output paths they cut;
+// the graph marks them as the replay reaches them, and the grads that came out wrong
+// at the end. Its list is panels/visit-order.js, its result panels/experiment.js.
 
+import { exact } from "../lib/format.js";
 import { say } from "../lib/dom.js";
 import { showExperiment } from "../panels/experiment.js";
-import { wrongCount } from "../view.js";
+import passes from "./passes.js";
+import { pullMarks } from "./why-reverse.js";
+import { wrongGrads } from "./shared.js";
 
-export function orderChanged(w, order) {
+export default {
+  id: "order",
+  run: (w) => run(w),
+  restore: (w) => restore(w),
+  changed: (w, labels) => changed(w, labels),
+
+  marks(view, marks, answer) {
+    if (view.frame?.kind === "pull") pullMarks(view.frame, marks);
+    else passes.marks(view, marks, answer);
+    // The late contributions and the paths they cut, once the replay has reached them;
+    // at the end, the grads that came out wrong.
+    const exp = view.experiment;
+    const lateFrame = new Map();
+    for (const l of exp.late) {
+      if (l.frame <= view.index) marks.late.add(l.edge);
+      lateFrame.set(l.edge, l.frame);
+    }
+    for (const path of exp.lost_paths) {
+      if ((lateFrame.get(path.late_edge) ?? Infinity) > view.index) continue;
+      for (const e of pathEdges(answer, path.nodes)) marks.lost.add(e);
+    }
+    if (view.final) {
+      exp.grads.forEach((g, i) => {
+        if (exact(g) !== exact(exp.correct_grads[i])) marks.wrong.add(i);
+      });
+      marks.shouldBe = exp.correct_grads;
+    }
+    return marks;
+  },
+
+  position(view) {
+    return passes.position(view, " (your order)");
+  },
+
+  narration: (view) => passes.narration(view),
+};
+
+// The edges along a path of node ids (every parallel edge between two neighbours).
+function pathEdges(answer, nodeIds) {
+  const out = [];
+  for (let k = 0; k + 1 < nodeIds.length; k++) {
+    for (const e of answer.edges) {
+      if (e.parent === nodeIds[k] && e.child === nodeIds[k + 1]) out.push(e.id);
+    }
+  }
+  return out;
+}
+
+function changed(w, order) {
   const exp = w.state.stepper?.trace.experiment;
   const ran = exp ? exp.order.map((id) => w.state.answer.nodes[id].label) : null;
   const hint = ran && ran.join() === order.join() ? "" : " Press Run order to try it.";
   w.ui.orderStatus.textContent = `${w.ui.orderStatus.textContent}${hint}`;
 }
 
-export async function runOrder(w) {
+async function run(w) {
   if (!w.state.ready || !w.state.answer) {
     w.notReady("Run order");
     say(w.ui.orderStatus, "Run order needs the engine, which is still starting.");
@@ -35,7 +89,7 @@ export async function runOrder(w) {
   w.state.stepper.setExperiment(exp);
   w.state.stepper.toEnd("experiment");
   showExperiment(w.ui.experimentBody, exp, w.state.answer);
-  const wrong = wrongCount(exp);
+  const wrong = wrongGrads(exp.grads, exp.correct_grads).length;
   const verdict = wrong === 0
     ? "every grad came out right."
     : `${wrong === 1 ? "1 grad is" : `${wrong} grads are`} wrong (see the table and the result below).`;
@@ -43,7 +97,7 @@ export async function runOrder(w) {
   w.render(`Ran the backward pass (${mode}) in the order ${order.join(", ")}: ${verdict} Step back to replay it one visit at a time.`);
 }
 
-export function restoreOrder(w) {
+function restore(w) {
   w.visitOrder.restore();
   const s = w.state.stepper;
   if (!s) {

@@ -198,6 +198,9 @@ def prepare(workdir: Path, notebooks) -> dict:
         "JUPYTERLAB_WORKSPACES_DIR": str(dirs["workspaces"]),
         "IPYTHONDIR": str(dirs["ipython"]),
         "JUPYTER_PLATFORM_DIRS": "1",  # no deprecation warning about it in the log
+        # In a virtual environment jupyter_core looks in the environment's own share/jupyter
+        # first, where ipykernel installs a python3 spec that runs plain `python`; ours wins.
+        "JUPYTER_PREFER_ENV_PATH": "0",
         "GRADWALK_LAB_OUTBOUND_LOG": str(workdir / "outbound.log"),
         "PYTHONUNBUFFERED": "1",
     })

@@ -16,5 +16,6 @@ export function createState() {
     pendingPreset: null, // a preset picked before the engine was ready
     unverified: null, // the prerendered answer on screen, until the engine has given the same
     runs: 0, // visit orders run (tests wait on the count)
+    why: {}, // the "Why reverse mode" section's choices: tab, wrt, family, rule, ... (modes/why-reverse.js)
   };
 }

@@ -140,6 +140,7 @@ function createWidget(host, shadow, options) {
   });
   w.report = new CheckReport($("check-report"), options.report ?? {}, { show: (problem) => w.showProblem(problem) });
   w.why = new WhyReverse({
+    state: w.state.why,
     call: (request) => w.engine.call(request),
     ready: () => w.state.ready && Boolean(w.state.answer),
     source: () => w.state.source,

@@ -89,7 +89,7 @@ export default {
   },
 
   params(ctx) {
-    return ctx.state.active === "again" && ctx.state.zero ? { zero: "1" } : {};
+    return ctx.active() === "again" && ctx.state.zero ? { zero: "1" } : {};
   },
 
   replay(ctx, get) {

@@ -43,17 +43,20 @@ export class WhyReverse {
     this.deps = deps;
     this.$ = (id) => deps.root.getElementById(id);
     this.section = this.$("why-reverse");
-    // What a permalink needs to bring this section back; each mode reads and writes its own keys.
-    this.state = {
-      tab: MODES[0].id, active: null, wrt: null, family: "diamonds", rule: "push", zero: false,
-      rate: 0.1, inputs: null, moves: "",
-    };
+    // The section's part of the widget's state (state.js keeps it as state.why): what a
+    // permalink needs to bring it back; each mode reads and writes its own keys. Which
+    // mode is running is not kept here: it is the Stepper's (active()).
+    this.state = deps.state ?? {};
+    Object.assign(this.state, {
+      tab: MODES[0].id, wrt: null, family: "diamonds", rule: "push", zero: false, rate: 0.1, inputs: null, moves: "",
+    });
     this.seq = 0;
     this.pending = null; // a link's state, waiting for the engine
     this.ctx = {
       $: this.$,
       state: this.state,
       memo: {}, // what a mode keeps between runs on this widget's graph (modes are shared modules)
+      active: () => this.active(),
       answer: () => deps.answer(),
       source: () => deps.source(),
       stepper: () => deps.stepper(),
@@ -73,7 +76,7 @@ export class WhyReverse {
     this.buildTabs();
     for (const radio of deps.root.querySelectorAll("input[name='order-rule']")) {
       radio.addEventListener("change", () => {
-        this.state.rule = this.orderRule();
+        this.state.rule = radio.value === "pull" ? "pull" : "push";
         this.$("order-status").textContent = `${this.state.rule === "pull" ? "Pull" : "Push"} chosen: press Run order to run the visit order this way.`;
       });
     }
@@ -118,8 +121,14 @@ export class WhyReverse {
     if (byUser) byId.get(id).selected?.(this.ctx);
   }
 
+  // Push or pull, for the visit-order experiment (the radio buttons set it).
   orderRule() {
-    return this.deps.root.querySelector("input[name='order-rule']:checked")?.value === "pull" ? "pull" : "push";
+    return this.state.rule;
+  }
+
+  // The experiment on the stepper, if any (its id), read from the Stepper itself.
+  active() {
+    return this.deps.stepper()?.trace.mode?.name ?? null;
   }
 
   // ------------------------------------------------------------ the page's hooks
@@ -130,7 +139,6 @@ export class WhyReverse {
   }
 
   graphLoaded(answer) {
-    this.state.active = null;
     for (const mode of MODES) mode.graphLoaded?.(this.ctx, answer);
     this.sync(null);
     this.applyPending();
@@ -139,7 +147,6 @@ export class WhyReverse {
   // The stepper's mode is ours while it is on; a new graph or a visit-order run turns it off.
   sync(view) {
     const on = this.deps.stepper()?.trace.mode ?? null;
-    if (!on) this.state.active = null;
     this.section.dataset.active = on?.name ?? "";
     this.$("why-active").hidden = !on;
     if (on) {
@@ -214,7 +221,6 @@ export class WhyReverse {
     s.setMode({ name: mode.id, ...result.mode });
     if (result.atEnd) s.toEnd("mode");
     else s.startBackward();
-    this.state.active = mode.id;
     this.ctx.mark("runs"); // tests wait on this
     this.deps.render(`${result.message ?? ""} ${s.view().frame.text}`.trim());
   }
@@ -243,10 +249,11 @@ export class WhyReverse {
     const s = this.state;
     const params = {};
     if (s.tab !== MODES[0].id) params.why = s.tab;
-    if (s.active) params.run = s.active;
+    const active = this.active();
+    if (active) params.run = active;
     for (const mode of MODES) Object.assign(params, mode.params?.(this.ctx) ?? {});
     const pos = this.deps.stepper()?.pos;
-    if (s.active && pos?.pass === "mode") params.wstep = String(pos.index);
+    if (active && pos?.pass === "mode") params.wstep = String(pos.index);
     return params;
   }
 

@@ -12,6 +12,7 @@ import pytest
 micrograd_engine = pytest.importorskip("micrograd.engine")
 
 from gradwalk import kernel  # noqa: E402
+from learner_engines import Overwriting  # noqa: E402 - the lecture's Value with = for +=
 from gradwalk.widget import FRONT_END, source_of  # noqa: E402
 from engine import check as engine_check  # noqa: E402
 from page_helpers import STEP_TIMEOUT_MS  # noqa: E402
@@ -93,41 +94,10 @@ def test_a_micrograd_graph_steps_through_its_backward_pass(built_dist, page, sit
     assert a.data == 2.0
 
 
-class Overwriting:
-    """The lecture's Value with one classic mistake: _backward sets the grad (=) instead of adding (+=)."""
-
-    def __init__(self, data, _children=(), _op="", label=""):
-        self.data, self.grad, self._prev, self._op, self.label = data, 0.0, set(_children), _op, label
-        self._backward = lambda: None
-
-    def __mul__(self, other):
-        out = Overwriting(self.data * other.data, (self, other), "*")
-
-        def _backward():
-            self.grad = other.data * out.grad
-            other.grad = self.data * out.grad
-        out._backward = _backward
-        return out
-
-    def backward(self):
-        topo, seen = [], set()
-
-        def build(v):
-            if v not in seen:
-                seen.add(v)
-                for child in v._prev:
-                    build(child)
-                topo.append(v)
-        build(self)
-        self.grad = 1.0
-        for v in reversed(topo):
-            v._backward()
-
-
 def test_a_check_report_opens_on_its_first_problem(built_dist, page, site_url):
     a = Overwriting(3.0, label="a")
     b = a * a
-    b.label = "b"
+    b.label = "b"  # the lecture's class takes labels as attributes
     report = engine_check.check(b)
     assert not report.ok
     cell = mount(page, site_url, kernel.target(report), report)

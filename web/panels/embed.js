@@ -129,7 +129,7 @@ export class EmbedDialog {
         h("label", { for: "embed-start" }, "Start"), this.start),
       h("div", { class: "embed-row" },
         this.keep, h("label", { for: "embed-keep" }, "Start at the current step (not only the current graph and values)")),
-      h("div", { class: "embed-row" },
+      this.heightRow = h("div", { class: "embed-row" },
         h("label", { for: "embed-height" }, "Height (px)"), this.height),
       h("label", { for: "embed-snippet", class: "embed-snippet-label" }, "Snippet"),
       this.snippet,
@@ -182,6 +182,7 @@ export class EmbedDialog {
   }
 
   refresh() {
+    this.heightRow.hidden = this.kind.value !== "iframe"; // an element sizes itself
     this.snippet.value = this.snippetText();
     this.preview.href = this.url();
   }

@@ -225,17 +225,16 @@ class _Checker:
             self.report.notes.append(f"{label} has no backward() method, so only the local derivatives and "
                                      "_backward were checked.")
             return
-        visits = []
-        with untouched(self.objects):
-            with _recording(self.objects, visits):
-                try:
-                    for obj in self.objects:
-                        obj.grad = 0.0
-                    backward()
-                except Exception as error:
-                    self.problem(f"{label}.backward() raised {type(error).__name__}: {error}", out, "backward")
-                    return
-                final = [obj.grad for obj in self.objects]
+        visits = []  # (run() puts every object back afterwards)
+        with _recording(self.objects, visits):
+            try:
+                for obj in self.objects:
+                    obj.grad = 0.0
+                backward()
+            except Exception as error:
+                self.problem(f"{label}.backward() raised {type(error).__name__}: {error}", out, "backward")
+                return
+            final = [obj.grad for obj in self.objects]
         self.report.grads = dict(zip(self.labels, (g if _is_number(g) else None for g in final)))
         if visits:
             self.check_visits(visits)

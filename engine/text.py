@@ -78,7 +78,8 @@ def _wrap(text: str, parent: Value, op: str, on_right: bool) -> str:
         if text.startswith("-") and (on_right or entry.precedence > _MINUS):
             return f"({text})"  # 2 * (-3), (-2) ** 2
         return text
-    inner = OPS[parent._op].precedence if parent._op else ATOM
+    known = OPS.get(parent._op)
+    inner = known.precedence if known else ATOM  # an input, or an op of a learner's own (written as a call)
     outer = entry.precedence
     if inner < outer or (inner == outer and (entry.brackets == "both" or on_right and entry.brackets == "right")):
         return f"({text})"

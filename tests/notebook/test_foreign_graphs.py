@@ -371,3 +371,25 @@ def test_a_bad_input_fails_in_the_learners_cell_with_one_sentence():
             assert str(error).startswith("Gradwalk can't read")
         else:
             raise AssertionError("no error")
+
+
+def test_a_custom_operation_inside_a_known_one_is_written_and_checked():
+    # hypot (unknown to Gradwalk) feeding a product: its unlabelled node is written as a
+    # call, hypot(a, b), which needs no brackets inside `* a` (this used to be a KeyError).
+    import json
+
+    from engine import check as engine_check
+    from gradwalk import kernel
+    from learner_engines import Sqrt
+
+    a = Sqrt(3.0)
+    a.label = "a"
+    b = Sqrt(4.0)
+    b.label = "b"
+    c = a.hypot(b) * a
+    c.label = "c"
+    answer = json.loads(kernel.handle({"cmd": "load"}, kernel.target(c)))
+    assert answer["ok"], answer
+    nodes = {n["label"]: n for n in answer["nodes"]}
+    assert nodes["c"]["data"] == 15.0 and nodes["a"]["grad"] == 3.0 / 5.0 * 3.0 + 5.0
+    assert engine_check.check(c).ok

@@ -286,7 +286,7 @@ def main(argv=None) -> int:
     one_worker = bool(lesson_workers) and all(w == 1 for w in lesson_workers)
     print(f"engine workers on lesson.html: {lesson_workers or 'no data'}: "
           + ("1 in every load (ok)" if one_worker else "NOT 1 in every load" if lesson_workers else "no data"))
-    verdict = "no data" if lesson_ratio is None else "met" if lesson_ratio <= 1.3 else "missed"
+    verdict = common.verdict(lesson_ratio, 1.3)
     print(f"target <= 1.3x: {verdict}")
     failed = [(name, f) for name in names for f in failures[name]]
     if failed:

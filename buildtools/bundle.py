@@ -12,6 +12,7 @@ esbuild is pinned like Pyodide: the platform's binary package from npm
 
 from __future__ import annotations
 
+import os
 import platform
 import shutil
 import subprocess
@@ -40,14 +41,14 @@ def esbuild(cache: Path, log) -> Path:
         raise BuildError(f"the build pins esbuild for {', '.join(ESBUILD_INTEGRITY)} only, not {key}; add this "
                          f"platform's @esbuild package and its integrity to buildtools/bundle.py.")
     binary = cache / "esbuild" / ESBUILD_VERSION / key / "esbuild"
-    tgz = fetch.npm_package(cache, f"@esbuild/{key}", ESBUILD_VERSION, ESBUILD_INTEGRITY[key], log)
-    if not binary.exists():
+    if not binary.exists():  # extracted once from the verified tarball, like every cached download
+        tgz = fetch.npm_package(cache, f"@esbuild/{key}", ESBUILD_VERSION, ESBUILD_INTEGRITY[key], log)
         binary.parent.mkdir(parents=True, exist_ok=True)
         with tarfile.open(tgz) as tar:
             member = tar.extractfile("package/bin/esbuild")
             if member is None:
                 raise BuildError(f"{tgz.name} has no package/bin/esbuild; delete it and run the build again.")
-            staged = binary.with_suffix(".partial")
+            staged = _unique_partial(binary)
             staged.write_bytes(member.read())
         staged.chmod(0o755)
         staged.replace(binary)
@@ -62,19 +63,27 @@ def notebook_module(web_copy: Path, out: Path, cache: Path, log) -> None:
     if not entry.is_file():
         raise BuildError(f"web/{ENTRY} is missing; restore it and run the build again.")
     out.parent.mkdir(parents=True, exist_ok=True)
-    staged = out.with_name(out.name + ".partial")
+    staged = _unique_partial(out)  # builds running at once (serve, pip, tests) never share one
     command = [str(esbuild(cache, log)), str(entry), "--bundle", "--format=esm", "--loader:.css=text",
                "--minify", "--legal-comments=none", "--log-level=warning", f"--outfile={staged}"]
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=BUNDLE_TIMEOUT_S,
                                 stdin=subprocess.DEVNULL)
+        if result.returncode != 0:
+            first = (result.stderr or result.stdout).strip().splitlines()[:3]
+            raise BuildError(f"esbuild could not bundle web/{ENTRY}: {' '.join(first)}")
+        staged.replace(out)
     except subprocess.TimeoutExpired:
         raise BuildError(f"esbuild took longer than {BUNDLE_TIMEOUT_S} s on web/{ENTRY}; run the build again.") from None
-    if result.returncode != 0:
-        first = (result.stderr or result.stdout).strip().splitlines()[:3]
-        raise BuildError(f"esbuild could not bundle web/{ENTRY}: {' '.join(first)}")
-    staged.replace(out)
+    finally:
+        staged.unlink(missing_ok=True)  # gone already when it became `out`
     entry.unlink()
+
+
+def _unique_partial(path: Path) -> Path:
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    os.close(fd)
+    return Path(name)
 
 
 def notebook_module_from_source(root: Path, cache: Path, log=lambda *a: None) -> Path:

@@ -39,9 +39,9 @@ class SetupError(Exception):
 
 def main(pytest_args: list[str]) -> int:
     try:
+        ensure_node()  # first: installing the project builds its notebook front end with Node
         ensure_test_packages()
         ensure_chromium()
-        ensure_node()
     except SetupError as e:
         print(f"build.py test: {e}", file=sys.stderr, flush=True)
         return 1

@@ -9,7 +9,8 @@ import sys
 from importlib import metadata
 
 from buildtools import run_tests
-from conftest import ROOT
+
+ROOT = run_tests.ROOT
 
 ONE_FILE = "tests/engine/test_value.py"
 

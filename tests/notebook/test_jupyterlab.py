@@ -20,13 +20,12 @@ from pathlib import Path
 import pytest
 
 from jupyterlab_harness import ROOT
+from page_helpers import STEP_TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
 
-FRONT_END = ROOT / "gradwalk" / "static" / "widget.js"
 # Where the screenshots of micrograd_steps.ipynb go (after the backward pass; check's report).
 SCREENSHOTS = Path(os.environ.get("GRADWALK_NOTEBOOK_SCREENSHOTS", "/tmp"))
-STEP_TIMEOUT_MS = 10_000
 
 
 def widget_host(output, context):
@@ -121,9 +120,8 @@ def _engine_grads():
     return {node["label"]: node["grad"] for node in answer["nodes"]}, answer
 
 
-@pytest.mark.skipif(not FRONT_END.exists(),
-                    reason="gradwalk/static/widget.js is missing: `python build.py notebook` writes it")
-def test_micrograd_diamond_steps_in_jupyterlab_and_check_names_the_problem(open_notebook, lab_context):
+def test_micrograd_diamond_steps_in_jupyterlab_and_check_names_the_problem(built_dist, open_notebook, lab_context):
+    # built_dist: the build writes the notebook's front end, gradwalk/static/widget.js.
     pytest.importorskip("micrograd.engine")
     expected, answer = _engine_grads()
     output_label = next(node["label"] for node in answer["nodes"] if node["is_output"])

@@ -76,8 +76,11 @@ def test_a_micrograd_graph_steps_through_its_backward_pass(built_dist, page, sit
     start = cell.get_by_role("button", name="Start backward", exact=True)
     start.click()
     forward = cell.get_by_role("button", name="Step forward", exact=True)
-    while forward.get_attribute("aria-disabled") != "true":
+    for _ in range(2 * len(labels) + 2):  # one click per frame, with room; never forever
+        if forward.get_attribute("aria-disabled") == "true":
+            break
         forward.click()
+    assert forward.get_attribute("aria-disabled") == "true", "the backward pass did not end"
     numbers = grads(cell)
     assert set(numbers) == set(labels)
     assert float(numbers[labels[0]]) == 15.0  # the input a: 6a + 3

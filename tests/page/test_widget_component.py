@@ -120,8 +120,10 @@ CYCLES = """async (n) => {
   for (let i = 0; i < n; i++) {
     const w = mount(box, { query: i % 2 ? '?preset=diamond' : '?preset=neuron' });
     // Half the cycles wait for the widget to be ready, half unmount it mid-boot.
-    if (i % 2) await new Promise((resolve) => {
-      const check = () => (box.dataset.engine === 'ready' ? resolve() : setTimeout(check, 10));
+    if (i % 2) await new Promise((resolve, reject) => {
+      const deadline = performance.now() + 60000;
+      const check = () => (box.dataset.engine === 'ready' ? resolve()
+        : performance.now() > deadline ? reject(new Error('a widget was not ready within 60 s')) : setTimeout(check, 10));
       check();
     });
     w.unmount();

@@ -17,6 +17,7 @@
 // widget's stay in.
 
 import { mount } from "./widget.js";
+import { toBase64url } from "./url.js";
 
 // prog and src (a link's compressed and plain program) pass through as the Embed dialog writes them.
 const ATTRIBUTES = ["preset", "program", "prog", "src", "values", "order", "pass", "step", "start", "hide", "questions"];
@@ -55,7 +56,7 @@ export function queryOf(element) {
   for (const name of ATTRIBUTES) {
     const value = element.getAttribute(name);
     if (value === null) continue;
-    if (name === "program") params.set("src", base64url(value));
+    if (name === "program") params.set("src", toBase64url(new TextEncoder().encode(value)));
     else if (name === "questions") {
       if (/^(off|0|false|no)$/i.test(value.trim())) params.set("cp", "0");
     } else params.set(SPELLED[name] ?? name, value);
@@ -63,12 +64,6 @@ export function queryOf(element) {
   return `?${params}`;
 }
 
-function base64url(text) {
-  const bytes = new TextEncoder().encode(text);
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
 
 // <html data-engine>: "error" if any widget's engine failed, else "loading" while
 // any is loading, else "ready".

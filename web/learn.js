@@ -5,7 +5,7 @@
 //   panels/nudge.js        nudge an input by h: the change next to grad × h, and the
 //                          central difference next to the grad
 //   panels/editor.js       type a program; the graph rebuilds as you type
-//   url.js                 the state in the URL; Copy link
+//   links.js, url.js       the state in the URL (restored, kept up to date); Copy link
 //   panels/embed.js        ?embed=1 and <grad-walk> for lesson pages, the Embed dialog
 //
 // widget.js owns the engine, the stepper and the drawing; it hands this module a
@@ -134,30 +134,14 @@ export class Learn {
     svg.addEventListener("mouseleave", () => show(null));
   }
 
-  // Engine calls from here go through load()/call(): if Python itself failed (a
-  // fatal Pyodide error leaves the worker unable to answer anything again), the
-  // worker is restarted so the page keeps working, and the error goes on up.
-  async load(source, options) {
-    try {
-      return await this.host.load(source, options);
-    } catch (error) {
-      this.recover(error);
-      throw error;
-    }
+  // Engine calls from here go through the widget's actions. (If Python itself fails,
+  // the engine starts a fresh worker on its own: boot/engine-client.js.)
+  load(source, options) {
+    return this.host.load(source, options);
   }
 
-  async call(request) {
-    try {
-      return await this.host.call(request);
-    } catch (error) {
-      this.recover(error);
-      throw error;
-    }
-  }
-
-  recover(error) {
-    const engine = this.host.app.engine;
-    if (engine && /^The engine failed/.test(error?.message ?? "")) engine.restart();
+  call(request) {
+    return this.host.call(request);
   }
 
   leafAt(target) {
@@ -191,7 +175,7 @@ export class Learn {
 
   // ---------------------------------------------------------------- graphs
 
-  // Every new graph on screen (widget.js calls this from loadGraph).
+  // Every new graph on screen (actions/load.js calls this from loadGraph).
   graphLoaded(answer, { kind = "load" } = {}) {
     const app = this.host.app;
     const source = app.source ?? {};
@@ -231,7 +215,7 @@ export class Learn {
     else option?.remove();
   }
 
-  // After every render (widget.js).
+  // After every render (render.js).
   rendered(view) {
     this.questions.update(view);
     const s = this.questions.summary();

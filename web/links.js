@@ -155,11 +155,8 @@ export const linkMethods = {
       const frames = s.frames(st.pass).length;
       const index = st.pass === "start" ? -1 : st.step ?? 0;
       if (st.pass === "experiment" && !s.trace.experiment) {
-        if (order === null && st.order) {
-          // already reported
-        } else {
-          problems.push("pass=experiment needs a visit order, so the page starts at the beginning");
-        }
+        // (an order the link named but that could not be used is reported already)
+        if (!(order === null && st.order)) problems.push("pass=experiment needs a visit order, so the page starts at the beginning");
       } else if (st.pass !== "start" && !(index >= 0 && index < frames)) {
         problems.push(`the ${st.pass} pass has no step ${index} (it has steps 0 to ${frames - 1})`);
       } else {

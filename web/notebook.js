@@ -14,6 +14,7 @@
 // when the widget shows a check's report.
 
 import { mount } from "./widget.js";
+import { toBase64url } from "./url.js";
 import styleCss from "./style.css";
 import panelsCss from "./panels/panels.css";
 import modesCss from "./modes/modes.css";
@@ -81,7 +82,7 @@ function queryFor(source) {
     params.set("preset", source.preset);
     params.set("hide", "share");
   } else if (source.program !== undefined) {
-    params.set("src", base64url(source.program));
+    params.set("src", toBase64url(new TextEncoder().encode(source.program)));
     params.set("hide", "share");
   } else {
     // A graph with an operation Gradwalk does not know cannot be recomputed at new values.
@@ -91,11 +92,6 @@ function queryFor(source) {
   return `?${params}`;
 }
 
-function base64url(text) {
-  let binary = "";
-  for (const b of new TextEncoder().encode(text)) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
 
 export default {
   render({ model, el }) {

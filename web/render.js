@@ -5,7 +5,7 @@
 import { keepInView } from "./panels/graph.js";
 import { renderDetails } from "./panels/details.js";
 import { say, setEnabled } from "./lib/dom.js";
-import { marksFor, narrationFor, positionText } from "./view.js";
+import { detailsFor, marksFor, narrationFor, positionText } from "./view.js";
 
 export function render(w, message = null) {
   const s = w.state.stepper;
@@ -15,7 +15,9 @@ export function render(w, message = null) {
   w.graph.update(view, marks);
   keepInView(w.ui.scroller, w.ui.svg, [marks.current ?? marks.visiting, ...marks.receiving.keys()], w.graph.layout);
   w.table.update(view, marks);
-  if (view.pass === "mode" || view.frame?.kind === "pull") w.why.details(w.ui.details, view);
+  const parts = view.pass === "mode" ? null : detailsFor(view, w.state.answer);
+  if (view.pass === "mode") w.why.details(w.ui.details, view);
+  else if (parts) w.ui.details.replaceChildren(...parts);
   else renderDetails(w.ui.details, view, w.state.answer);
   w.code.update(view, w.state.answer);
   w.ui.position.textContent = positionText(view, w.why);

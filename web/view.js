@@ -30,6 +30,11 @@ export function positionText(view, why) {
   return modeOf(view).position(view);
 }
 
+// The step details a mode writes itself, or null for the ordinary ones (panels/details.js).
+export function detailsFor(view, answer) {
+  return modeOf(view).details?.(view, answer) ?? null;
+}
+
 export function narrationFor(view) {
   return modeOf(view).narration(view);
 }

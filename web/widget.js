@@ -108,9 +108,8 @@ function createWidget(host, shadow, options) {
   // The page's one engine, shared with every other widget on it (boot/engine-client.js);
   // its status (downloading, starting Python, ready, failed) is shown by each widget.
   w.engine = options.engine ?? sharedEngine({ bootTimeoutMs: BOOT_TIMEOUT_MS, callTimeoutMs: CALL_TIMEOUT_MS }).client();
-  w.state.engine = w.engine;
   disposers.push(w.engine.subscribe((status) => status.state === "loading" && w.onProgress(status)));
-  disposers.push(() => w.engine.close());
+  if (!options.engine) disposers.push(() => w.engine.close()); // a client handed in is its owner's to close
 
   // The panels. Each draws what it is given; the learn-by-doing ones (learn.js) and the
   // "Why reverse mode" experiments (modes/) reach the engine through the actions.

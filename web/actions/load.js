@@ -1,7 +1,7 @@
 // Loading: the engine's boot, the presets, and every request that brings a new graph
 // (a preset, a program, new input values, a visit order) or the build's prerendered
 // one before the engine is ready. These are the widget's only writers of its state's
-// graph, and (with order.js and the panels' requests through learn.js and the modes)
+// graph, and (with modes/visit-order.js and the requests of learn.js and the modes)
 // its only callers of the engine; an answer overtaken by a newer request is dropped.
 
 import { Stepper, buildTrace } from "../stepper.js";
@@ -37,7 +37,9 @@ export async function boot(w) {
   try {
     // A retry restarts a failed engine (every widget on the page shares it), and
     // gives the boot four times as long each time (a slow line deserves more time).
-    if (w.retries++ && w.engine.status.state === "error") w.engine.restart(Math.max(w.BOOT_TIMEOUT_MS, 60000));
+    if (w.retries++ && w.engine.status.state === "error") {
+      w.engine.restart({ bootTimeoutMs: Math.min(w.engine.bootTimeoutMs * 4, Math.max(w.BOOT_TIMEOUT_MS, 60000)) });
+    }
     await w.engine.ready;
     const answer = await w.engine.call({ cmd: "presets" });
     if (!answer.ok) throw new Error(answer.error?.message ?? "The engine did not list its presets.");
@@ -261,7 +263,6 @@ export function firstPaintFits(w, first) {
 }
 
 export function engineFailed(w, error) {
-  w.learn.recover(error); // Python itself failed: start a fresh worker
   w.narrate(`The engine could not answer: ${error?.message ?? error}`);
 }
 

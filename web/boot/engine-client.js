@@ -101,7 +101,10 @@ export class Engine {
           engine.listeners.delete(fn);
         };
       },
-      restart: () => engine.restart(),
+      restart: (options) => engine.restart(options),
+      get bootTimeoutMs() {
+        return engine.bootTimeoutMs;
+      },
       get ready() {
         return engine.ready;
       },
@@ -162,9 +165,10 @@ export class Engine {
     this.worker.postMessage({ id: call.id, request: JSON.stringify(call.request) });
   }
 
-  // Throw the worker away and boot a new one. The call it was answering fails;
-  // the queued calls wait for the new worker.
-  restart() {
+  // Throw the worker away and boot a new one (with a new boot time limit, if given).
+  // The call it was answering fails; the queued calls wait for the new worker.
+  restart({ bootTimeoutMs = this.bootTimeoutMs } = {}) {
+    this.bootTimeoutMs = bootTimeoutMs;
     this.stop("The engine was restarted before it answered.", { keepQueue: true });
     this.start();
     return this.readyPromise;
@@ -201,7 +205,8 @@ export class Engine {
 
     const failBoot = (message) => {
       clearTimeout(bootTimer);
-      if (this.worker === worker) this.stop(message);
+      if (this.worker !== worker) return; // a replaced worker: its boot no longer matters
+      this.stop(message);
       this.setStatus({ ...this.status, state: "error", message });
       settle.reject(new EngineError(message));
     };
@@ -209,6 +214,7 @@ export class Engine {
       () => failBoot(`The engine did not start within ${seconds(this.bootTimeoutMs)}.`),
       this.bootTimeoutMs,
     );
+    this.bootTimer = bootTimer; // stop() clears it: a replaced worker's timer must not fire
 
     worker.onmessage = ({ data }) => {
       if (this.worker !== worker) return; // a late message from a replaced worker
@@ -250,13 +256,17 @@ export class Engine {
     if (!call || call.id !== id) return; // already timed out
     this.inflight = null;
     clearTimeout(call.timer);
-    if (error !== undefined) call.reject(new EngineError(`The engine failed: ${error}`));
-    else {
-      try {
-        call.resolve(JSON.parse(response));
-      } catch {
-        call.reject(new EngineError("The engine's answer was not valid JSON."));
-      }
+    if (error !== undefined) {
+      // Python itself failed (a fatal Pyodide error leaves the worker unable to answer
+      // again): this call fails, and the requests behind it go to a fresh worker.
+      call.reject(new EngineError(`The engine failed: ${error}`));
+      this.restart();
+      return;
+    }
+    try {
+      call.resolve(JSON.parse(response));
+    } catch {
+      call.reject(new EngineError("The engine's answer was not valid JSON."));
     }
     this.pump();
   }
@@ -270,6 +280,7 @@ export class Engine {
   }
 
   stop(message, { keepQueue = false } = {}) {
+    clearTimeout(this.bootTimer);
     this.worker?.terminate();
     this.worker = null;
     this.readyWorker = null;

@@ -28,10 +28,6 @@ export async function prerendered(presetId = null) {
   return entry ? { id, presets: all.presets, preset: entry.preset, load: entry.load } : null;
 }
 
-// The preset id the page's URL asks for (?preset=diamond), or null.
-export function presetFromURL() {
-  return new URLSearchParams(location.search).get("preset");
-}
 
 async function fetchAll() {
   try {

@@ -46,10 +46,6 @@ export function setEnabled(button, on) {
   button.setAttribute("aria-disabled", on ? "false" : "true");
 }
 
-export function enabled(button) {
-  return button.getAttribute("aria-disabled") !== "true";
-}
-
 // Run the latest of a burst of calls: fn runs at once if idle; calls that come while
 // it runs collapse into one more run (with the newest arguments) when it is done.
 export function latestOnly(fn) {

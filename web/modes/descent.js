@@ -148,7 +148,7 @@ function reset(ctx, byUser) {
   ctx.$("descent-result").replaceChildren();
   ctx.$("descent-plot").replaceChildren();
   if (!byUser) return;
-  if (ctx.stepper()?.trace.mode?.name === "descent") ctx.leave();
+  if (ctx.active() === "descent") ctx.leave();
   ctx.render("Descent reset: back at the starting values.");
 }
 

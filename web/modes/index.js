@@ -12,7 +12,8 @@
 //   position(view)               the position line ("Forward mode for x1 · node 3 of 7")
 //   details(view, answer)        the step details (nodes), or null for the ordinary ones
 //   narration(view)              what the narration says (default: the frame's own text)
-//   params(ctx) / restore(ctx, get)  what it keeps in a link, and running it again from one
+//   params(ctx) / fromParams(ctx, get) / replay(ctx, get)   what it keeps in a link, and
+//                                running it again from one (default: run with no params)
 //
 // Adding an experiment: write modes/<name>.js and add it to this list.
 

@@ -3,7 +3,7 @@
 // the seed and one backward visit per node. Like every mode (modes/index.js), it says
 // what a frame marks on the graph, how the position line and the narration read.
 
-import { pushLines } from "./shared.js";
+import { markVisit } from "./shared.js";
 
 export default {
   id: "passes",
@@ -14,15 +14,7 @@ export default {
       marks.current = f.node;
       for (const e of answer.nodes[f.node].parents) marks.feeding.add(e);
     } else if (f) {
-      marks.visiting = f.node;
-      if (f.kind === "seed") {
-        marks.visitTag = "seed: grad 1";
-      } else {
-        for (const p of f.pushes) {
-          marks.receiving.set(p.parent, "+=");
-          marks.pushes.set(p.edge, { lines: pushLines(p), late: p.late });
-        }
-      }
+      markVisit(f, marks);
     }
     return marks;
   },

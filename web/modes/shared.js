@@ -38,7 +38,7 @@ export function markVisit(f, marks) {
   }
   for (const p of f.pushes) {
     marks.receiving.set(p.parent, "+=");
-    marks.pushes.set(p.edge, { lines: pushLines(p), late: false });
+    marks.pushes.set(p.edge, { lines: pushLines(p), late: Boolean(p.late) });
   }
 }
 

@@ -4,12 +4,11 @@
 // the graph marks them as the replay reaches them, and the grads that came out wrong
 // at the end. Its list is panels/visit-order.js, its result panels/experiment.js.
 
-import { exact } from "../lib/format.js";
 import { say } from "../lib/dom.js";
 import { showExperiment } from "../panels/experiment.js";
 import passes from "./passes.js";
-import { pullMarks } from "./why-reverse.js";
-import { wrongGrads } from "./shared.js";
+import { h, list, wrongGrads } from "./shared.js";
+import { fmt } from "../lib/format.js";
 
 export default {
   id: "order",
@@ -33,9 +32,7 @@ export default {
       for (const e of pathEdges(answer, path.nodes)) marks.lost.add(e);
     }
     if (view.final) {
-      exp.grads.forEach((g, i) => {
-        if (exact(g) !== exact(exp.correct_grads[i])) marks.wrong.add(i);
-      });
+      for (const i of wrongGrads(exp.grads, exp.correct_grads)) marks.wrong.add(i);
       marks.shouldBe = exp.correct_grads;
     }
     return marks;
@@ -46,6 +43,11 @@ export default {
   },
 
   narration: (view) => passes.narration(view),
+
+  // A push visit reads like the ordinary backward pass's; a pull visit has its own lines.
+  details(view, answer) {
+    return view.frame?.kind === "pull" ? pullDetails(view.frame, answer) : null;
+  },
 };
 
 // The edges along a path of node ids (every parallel edge between two neighbours).
@@ -83,7 +85,7 @@ async function run(w) {
     return;
   }
   const exp = answer.experiment;
-  w.state.runs = (w.state.runs ?? 0) + 1;
+  w.state.runs += 1;
   w.$("experiment-result").dataset.runs = String(w.state.runs); // how many orders have been run
   w.state.stepper.setMode(null); // a "Why reverse mode" experiment gives way to the run
   w.state.stepper.setExperiment(exp);
@@ -112,4 +114,31 @@ function restore(w) {
   w.render(wasExperiment
     ? "Back to the correct visit order: these are the right grads."
     : null);
+}
+
+// A pull visit: the node reads its consumers' grads (an early one is not final yet).
+function pullMarks(f, marks) {
+  marks.visiting = f.node;
+  marks.visitTag = "pulls";
+  for (const p of f.pushes) {
+    marks.pushes.set(p.edge, {
+      lines: [`${fmt(p.upstream)} × ${fmt(p.local)}`, `= ${fmt(p.contribution)}`],
+      late: p.late,
+      tag: p.late ? "⚠ not final" : undefined,
+    });
+  }
+}
+
+// A pull visit in the visit-order experiment: the node sets its grad from its consumers.
+function pullDetails(f, answer) {
+  const label = (i) => answer.nodes[i].label;
+  const parts = [h("p", { class: "detail-head" }, `Visit ${label(f.node)}: pull from the nodes that use it`)];
+  if (!f.pushes.length) parts.push(h("p", { class: "muted" }, "Nothing to pull: the output keeps its seed."));
+  parts.push(list(f.pushes.map((p) => h("li", { class: `push${p.late ? " is-late" : ""}` },
+    h("code", { class: "push-rule" }, p.rule),
+    h("div", { class: "push-math" }, `${label(p.child)}.grad ${fmt(p.upstream)} × local ${fmt(p.local)} = ${fmt(p.contribution)}`),
+    h("div", { class: "push-change" }, `running sum ${fmt(p.before)} → ${fmt(p.after)}`),
+    p.late ? h("div", { class: "push-late" }, `⚠ Too early: ${label(p.child)} has not been visited yet, so its grad is not final and the paths through it are lost.`) : null,
+  )), "pushes"));
+  return parts;
 }

@@ -10,33 +10,19 @@
 //   why.graphLoaded(answer)        a new graph is on screen
 //   why.marks(view, marks)         highlights for a mode frame (fills `marks`)
 //   why.position(view)             the position line for a mode frame
-//   why.details(container, view)   the step details for a mode or pull frame
+//   why.details(container, view)   the step details for a mode frame
 //   why.sync(view)                 after every render
 //   why.orderRule()                "push" or "pull" for the visit-order experiment
 
-import { fmt } from "../lib/format.js";
 import { renderDetails } from "../panels/details.js";
 import { parametersOf } from "../url.js";
 import { MODES } from "./index.js";
-import { h, list, wrongGrads } from "./shared.js";
+import { h, wrongGrads } from "./shared.js";
 
 // The URL parameters this section owns (url.js's table).
 const LINK_KEYS = parametersOf("why");
 const byId = new Map(MODES.map((mode) => [mode.id, mode]));
 
-// The marks for a pull visit in the visit-order experiment (the page's own marks
-// for push visits stay as they are).
-export function pullMarks(f, marks) {
-  marks.visiting = f.node;
-  marks.visitTag = "pulls";
-  for (const p of f.pushes) {
-    marks.pushes.set(p.edge, {
-      lines: [`${fmt(p.upstream)} × ${fmt(p.local)}`, `= ${fmt(p.contribution)}`],
-      late: p.late,
-      tag: p.late ? "⚠ not final" : undefined,
-    });
-  }
-}
 
 export class WhyReverse {
   constructor(deps) {
@@ -58,7 +44,6 @@ export class WhyReverse {
       memo: {}, // what a mode keeps between runs on this widget's graph (modes are shared modules)
       active: () => this.active(),
       answer: () => deps.answer(),
-      source: () => deps.source(),
       stepper: () => deps.stepper(),
       visitOrder: deps.visitOrder,
       ready: () => deps.ready(),
@@ -179,10 +164,6 @@ export class WhyReverse {
 
   details(container, view) {
     const answer = this.deps.answer();
-    if (view.frame.kind === "pull") {
-      container.replaceChildren(...pullDetails(view.frame, answer));
-      return;
-    }
     const parts = byId.get(view.mode.name).details(view, answer);
     if (parts) container.replaceChildren(...parts);
     else renderDetails(container, view, answer);
@@ -280,18 +261,4 @@ export class WhyReverse {
       this.deps.render();
     }
   }
-}
-
-// A pull visit in the visit-order experiment: the node sets its grad from its consumers.
-function pullDetails(f, answer) {
-  const label = (i) => answer.nodes[i].label;
-  const parts = [h("p", { class: "detail-head" }, `Visit ${label(f.node)}: pull from the nodes that use it`)];
-  if (!f.pushes.length) parts.push(h("p", { class: "muted" }, "Nothing to pull: the output keeps its seed."));
-  parts.push(list(f.pushes.map((p) => h("li", { class: `push${p.late ? " is-late" : ""}` },
-    h("code", { class: "push-rule" }, p.rule),
-    h("div", { class: "push-math" }, `${label(p.child)}.grad ${fmt(p.upstream)} × local ${fmt(p.local)} = ${fmt(p.contribution)}`),
-    h("div", { class: "push-change" }, `running sum ${fmt(p.before)} → ${fmt(p.after)}`),
-    p.late ? h("div", { class: "push-late" }, `⚠ Too early: ${label(p.child)} has not been visited yet, so its grad is not final and the paths through it are lost.`) : null,
-  )), "pushes"));
-  return parts;
 }

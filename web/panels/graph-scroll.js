@@ -45,6 +45,7 @@ export function keepInView(scroller, svg, nodeIds, layout) {
     // middle of drawing (with a big graph, a second whole layout of the page).
     cancelAnimationFrame(m?.frame);
     const frame = requestAnimationFrame(() => {
+      if (!scroller.isConnected) return; // the widget was taken down meanwhile
       scrollMetrics(scroller, svg, layout);
       keepInView(scroller, svg, ids, layout);
     });

@@ -4,9 +4,10 @@
   stepping (stepping never needs Python), the next action that needs Python is answered
   by a fresh worker (after at most the call time limit and a clear message), and the
   page is fully usable again.
-* Bounded work: with the call time limit at its minimum (?calltimeout=500), a program at
-  the engine's size limits takes longer than that in Pyodide; the call is stopped, the
-  worker restarted, the learner told, and the page keeps working.
+* Bounded work: with the call time limit at its minimum (?calltimeout=500), an engine
+  too slow to answer a big program within it (its worker kept busy, as on a slow
+  device); the call is stopped, the worker restarted, the learner told, and the page
+  keeps working.
 """
 
 import time
@@ -81,24 +82,20 @@ def test_the_worker_dying_mid_session_is_survived(page, site_url):
 def test_a_computation_over_the_time_limit_is_stopped_and_the_page_keeps_working(page, site_url):
     open_settled(page, site_url + "index.html?preset=diamond&calltimeout=500")
     page.click("#edit-program")
-    # 1,939 nodes, all drawn: inside the engine's limits, far over half a second in Pyodide.
+    # 1,939 nodes, all drawn: inside the engine's limits, but heavy work for a phone.
     lines = [f"x{i} = {i + 1}" for i in range(20)]
     lines += [f"y{k} = relu(x{k % 20} * x{(k + 1) % 20} + {k})" for k in range(480)]
     lines += [f"s{j} = " + " + ".join(f"y{k}" for k in range(40 * j, 40 * j + 40)) for j in range(12)]
     lines.append("z = " + " + ".join(f"s{j}" for j in range(12)))
-    # A slow device, as a learner's phone may be: the whole renderer, worker included,
-    # runs at a twentieth of its speed while the big program is computed.
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("Emulation.setCPUThrottlingRate", {"rate": 20})
-    try:
-        # Typed, not submitted with Done: the request goes out from the editor's pause
-        # timer with nothing else for the (throttled) page to do, so the call's time
-        # limit is measured against the engine alone. (Done closes the editor and moves
-        # the focus just after sending; at 1/20 speed that layout alone can outlast the
-        # engine, and the answer would beat the late timer.)
-        shown = submit_typed(page, "\n".join(lines))
-    finally:
-        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
+    # The engine of a slow device: its worker is kept busy for 8 s from its next task,
+    # so the program's request waits behind that and cannot be answered within half a
+    # second. (CPU throttling over CDP does not reliably reach a dedicated worker: with
+    # the whole renderer throttled 20 times, this program still came back within 500 ms
+    # in 2 of 5 runs, and the test raced the machine.)
+    assert page.workers, "the engine's worker is not running"
+    for worker in page.workers:
+        worker.evaluate("() => { setTimeout(() => { const end = Date.now() + 8000; while (Date.now() < end); }, 0); }")
+    shown = submit_typed(page, "\n".join(lines))
     assert shown["error"], "the big program came back within half a second even at 1/20 speed"
     assert "restarted" in shown["text"], shown["text"]
     assert shown["graph"] == "diamond" and len(shown["nodes"]) == 4  # the last good graph stays

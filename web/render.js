@@ -34,6 +34,7 @@ export function render(w, message = null) {
     w.visitOrder.mark(null);
   }
   w.why.sync(view);
+  w.followExperiment(view);
   w.narrate(message ?? narrationFor(view));
   w.learn.rendered(view);
   performance.mark("gw:render");

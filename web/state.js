@@ -16,6 +16,8 @@ export function createState() {
     pendingPreset: null, // a preset picked before the engine was ready
     unverified: null, // the prerendered answer on screen, until the engine has given the same
     runs: 0, // visit orders run (tests wait on the count)
+    tab: "passes", // the stage's tab: "passes" | "order" | "why" (actions/stage.js)
+    tabOwner: null, // the tab of the experiment on the stepper, if any
     why: {}, // the "Why reverse mode" section's choices: tab, wrt, family, rule, ... (modes/why-reverse.js)
   };
 }

@@ -28,14 +28,17 @@ import { NodeTable, watchScrollable } from "./panels/table.js";
 import { ProgramView } from "./panels/program.js";
 import { VisitOrder } from "./panels/visit-order.js";
 import { CheckReport } from "./panels/check-report.js";
+import { StageTabs } from "./panels/stage-tabs.js";
 import { Learn } from "./learn.js";
 import { WhyReverse } from "./modes/why-reverse.js";
 import { createState } from "./state.js";
 import * as load from "./actions/load.js";
 import * as step from "./actions/step.js";
+import * as stage from "./actions/stage.js";
 import visitOrderMode from "./modes/visit-order.js";
 import * as draw from "./render.js";
 import { WIDGET_HTML } from "./widget-template.js";
+import { parametersOf } from "./url.js";
 
 export function mount(element, options = {}) {
   if (element.gradwalk) throw new Error("This element already holds a Gradwalk widget; unmount it first.");
@@ -97,7 +100,7 @@ function createWidget(host, shadow, options) {
     }).map(([key, id]) => [key, $(id)])),
   };
   // The actions and the drawing, each called as w.name(...args) with the context bound.
-  for (const module of [load, step, draw]) {
+  for (const module of [load, step, stage, draw]) {
     for (const [name, fn] of Object.entries(module)) w[name] = (...args) => fn(w, ...args);
   }
   // The visit-order experiment's own actions (modes/visit-order.js).
@@ -113,6 +116,7 @@ function createWidget(host, shadow, options) {
 
   // The panels. Each draws what it is given; the learn-by-doing ones (learn.js) and the
   // "Why reverse mode" experiments (modes/) reach the engine through the actions.
+  w.stageTabs = new StageTabs(shadow, { choose: (tab) => w.chooseTab(tab) });
   w.graph = new GraphView(w.ui.svg);
   w.table = new NodeTable($("node-rows"));
   w.code = new ProgramView($("program"));
@@ -154,6 +158,10 @@ function createWidget(host, shadow, options) {
       .catch((error) => { w.engineFailed(error); return false; }),
   });
   w.why.fromParams(params);
+  // A link into an experiment, or an embed that starts at the visit order, opens on its tab.
+  if (parametersOf("why").some((k) => params.has(k))) w.state.tab = "why";
+  if (host.classList.contains("start-order")) w.state.tab = "order";
+  w.stageTabs.show(w.state.tab);
   disposers.push(watchScrollable($("table-scroll")));
 
   // Events → actions.
@@ -178,11 +186,8 @@ function createWidget(host, shadow, options) {
     else w.stepBack();
   }, { signal: teardown.signal });
 
-  // On a phone the lesson notes start folded, so the graph is near the top.
-  if (window.matchMedia("(max-width: 640px)").matches) {
-    $("lesson-more").open = false;
-    $("legend-box").open = false;
-  }
+  // On a phone the legend starts folded (the lesson notes always do: the stage comes first).
+  if (window.matchMedia("(max-width: 760px)").matches) $("legend-box").open = false;
 
   // Take the widget down: its listeners, observers and engine client go, its shadow
   // root is emptied and the host element gets back the attributes it had.

@@ -2,11 +2,13 @@
 // while the learner stands just before the frame that reveals the answer.
 //
 // A checkpoint {pass, before_step: N} is *asked* at the position just before frame
-// N of that pass (N = -1 is the pass's last frame) and *revealed* at frame N itself,
-// where its card shows the answer and the explanation. Stepping is never blocked:
-// each step still reveals exactly one frame; the card says the next step will give
-// the answer away. The learner types a number (or picks a choice) and presses
-// Check: wrong answers can be tried again, and Show answer reveals it at once.
+// N of that pass (N = -1 is the pass's last frame) and *revealed* at frame N itself.
+// One question is open at a time; answered and revealed ones fold to a line with the
+// answer (the explanation a click away). Stepping is never blocked: each step still
+// reveals exactly one frame; the card says the next step will give the answer away,
+// and a question the learner never saw is not revealed. The learner types a number
+// (or picks a choice) and presses Check: wrong answers can be tried again, and Show
+// answer reveals it at once.
 //
 // With edited input values, a question whose answer the trace itself holds
 // (`check = "b.grad"`, no `values`, no `order`) is asked with the new numbers;
@@ -29,6 +31,7 @@ export class Checkpoints {
     this.graphKeys = new Map(); // source key -> "g1", "g2", ...
     this.key = "";
     this.shown = ""; // which cards are on screen, so a re-render keeps focus and typing
+    this.seen = new Set(); // the questions that have been on screen (status keys)
     box.classList.add("checkpoints");
   }
 
@@ -95,38 +98,70 @@ export class Checkpoints {
     return t.backwardGrads[step][id];
   }
 
-  // The cards for a position: questions asked before the next frame, or answered by this one.
+  // The cards for a position. One question at a time: the first one asked here that is
+  // still open; the ones answered already (here, or revealed by the step just taken)
+  // are folded to a line. A question the learner never had on screen (stepped past
+  // while another was open) is not revealed: it is asked again when they come back.
   cardsFor(view) {
     if (!this.enabled || !this.list.length) return [];
     const { pass, index } = view;
     const nForward = this.answer.forward.length;
-    const out = [];
+    const asked = [];
+    const revealed = [];
     for (const cp of this.list) {
-      let asked = false;
+      let ask = false;
       if (cp.pass === "forward") {
-        asked = (cp.step === 0 && pass === "start") || (pass === "forward" && index === cp.step - 1);
+        ask = (cp.step === 0 && pass === "start") || (pass === "forward" && index === cp.step - 1);
       } else {
-        asked = cp.step === 0
+        ask = cp.step === 0
           ? (pass === "forward" && index === nForward - 1) || (nForward === 0 && pass === "start")
           : pass === "backward" && index === cp.step - 1;
       }
-      const revealed = pass === cp.pass && index === cp.step;
-      if (asked) out.push({ cp, mode: "ask" });
-      else if (revealed) out.push({ cp, mode: "revealed" });
+      if (ask) asked.push(cp);
+      else if (pass === cp.pass && index === cp.step && this.seen.has(this.statusKey(cp))) revealed.push(cp);
     }
-    // What to do now first; what the last step answered after it.
-    return [...out.filter((c) => c.mode === "ask"), ...out.filter((c) => c.mode === "revealed")];
+    const open = asked.find((cp) => !this.answered(cp));
+    return [
+      ...(open ? [{ cp: open, mode: "ask", folded: false }] : []),
+      ...asked.filter((cp) => cp !== open && this.answered(cp)).map((cp) => ({ cp, mode: "ask", folded: true })),
+      ...revealed.map((cp) => ({ cp, mode: "revealed", folded: true })),
+    ];
+  }
+
+  answered(cp) {
+    const state = this.status.get(this.statusKey(cp))?.state;
+    return state === "right" || state === "revealed";
   }
 
   update(view) {
     this.lastView = view;
     const cards = this.cardsFor(view);
-    const shown = cards.map((c) => `${c.cp.id}:${c.mode}`).join("|") + `@${this.key}:${this.enabled}`;
+    const shown = cards.map((c) => `${c.cp.id}:${c.mode}:${c.folded}`).join("|") + `@${this.key}:${this.enabled}`;
+    // A question counts as seen once it is drawn where the learner can see it (the
+    // stage's "Step the passes" tab; not while another tab is in front).
+    const visible = !this.box.closest("[role=tabpanel]")?.hidden;
+    if (visible) for (const c of cards) if (!c.folded) this.seen.add(this.statusKey(c.cp));
     if (shown === this.shown) return;
     this.shown = shown;
     this.box.hidden = cards.length === 0;
-    this.box.replaceChildren(...cards.map((c) => this.card(c.cp, c.mode)));
+    this.box.replaceChildren(...cards.map((c) => (c.folded ? this.folded(c.cp, c.mode) : this.card(c.cp, c.mode))));
     this.box.dataset.count = String(cards.length);
+  }
+
+  // An answered or revealed question, folded to one line: the answer, with the
+  // question and the explanation a click away.
+  folded(cp, mode) {
+    const st = this.status.get(this.statusKey(cp)) ?? { state: "revealed", tries: 0, reply: "" };
+    const parts = this.answerParts(cp, st, "revealed");
+    const verdict = parts.shift();
+    verdict.removeAttribute("tabindex");
+    return h("details", {
+      class: `checkpoint is-folded is-${mode} state-${st.state}`,
+      data: { checkpoint: cp.id, mode, state: st.state },
+    },
+    h("summary", { class: "cp-summary" }, verdict, h("span", { class: "cp-summary-q" }, cp.question)),
+    h("p", { class: "cp-question" }, cp.question),
+    ...parts);
   }
 
   statusKey(cp) {
@@ -233,12 +268,11 @@ export class Checkpoints {
     card.dataset.state = st.state;
     card.className = card.className.replace(/state-\S+/, `state-${st.state}`);
     if (right) {
-      const form = card.querySelector("form");
-      form?.remove();
-      feedback.replaceChildren(...this.answerParts(cp, st, "ask"));
-      feedback.querySelector(".cp-verdict")?.setAttribute("tabindex", "-1");
-      feedback.querySelector(".cp-verdict")?.focus();
+      // The card folds to its answer and the next question here (if any) opens; the
+      // focus goes to the next question's field, or else to the folded answer.
       this.shown = "";
+      this.update(this.lastView);
+      this.focusAfter(cp);
     } else {
       feedback.replaceChildren(this.wrongText(cp, st.reply));
     }
@@ -264,7 +298,12 @@ export class Checkpoints {
     this.status.set(key, st);
     this.shown = "";
     if (this.lastView) this.update(this.lastView);
-    this.box.querySelector(`[data-checkpoint="${cp.id}"] .cp-verdict`)?.focus();
+    this.focusAfter(cp);
+  }
+
+  focusAfter(cp) {
+    const next = this.box.querySelector(".checkpoint:not(.is-folded) input");
+    (next ?? this.box.querySelector(`[data-checkpoint="${cp.id}"] summary`))?.focus();
   }
 
   answerText(cp) {

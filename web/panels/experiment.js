@@ -1,4 +1,5 @@
-// The visit-order experiment's result: the order that ran, the verdict, the engine's
+// The visit-order experiment's result: the verdict first (it must be in view next to
+// the Run order button), the order that ran, the engine's
 // explanation, the wrong grads, the lost paths and the harmless out-of-order visits.
 
 import { fmt } from "../lib/format.js";
@@ -14,9 +15,9 @@ export function showExperiment(body, exp, answer) {
   const label = (id) => answer.nodes[id].label;
   const wrong = wrongGrads(exp.grads, exp.correct_grads);
   const parts = [
-    h("p", { class: "ran-order" }, `Order run: ${exp.order.map(label).join(" → ")}`),
     h("p", { class: `verdict ${wrong.length ? "is-wrong" : "is-right"}` },
       wrong.length ? `✗ ${wrong.length === 1 ? "1 grad is" : `${wrong.length} grads are`} wrong` : "✓ Every grad is right"),
+    h("p", { class: "ran-order" }, `Order run: ${exp.order.map(label).join(" → ")}`),
     h("ul", { class: "explanation" }, ...exp.explanation.map((sentence) => h("li", {}, sentence))),
   ];
   if (wrong.length) {
@@ -34,4 +35,7 @@ export function showExperiment(body, exp, answer) {
   }
   parts.push(h("p", { class: "muted" }, "Step back and forward to replay this run one visit at a time."));
   body.replaceChildren(...parts);
+  // The verdict belongs next to the graph's late and lost marks: bring it into view
+  // (inside the stage's side column; on a phone, just below the graph that stays on top).
+  body.querySelector(".verdict").scrollIntoView({ block: "nearest" });
 }

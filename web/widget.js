@@ -27,6 +27,7 @@ import { GraphView } from "./panels/graph.js";
 import { NodeTable, watchScrollable } from "./panels/table.js";
 import { ProgramView } from "./panels/program.js";
 import { VisitOrder } from "./panels/visit-order.js";
+import { Scrubber } from "./panels/scrubber.js";
 import { CheckReport } from "./panels/check-report.js";
 import { Learn } from "./learn.js";
 import { WhyReverse } from "./modes/why-reverse.js";
@@ -116,6 +117,10 @@ function createWidget(host, shadow, options) {
   w.graph = new GraphView(w.ui.svg);
   w.table = new NodeTable($("node-rows"));
   w.code = new ProgramView($("program"));
+  // The scrubber moves the stepper through the step action and follows every render.
+  w.scrubber = new Scrubber($("scrubber-box"), { onMove: (offset) => w.stepTo(offset) });
+  const drawAll = w.render;
+  w.render = (message) => { drawAll(message); w.scrubber.follow(w.state.stepper, w.state.answer, w.why); };
   w.visitOrder = new VisitOrder($("visit-order"), {
     announce: (text) => say(w.ui.orderStatus, text),
     onChange: (labels) => w.orderChanged(labels),

@@ -39,7 +39,8 @@ export default {
   },
 
   position(view) {
-    return passes.position(view, " (your order)");
+    // The rule it ran with, so the line never names a switch that has moved on since.
+    return passes.position(view, ` (your order, ${view.experiment.mode ?? "push"})`);
   },
 
   narration: (view) => passes.narration(view),

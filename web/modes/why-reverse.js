@@ -61,8 +61,14 @@ export class WhyReverse {
     this.buildTabs();
     for (const radio of deps.root.querySelectorAll("input[name='order-rule']")) {
       radio.addEventListener("change", () => {
-        this.state.rule = radio.value === "pull" ? "pull" : "push";
-        this.$("order-status").textContent = `${this.state.rule === "pull" ? "Pull" : "Push"} chosen: press Run order to run the visit order this way.`;
+        const rule = radio.value === "pull" ? "pull" : "push";
+        this.state.rule = rule;
+        // A run on the graph keeps the rule it ran with (the position line names it); say so when they differ.
+        const ran = this.deps.stepper()?.trace.experiment?.mode;
+        const chosen = `${rule === "pull" ? "Pull" : "Push"} chosen:`;
+        this.$("order-status").textContent = ran && ran !== rule
+          ? `${chosen} the run on the graph used ${ran}; press Run order to run this order with ${rule}.`
+          : `${chosen} press Run order to run the visit order this way.`;
       });
     }
     this.$("why-exit").addEventListener("click", () => this.leave());

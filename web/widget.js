@@ -136,6 +136,7 @@ function createWidget(host, shadow, options) {
       return w.runOrder().catch((error) => w.engineFailed(error));
     },
     linkParams: (other) => w.why.linkParams(other), // "Why reverse mode" keeps its state in the link too
+    restoreWhy: (params) => w.why.fromParams(params), // and gets it back on Back / Forward
     inputTip: (text) => (w.graph.inputTip = text),
     element: host,
     shadow,

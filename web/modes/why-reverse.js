@@ -228,7 +228,7 @@ export class WhyReverse {
 
   // The page's other link parameters with this section's (fresh) ones in place of any old ones.
   linkParams(other) {
-    if (this.pending) return other; // not restored yet: keep what the link asked for
+    if (this.pending || this.replaying) return other; // not restored yet: keep what the link asked for
     return [...other.filter(([k]) => !LINK_KEYS.includes(k)), ...Object.entries(this.toParams())];
   }
 
@@ -260,7 +260,12 @@ export class WhyReverse {
     if (!p || !this.deps.answer() || !this.deps.ready()) return;
     this.pending = null;
     const mode = byId.get(p.run);
-    if (mode) await (mode.replay ? mode.replay(this.ctx, p.get) : this.start(mode));
+    this.replaying = true; // until the mode is back on the stepper, the link keeps its own parameters
+    try {
+      if (mode) await (mode.replay ? mode.replay(this.ctx, p.get) : this.start(mode));
+    } finally {
+      this.replaying = false;
+    }
     const s = this.deps.stepper();
     if (s?.trace.mode && Number.isInteger(p.step) && p.step >= 0 && p.step < s.trace.mode.frames.length) {
       s.pos = { pass: "mode", index: p.step };

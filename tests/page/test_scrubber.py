@@ -152,3 +152,23 @@ def test_scrubber_by_pointer_sweeps_back_and_forth(page, site_url):
     assert scrubber(page).bounding_box() == box  # it never moved under the pointer
     value = where(page)[0]
     assert nodes(page)["d"] == (("18", "") if value == 4 else ("18", "1"))
+
+
+def test_scrubber_spans_a_why_reverse_mode_experiment(page, site_url):
+    open_page(page, site_url, "diamond")
+    page.get_by_role("tab", name="Path sums", exact=True).click()
+    page.locator("#paths-wrt").select_option("a")
+    runs = int(page.evaluate("Number(gwRoot().getElementById('why-reverse').dataset.runs || 0)"))
+    button(page, "Walk its paths").click()
+    page.wait_for_function(
+        f"Number(gwRoot().getElementById('why-reverse').dataset.runs || 0) > {runs}", timeout=STEP_TIMEOUT_MS)
+    # The forward pass, then the experiment's two paths: a → b → d (6), a → c → d (9).
+    assert where(page) == [5, 6, "Path sums for a, path 1 of 2", "Path sums for a · path 1 of 2"]
+    scrubber(page).focus()
+    page.keyboard.press("End")
+    assert where(page)[0] == 6 and where(page)[3] == "Path sums for a · path 2 of 2"
+    assert nodes(page)["a"] == ("2", "15")
+    page.keyboard.press("Home")
+    assert where(page)[0] == 0 and nodes(page) == BLANK
+    page.keyboard.press("End")
+    assert where(page)[0] == 6 and page.evaluate("gwHost().dataset.pass") == "mode"

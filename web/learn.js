@@ -79,6 +79,7 @@ export class Learn {
 
     this.runValues = latestOnly(() => this.sendValues());
     this.saveURL = debounce(() => this.writeURL(), 200);
+    this.watchHistory(); // Back and Forward restore the state (links.js)
     this.buildBar();
 
     // A leaf in the graph: click to type its value, drag sideways to scrub it.
@@ -106,6 +107,7 @@ export class Learn {
     this.live = false;
     this.saveURL.cancel?.();
     this.stopEmbed?.();
+    this.stopHistory?.();
     this.embedDialog?.close();
   }
 

@@ -5,7 +5,7 @@
 // their own file; url.js reads and writes the links themselves.
 
 import { h, say } from "./lib/dom.js";
-import { PASSES, decodeProgram, encodeProgram, formatLink } from "./url.js";
+import { PASSES, decodeProgram, encodeProgram, formatLink, parseLink } from "./url.js";
 
 export const linkMethods = {
   async copyLink() {
@@ -52,7 +52,16 @@ export const linkMethods = {
     const prog = state.program !== null ? await this.programParam(state.program) : null;
     const other = this.host.linkParams ? this.host.linkParams(this.link.other) : this.link.other; // + Why reverse mode's
     const query = formatLink(state, { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other });
-    if (this.host.ownsAddressBar && query !== location.search) history.replaceState(history.state, "", query + location.hash);
+    const first = this.replaceNext; // the first write after a restore only tidies the address
+    this.replaceNext = false;
+    if (this.host.ownsAddressBar && query !== location.search) {
+      // A new graph, a visit order run or an experiment gets its own history entry, so
+      // Back undoes it; a step, a value or a switch only updates the current one. An
+      // embed's frame never adds entries (they would be the lesson page's Back button's).
+      const push = !first && !this.link.state.embed && newPlace(location.search, query);
+      if (push) history.pushState(null, "", query + location.hash);
+      else history.replaceState(history.state, "", query + location.hash);
+    }
     this.fullQuery = formatLink({ ...state, embed: false }, { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other });
     if (this.openFull) this.openFull.href = this.pageAddress() + this.fullQuery;
     this.lastProgram = prog;
@@ -179,7 +188,38 @@ export const linkMethods = {
 
   finishRestore() {
     this.live = true;
+    this.replaceNext = true;
     this.saveURL();
+  },
+
+  // Back and Forward, where the widget owns the address bar (index.html): the entry's
+  // URL is a permalink, restored like the one the page opened with. Elsewhere (a
+  // <grad-walk> on a lesson page, a notebook) the page's history is not the widget's.
+  watchHistory() {
+    if (!this.host.ownsAddressBar) return;
+    const onPop = () => this.returnTo(location.search).catch((error) => this.host.narrate(`That page state could not be restored: ${error?.message ?? error}`));
+    window.addEventListener("popstate", onPop);
+    this.stopHistory = () => window.removeEventListener("popstate", onPop);
+  },
+
+  async returnTo(query) {
+    if (!this.restored || !this.host.app.ready) return; // still opening: the first restore wins
+    this.saveURL.cancel?.(); // a pending write belongs to the state being left
+    this.live = false;
+    this.restored = false;
+    const link = (this.link = parseLink(query));
+    if (this.link.any && !this.link.fatal) {
+      await this.restore();
+    } else {
+      // An entry without a link (the address the page was opened at): the first preset.
+      this.restored = true;
+      const app = this.host.app;
+      await this.load({ preset: app.presets[0].id }, { kind: "link" });
+      this.finishRestore();
+    }
+    // "Why reverse mode" last: its experiment runs on the graph just restored (unless
+    // another Back or Forward has overtaken this one).
+    if (this.link === link) this.host.restoreWhy?.(new URLSearchParams(query));
   },
 
   showNotice(problems) {
@@ -199,6 +239,16 @@ export const linkMethods = {
     box.hidden = false;
   },
 };
+
+// Whether going from one query to another deserves a history entry: another preset,
+// a program instead of a preset (or back), another visit order run, an experiment
+// entered or left. (Edits of a program, new values, steps and switches do not.)
+function newPlace(before, after) {
+  const a = new URLSearchParams(before);
+  const b = new URLSearchParams(after);
+  const landmark = (p) => [p.get("preset"), p.has("prog") || p.has("src"), p.get("order"), p.get("run")].join("\u0000");
+  return landmark(a) !== landmark(b);
+}
 
 function startPlace(s, start) {
   const back = s.backPass;

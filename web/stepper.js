@@ -163,6 +163,28 @@ export class Stepper {
     this.pos = { pass, index: this.frames(pass).length - 1 };
   }
 
+  // The walk as one line of steps (the scrubber's): 0 is the start, 1..F the forward
+  // frames, then the frames of the pass after them, in the order next() visits them.
+  get steps() {
+    return this.trace.forward.length + this.frames(this.backPass).length;
+  }
+
+  get offset() {
+    const { pass, index } = this.pos;
+    if (pass === "start") return 0;
+    if (pass === "forward") return index + 1;
+    return this.trace.forward.length + 1 + index;
+  }
+
+  // Move to a step of that line (clamped to it).
+  goTo(offset) {
+    const k = Math.max(0, Math.min(this.steps, Math.round(offset)));
+    const forward = this.trace.forward.length;
+    if (k === 0) this.pos = { pass: "start", index: -1 };
+    else if (k <= forward) this.pos = { pass: "forward", index: k - 1 };
+    else this.pos = { pass: this.backPass, index: k - forward - 1 };
+  }
+
   // Everything the page draws at the current position.
   view() {
     const { pass, index } = this.pos;

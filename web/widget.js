@@ -27,6 +27,7 @@ import { GraphView } from "./panels/graph.js";
 import { NodeTable, watchScrollable } from "./panels/table.js";
 import { ProgramView } from "./panels/program.js";
 import { VisitOrder } from "./panels/visit-order.js";
+import { Scrubber } from "./panels/scrubber.js";
 import { CheckReport } from "./panels/check-report.js";
 import { StageTabs } from "./panels/stage-tabs.js";
 import { Learn } from "./learn.js";
@@ -120,6 +121,10 @@ function createWidget(host, shadow, options) {
   w.graph = new GraphView(w.ui.svg);
   w.table = new NodeTable($("node-rows"));
   w.code = new ProgramView($("program"));
+  // The scrubber moves the stepper through the step action and follows every render.
+  w.scrubber = new Scrubber($("scrubber-box"), { onMove: (offset) => w.stepTo(offset) });
+  const drawAll = w.render;
+  w.render = (message) => { drawAll(message); w.scrubber.follow(w.state.stepper, w.state.answer, w.why); };
   w.visitOrder = new VisitOrder($("visit-order"), {
     announce: (text) => say(w.ui.orderStatus, text),
     onChange: (labels) => w.orderChanged(labels),
@@ -135,6 +140,7 @@ function createWidget(host, shadow, options) {
       return w.runOrder().catch((error) => w.engineFailed(error));
     },
     linkParams: (other) => w.why.linkParams(other), // "Why reverse mode" keeps its state in the link too
+    restoreWhy: (params) => w.why.fromParams(params), // and gets it back on Back / Forward
     inputTip: (text) => (w.graph.inputTip = text),
     element: host,
     shadow,

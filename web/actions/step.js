@@ -30,6 +30,14 @@ export function stepBack(w) {
   w.render();
 }
 
+// Jump to a step of the whole walk (the scrubber: 0 is the start, stepper.steps the end).
+export function stepTo(w, offset) {
+  const s = w.stepper();
+  if (!s || s.offset === offset) return;
+  s.goTo(offset);
+  w.render();
+}
+
 export function startBackward(w) {
   const s = w.stepper();
   if (!s) return;

@@ -96,5 +96,15 @@ async function compare(ctx) {
   parts.push(h("p", { class: "muted" }, "To step through either run, choose Push or Pull next to the visit order and press Run order."));
   box.replaceChildren(...parts);
   ctx.mark("compared");
-  ctx.render(`Compared push and pull on the order ${order.join(", ")}. The results are in the Push and pull panel.`);
+  // The comparison is what the section shows now: an experiment still on the stepper
+  // gives way (back to the ordinary grads), so no status names it any longer.
+  const s = ctx.stepper();
+  const left = s?.trace.mode ? s.trace.mode.title : null;
+  if (left) {
+    s.setMode(null);
+    s.toEnd();
+  }
+  ctx.$("order-status").textContent = `Compared push and pull on ${order.join(", ")}: the results are in the Push and pull panel.`;
+  ctx.render(`Compared push and pull on the order ${order.join(", ")}. The results are in the Push and pull panel.`
+    + (left ? ` (${left} was left: the graph shows the ordinary backward pass.)` : ""));
 }

@@ -39,7 +39,8 @@ export default {
   },
 
   position(view) {
-    return passes.position(view, " (your order)");
+    // The rule it ran with, so the line never names a switch that has moved on since.
+    return passes.position(view, ` (your order, ${view.experiment.mode ?? "push"})`);
   },
 
   narration: (view) => passes.narration(view),
@@ -95,24 +96,30 @@ async function run(w) {
   const verdict = wrong === 0
     ? "every grad came out right."
     : `${wrong === 1 ? "1 grad is" : `${wrong} grads are`} wrong (see the table and the result below).`;
-  say(w.ui.orderStatus, `Ran ${order.join(", ")}.`);
+  say(w.ui.orderStatus, `Ran ${order.join(", ")} with ${mode}.`);
   w.render(`Ran the backward pass (${mode}) in the order ${order.join(", ")}: ${verdict} Step back to replay it one visit at a time.`);
 }
 
+// Restore correct order undoes the experiment and nothing else: the learner keeps
+// their place in the passes (a replayed visit becomes the same visit of the correct
+// pass), and with nothing to undo it only says so.
 function restore(w) {
-  w.visitOrder.restore();
   const s = w.state.stepper;
-  if (!s) {
-    say(w.ui.orderStatus, "The list is in a correct order.");
+  const ran = Boolean(s?.trace.experiment);
+  if (!ran && w.visitOrder.isCorrectOrder()) {
+    say(w.ui.orderStatus, `The order is already the correct one: ${w.visitOrder.order.join(", ")}.`);
     return;
   }
-  const wasExperiment = s.pos.pass === "experiment";
-  s.setExperiment(null);
-  if (wasExperiment) s.toEnd("backward");
-  showExperiment(w.ui.experimentBody, null, w.state.answer);
+  w.visitOrder.restore();
   say(w.ui.orderStatus, `Restored a correct order: ${w.visitOrder.order.join(", ")}.`);
-  w.render(wasExperiment
-    ? "Back to the correct visit order: these are the right grads."
+  if (!ran) return; // only the list had changed
+  const place = s.pos.pass === "experiment"
+    ? { pass: "backward", index: Math.min(s.pos.index, s.frames("backward").length - 1) } : null;
+  s.setExperiment(null);
+  if (place) s.pos = place;
+  showExperiment(w.ui.experimentBody, null, w.state.answer);
+  w.render(place
+    ? "Back to the correct visit order, at the same step: these are the right grads."
     : null);
 }
 

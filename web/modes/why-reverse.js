@@ -61,8 +61,14 @@ export class WhyReverse {
     this.buildTabs();
     for (const radio of deps.root.querySelectorAll("input[name='order-rule']")) {
       radio.addEventListener("change", () => {
-        this.state.rule = radio.value === "pull" ? "pull" : "push";
-        this.$("order-status").textContent = `${this.state.rule === "pull" ? "Pull" : "Push"} chosen: press Run order to run the visit order this way.`;
+        const rule = radio.value === "pull" ? "pull" : "push";
+        this.state.rule = rule;
+        // A run on the graph keeps the rule it ran with (the position line names it); say so when they differ.
+        const ran = this.deps.stepper()?.trace.experiment?.mode;
+        const chosen = `${rule === "pull" ? "Pull" : "Push"} chosen:`;
+        this.$("order-status").textContent = ran && ran !== rule
+          ? `${chosen} the run on the graph used ${ran}; press Run order to run this order with ${rule}.`
+          : `${chosen} press Run order to run the visit order this way.`;
       });
     }
     this.$("why-exit").addEventListener("click", () => this.leave());
@@ -222,7 +228,7 @@ export class WhyReverse {
 
   // The page's other link parameters with this section's (fresh) ones in place of any old ones.
   linkParams(other) {
-    if (this.pending) return other; // not restored yet: keep what the link asked for
+    if (this.pending || this.replaying) return other; // not restored yet: keep what the link asked for
     return [...other.filter(([k]) => !LINK_KEYS.includes(k)), ...Object.entries(this.toParams())];
   }
 
@@ -254,7 +260,12 @@ export class WhyReverse {
     if (!p || !this.deps.answer() || !this.deps.ready()) return;
     this.pending = null;
     const mode = byId.get(p.run);
-    if (mode) await (mode.replay ? mode.replay(this.ctx, p.get) : this.start(mode));
+    this.replaying = true; // until the mode is back on the stepper, the link keeps its own parameters
+    try {
+      if (mode) await (mode.replay ? mode.replay(this.ctx, p.get) : this.start(mode));
+    } finally {
+      this.replaying = false;
+    }
     const s = this.deps.stepper();
     if (s?.trace.mode && Number.isInteger(p.step) && p.step >= 0 && p.step < s.trace.mode.frames.length) {
       s.pos = { pass: "mode", index: p.step };

@@ -97,3 +97,12 @@ def axe_report(results) -> str:
         for node in violation["nodes"]:
             lines.append(f"    {node['target']}: {node.get('failureSummary', '').replace(chr(10), ' | ')}")
     return "\n".join(lines)
+
+
+def show_tab(page, name, root=None):
+    """Bring one of the stage's tabs to the front ("Step the passes", "Visit order",
+    "Why reverse mode"), as a learner would click it."""
+    tab = (root or page).get_by_role("tab", name=name, exact=True)
+    if tab.get_attribute("aria-selected") != "true":
+        tab.click()
+    return tab

@@ -2,7 +2,7 @@
 the order, and see the wrong grad, the late contribution, the lost path and the
 engine's explanation; a correct order gives the right grads again."""
 
-from page_helpers import STEP_TIMEOUT_MS, button, nodes, open_page, order, snapshot
+from page_helpers import STEP_TIMEOUT_MS, button, nodes, open_page, order, show_tab, snapshot
 
 CORRECT = ["d", "c", "b", "a"]
 
@@ -52,6 +52,7 @@ def edge_id(page, parent, child):
 
 def test_wrong_order_by_keyboard_then_restore(page, site_url):
     open_page(page, site_url, "diamond")
+    show_tab(page, "Visit order")
     assert order(page) == CORRECT
 
     # Space picks b up, arrows move it, Space drops it; every move is announced.
@@ -125,6 +126,7 @@ def drag(page, label, above_label):
 
 def test_wrong_order_by_mouse_drag(page, site_url):
     open_page(page, site_url, "diamond")
+    show_tab(page, "Visit order")
     drag(page, "b", "d")
     assert order(page) == ["b", "d", "c", "a"]
     assert "b dropped at position 1 of 4" in page.inner_text("#order-status")
@@ -141,6 +143,7 @@ def test_wrong_order_by_mouse_drag(page, site_url):
 
 def test_wrong_order_by_touch_drag(page, site_url):
     open_page(page, site_url, "diamond")
+    show_tab(page, "Visit order")
     page.locator("#visit-order").scroll_into_view_if_needed()
     grip = page.locator("#visit-order li[data-label='c'] .vo-grip").bounding_box()
     goal = page.locator("#visit-order li[data-label='d']").bounding_box()

@@ -4,7 +4,7 @@ from its tab, stepped with the page's own stepper, and checked against the engin
 numbers (tests/modes/test_why_reverse_engine.py checks the engine itself)."""
 
 
-from page_helpers import STEP_TIMEOUT_MS, axe_audit, axe_report, button, choose, nodes, open_page, order
+from page_helpers import STEP_TIMEOUT_MS, axe_audit, axe_report, button, choose, nodes, open_page, order, show_tab
 
 SHARED = "a = 1\nb = a + a\nc = b + b"
 
@@ -23,6 +23,7 @@ def run(page, name):
 
 
 def tab(page, name):
+    show_tab(page, "Why reverse mode")  # the stage's tab, then the experiment's own
     page.get_by_role("tab", name=name, exact=True).click()
     assert page.get_by_role("tab", name=name, exact=True).get_attribute("aria-selected") == "true"
 
@@ -126,6 +127,7 @@ def test_path_sums_naive_recursion_and_push_pull(page, site_url):
     assert "Pull: ✗ 1 wrong grad, 2 lost paths" in compared
     assert "a pulled from b before b had been visited" in compared
     # The rule switch on the visit-order experiment: Pull loses both paths, and is steppable.
+    show_tab(page, "Visit order")
     page.get_by_label("Pull", exact=True).check()
     button(page, "Run order").click()
     page.wait_for_selector("#experiment-body .verdict.is-wrong")
@@ -212,7 +214,9 @@ def test_modes_by_keyboard_and_axe_is_clean(page, site_url):
         assert results.violations_count == 0, f"{state}:\n{axe_report(results)}"
 
     open_page(page, site_url, "diamond")
+    audit("the stage")
     # Tabs: arrow keys move between them (and do not step the trace).
+    show_tab(page, "Why reverse mode")
     page.get_by_role("tab", name="Path sums", exact=True).focus()
     page.keyboard.press("ArrowRight")
     assert page.evaluate("gwActive().textContent") == "Naive recursion"

@@ -11,7 +11,7 @@ a graph replaced by another leaves nothing behind.
 import json
 
 from engine.api import handle
-from page_helpers import open_page
+from page_helpers import open_page, show_tab
 from robust_helpers import settle
 
 from test_hostile_programs_page import SUBMIT_JS
@@ -251,6 +251,7 @@ def test_a_big_programs_visit_order_list_is_made_when_needed(page, site_url):
     open_page(page, site_url, "diamond")
     load_program(page, program)
     # Run order works at once (the correct order: every grad right), list made or not.
+    show_tab(page, "Visit order")
     page.get_by_role("button", name="Run order").click()
     page.wait_for_function("() => /Every grad is right/.test(gwRoot().querySelector('#experiment-result').innerText)",
                            timeout=20_000)

@@ -17,7 +17,7 @@ import pytest
 
 from engine import api
 from engine.text import fmt
-from page_helpers import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, WIDGET_HELPERS, axe_audit, axe_report, button, choose, nodes, order, wait_ready
+from page_helpers import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, WIDGET_HELPERS, axe_audit, axe_report, button, choose, nodes, order, show_tab, wait_ready
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; "
@@ -203,7 +203,9 @@ def answer_right(page, cp):
         c.locator(f"#cp-{cp['id']}-in").fill(repr(cp["answer"]))
         c.locator(f"#cp-{cp['id']}-in").press("Enter")
     assert "✓ Right" in c.locator(".cp-verdict").inner_text(), cp["id"]
-    assert cp["explanation"] in c.inner_text()
+    # Answered, the card folds to its answer; the explanation is a click away.
+    assert c.get_attribute("data-state") == "right" and "is-folded" in c.get_attribute("class")
+    assert cp["explanation"] in c.text_content()
 
 
 def test_checkpoints_reject_a_wrong_answer_accept_the_right_one_and_reveal(lp):
@@ -234,7 +236,7 @@ def test_checkpoints_reject_a_wrong_answer_accept_the_right_one_and_reveal(lp):
     # The next step reveals it; the card says so and keeps the explanation.
     press(page, 1)
     shown = card(page, "seed", "revealed")
-    assert "✓ Right" in shown.inner_text() and "seed is 1" in shown.inner_text()
+    assert "✓ Right" in shown.inner_text() and "seed is 1" in shown.text_content()
     # The next question is already asked; Show answer reveals it without stepping.
     after_r = card(page, "after-r")
     after_r.get_by_role("button", name="Show answer").click()
@@ -493,6 +495,7 @@ def test_permalink_round_trips_every_part_of_the_state(lp, shared):
     wait_program_line(page, 1, "a = 3")
     page.get_by_label("Ask me questions as I step").uncheck()
     # A wrong visit order, run, then stepped back to its second visit.
+    show_tab(page, "Visit order")
     page.locator("#visit-order li[data-label='b']").focus()
     page.keyboard.press("Alt+ArrowUp")
     page.keyboard.press("Alt+ArrowUp")
@@ -632,8 +635,7 @@ def test_sample_iframe_lesson_embeds_three_independent_widgets_under_a_strict_cs
         assert n.inner_text("#position") == "Backward pass · visit 10 of 10"  # start=end
         assert n.locator("#nudge").is_visible() and n.locator(".table-box").is_hidden()
         assert o.locator(".experiment").is_visible() and o.locator("#nudge").is_hidden()
-        exp_y = o.locator(".experiment").bounding_box()["y"]
-        assert exp_y < o.locator(".workspace").bounding_box()["y"], "start=order puts the experiment first"
+        assert o.get_by_role("tab", name="Visit order").get_attribute("aria-selected") == "true", "start=order opens its tab"
         # The frames grow to fit their widgets (embed-resize.js).
         # (Polled from here: wait_for_function evaluates a string, which this CSP forbids.)
         def fits(fid, frame):

@@ -20,10 +20,10 @@ VIEWPORTS = {
 # 40 nodes: 8 inputs, 32 operations, two long chains that meet twice (so the backward
 # pass adds into shared nodes, and the generated questions have something to ask).
 PROGRAM_40 = "\n".join(
-    [f"x{i} = {i + 1}" for i in range(8)]
+    [f"x{i} = {(i + 1) / 10}" for i in range(8)]
     + [f"p{i} = x{i} * x{(i + 1) % 8}" for i in range(8)]
     + [f"s{i} = p{i} + p{(i + 3) % 8}" for i in range(8)]
-    + [f"t{i} = tanh(s{i} * 0.01)" for i in range(8)]
+    + [f"t{i} = tanh(s{i})" for i in range(8)]
     + ["u0 = t0 + t1", "u1 = t2 + t3", "u2 = t4 + t5", "u3 = t6 + t7",
        "v0 = u0 * u1", "v1 = u2 * u3", "w = v0 + v1", "z = w * u0"]
 )

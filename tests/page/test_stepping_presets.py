@@ -10,7 +10,7 @@ import pytest
 
 from engine import api
 from page_helpers import (
-    BOOT_TIMEOUT_MS, axe_audit, axe_report, button, choose, nodes, open_page, snapshot, wait_ready,
+    BOOT_TIMEOUT_MS, axe_audit, axe_report, button, choose, nodes, open_page, show_tab, snapshot, wait_ready,
 )
 
 # DESIGN.md's presets, worked out by hand: {preset: {label: (data, grad)}}.
@@ -111,6 +111,7 @@ def test_arrow_keys_step_and_start_backward_reveals_all_data(page, site_url):
     assert nodes(page)["b"] == ("", "")
 
     # Arrows inside the visit-order list do not step (they belong to the list).
+    show_tab(page, "Visit order")
     page.locator("#visit-order li[data-label='c']").focus()
     page.keyboard.press("ArrowRight")
     assert nodes(page)["b"] == ("", "")
@@ -149,6 +150,7 @@ def test_progress_then_not_ready_narration_then_ready(page, site_url):
         page.wait_for_timeout(100)
     assert held, "the page never asked for the runtime"
 
+    show_tab(page, "Visit order")
     button(page, "Run order").click()
     assert "still starting" in page.inner_text("#narration")
     # The prerendered graph (first-paint.js) is on screen already and steps
@@ -186,6 +188,7 @@ def test_engine_failure_shows_an_error_and_retry_works(page, site_url):
     error = page.locator("#engine-error")
     assert error.is_visible()
     assert "pyodide.asm.wasm" in error.inner_text()
+    show_tab(page, "Visit order")
     button(page, "Run order").click()
     assert "Retry" in page.inner_text("#narration")
 
@@ -213,8 +216,10 @@ def test_phone_sized_screen(page, site_url):
         "(() => { const s = gwRoot().getElementById('graph-scroll'); return [s.scrollWidth, s.clientWidth]; })()")
     assert scroller[0] > scroller[1]
     assert max(page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth]")) <= 375
+    show_tab(page, "Visit order")
     button(page, "Run order").scroll_into_view_if_needed()
     assert button(page, "Run order").is_visible()
+    assert max(page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth]")) <= 375
 
 
 def test_axe_finds_no_violations_in_the_main_states(page, site_url):
@@ -231,6 +236,7 @@ def test_axe_finds_no_violations_in_the_main_states(page, site_url):
     button(page, "Start backward").click()
     button(page, "Step forward").click()
     audit("mid-backward")
+    show_tab(page, "Visit order")
     page.locator("#visit-order li[data-label='b']").focus()
     page.keyboard.press("Alt+ArrowUp")
     page.keyboard.press("Alt+ArrowUp")

@@ -52,7 +52,7 @@ def test_lesson_page_boots_one_engine_for_three_widgets(page, site_url):
     assert n.locator("#position").inner_text() == "Backward pass · visit 10 of 10"  # start=end
     assert n.locator("#nudge").is_visible() and n.locator(".table-box").is_hidden()
     assert o.locator(".experiment").is_visible() and o.locator("#nudge").is_hidden()
-    assert o.locator(".experiment").bounding_box()["y"] < o.locator(".workspace").bounding_box()["y"]
+    assert o.get_by_role("tab", name="Visit order").get_attribute("aria-selected") == "true"  # start=order
     # The lesson's own styles stay outside: its serif font does not reach the widget.
     assert "Georgia" not in o.locator("#position").evaluate("(e) => getComputedStyle(e).fontFamily")
 

@@ -146,6 +146,17 @@ export class Checkpoints {
     this.box.hidden = cards.length === 0;
     this.box.replaceChildren(...cards.map((c) => (c.folded ? this.folded(c.cp, c.mode) : this.card(c.cp, c.mode))));
     this.box.dataset.count = String(cards.length);
+    if (visible) this.bringIntoView(this.box.querySelector(".checkpoint:not(.is-folded)"));
+  }
+
+  // A new question must be seen before the step that answers it: if the learner is at
+  // the stage and the card is not wholly on screen (a phone, a long choice), scroll just
+  // enough. (On a phone the controls and the graph stay on top: style.css.)
+  bringIntoView(card) {
+    const stage = this.box.closest(".stage")?.getBoundingClientRect();
+    if (!card || !stage || stage.bottom < 0 || stage.top > innerHeight) return;
+    const box = card.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > innerHeight) card.scrollIntoView({ block: "nearest" });
   }
 
   // An answered or revealed question, folded to one line: the answer, with the

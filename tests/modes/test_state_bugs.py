@@ -5,7 +5,7 @@ so), and after Compare push and pull every status line names the mode on screen.
 The diamond (DESIGN.md): a = 2, b = 3, c = 6, d = 18; correct grads a 15, b 6, c 3,
 d 1. Visiting b before d loses the path a → b → d: a.grad 9."""
 
-from page_helpers import STEP_TIMEOUT_MS, button, nodes, open_page, order, snapshot
+from page_helpers import STEP_TIMEOUT_MS, button, nodes, open_page, order, show_tab, snapshot
 
 CORRECT = ["d", "c", "b", "a"]
 
@@ -15,6 +15,7 @@ def place(page):
 
 
 def move_b_first(page):
+    show_tab(page, "Visit order")
     page.locator("#visit-order li[data-label='b']").focus()
     page.keyboard.press("Alt+ArrowUp")
     page.keyboard.press("Alt+ArrowUp")
@@ -33,6 +34,7 @@ def test_restore_correct_order_keeps_the_learners_place(page, site_url):
     for _ in range(7):  # 4 forward frames, the seed, visits d and c
         button(page, "Step forward").click()
     assert place(page) == ["backward", "2"]
+    show_tab(page, "Visit order")
     before = snapshot(page)
 
     # Never changed: nothing happens but a word that the order is already right.
@@ -83,6 +85,7 @@ def compared(page):
 def test_every_status_names_the_current_mode_after_compare_push_and_pull(page, site_url):
     open_page(page, site_url, "diamond")
     # A "Why reverse mode" experiment on the stepper: naive recursion.
+    show_tab(page, "Why reverse mode")
     page.get_by_role("tab", name="Naive recursion", exact=True).click()
     runs = int(page.evaluate("Number(gwRoot().getElementById('why-reverse').dataset.runs || 0)"))
     button(page, "Run the recursion").click()
@@ -105,6 +108,7 @@ def test_every_status_names_the_current_mode_after_compare_push_and_pull(page, s
     assert page.inner_text("#order-status") == "Compared push and pull on a, d, c, b: the results are in the Push and pull panel."
 
     # Run with pull, then flip the switch to push: the lines say which rule the run on screen used.
+    show_tab(page, "Visit order")
     page.get_by_label("Pull", exact=True).check()
     run_order(page)
     assert page.inner_text("#position") == "Backward pass (your order, pull) · visit 4 of 4"
@@ -114,6 +118,7 @@ def test_every_status_names_the_current_mode_after_compare_push_and_pull(page, s
         "Push chosen: the run on the graph used pull; press Run order to run this order with push.")
     assert "pull" in page.inner_text("#position")
     n = compared(page)
+    show_tab(page, "Why reverse mode")
     button(page, "Compare push and pull on this order").click()
     page.wait_for_function(
         f"Number(gwRoot().getElementById('why-reverse').dataset.compared || 0) > {n}", timeout=STEP_TIMEOUT_MS)

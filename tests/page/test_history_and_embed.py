@@ -9,7 +9,7 @@ before d). The square: a = 3, b = a·a = 9, a.grad 6."""
 
 from pathlib import Path
 
-from page_helpers import STEP_TIMEOUT_MS, button, choose, nodes, open_page, order
+from page_helpers import STEP_TIMEOUT_MS, button, choose, nodes, open_page, order, show_tab
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,6 +32,7 @@ def wait_for_graph(page, graph, pass_, step):
 
 
 def run_order(page):
+    show_tab(page, "Visit order")
     before = int(page.get_attribute("#experiment-result", "data-runs") or 0)
     button(page, "Run order").click()
     page.wait_for_function(
@@ -57,6 +58,7 @@ def test_back_undoes_a_preset_a_run_and_an_experiment_and_stays_on_the_site(page
     wait_for_url(page, "preset=square", "pass=forward", "step=0")
     assert entries(page) == start + 2
 
+    show_tab(page, "Visit order")
     page.locator("#visit-order li[data-label='a']").focus()
     page.keyboard.press("Alt+ArrowUp")
     assert order(page) == ["a", "b"]
@@ -96,6 +98,7 @@ def test_back_undoes_a_preset_a_run_and_an_experiment_and_stays_on_the_site(page
     assert entries(page) == start + 3  # restoring an entry adds none
 
     # An experiment entered is an entry too; Back leaves it, Forward brings it back at its step.
+    show_tab(page, "Why reverse mode")
     page.get_by_role("tab", name="Path sums", exact=True).click()
     page.locator("#paths-wrt").select_option("a")
     runs = int(page.evaluate("Number(gwRoot().getElementById('why-reverse').dataset.runs || 0)"))

@@ -7,7 +7,7 @@ until a graph is on screen.
 The diamond (DESIGN.md): a = 2, b = a + 1 = 3, c = 3a = 6, d = b·c = 18; 4 forward
 frames, then the seed and 4 visits (d, c, b, a): 9 steps after the start."""
 
-from page_helpers import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, button, nodes, open_page, wait_ready
+from page_helpers import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, button, nodes, open_page, show_tab, wait_ready
 
 FINAL = {"a": ("2", "15"), "b": ("3", "6"), "c": ("6", "3"), "d": ("18", "1")}
 BLANK = {label: ("", "") for label in FINAL}
@@ -108,6 +108,7 @@ def test_scrubber_follows_a_permalink_and_a_visit_order_run(page, site_url):
 
     # A visit-order run: the scrubber spans the forward pass and the run, and Home/End reach both ends.
     runs = int(page.get_attribute("#experiment-result", "data-runs") or 0)
+    show_tab(page, "Visit order")
     page.locator("#visit-order li[data-label='b']").focus()
     page.keyboard.press("Alt+ArrowUp")
     page.keyboard.press("Alt+ArrowUp")  # b, d, c, a
@@ -156,6 +157,7 @@ def test_scrubber_by_pointer_sweeps_back_and_forth(page, site_url):
 
 def test_scrubber_spans_a_why_reverse_mode_experiment(page, site_url):
     open_page(page, site_url, "diamond")
+    show_tab(page, "Why reverse mode")
     page.get_by_role("tab", name="Path sums", exact=True).click()
     page.locator("#paths-wrt").select_option("a")
     runs = int(page.evaluate("Number(gwRoot().getElementById('why-reverse').dataset.runs || 0)"))

@@ -4,8 +4,10 @@
 
 export const TABS = ["passes", "order", "why"];
 
-// The learner picks a tab. Leaving an experiment's tab while it is on the stepper
-// leaves the experiment too: the other tabs are about the ordinary passes.
+// The learner picks a tab. "Step the passes" is about the ordinary passes, so it leaves
+// any experiment on the stepper; "Visit order" leaves a "Why reverse mode" experiment
+// (as its Run order would). "Why reverse mode" keeps a visit-order run on the graph:
+// its push-and-pull experiment is about that very order.
 export function chooseTab(w, tab) {
   if (!TABS.includes(tab)) return;
   w.state.tab = tab;
@@ -14,7 +16,7 @@ export function chooseTab(w, tab) {
     w.why.leave(); // renders
     return;
   }
-  if (tab !== "order" && s?.pos.pass === "experiment") {
+  if (tab === "passes" && s?.pos.pass === "experiment") {
     s.toEnd("backward");
     w.render("Back to the ordinary backward pass. The visit-order run is kept: the Visit order tab shows it again.");
     return;

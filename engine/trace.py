@@ -166,8 +166,10 @@ def _visit_text(graph, node, upstream, pushes, position, step) -> str:
     return head + "; ".join(parts) + "."
 
 
-def correct_backward(graph: Graph) -> tuple[list[dict], list[float]]:
-    frames, grads, _ = run_backward(graph, graph.reverse_topological_order())
+def correct_backward(graph: Graph, order: list[int] | None = None) -> tuple[list[dict], list[float]]:
+    """The right backward pass: in ``order`` (a valid one, such as a preset's named order),
+    else in reverse topological order."""
+    frames, grads, _ = run_backward(graph, order if order is not None else graph.reverse_topological_order())
     return frames, grads
 
 

@@ -302,7 +302,7 @@ def load(request: dict, source=None) -> dict:
 
 
 def naive(request: dict, source=None) -> dict:
-    """The recursive backward without a topological sort (lesson 002's grad_fn)."""
+    """The recursive backward without a topological sort (each node calls its parents' backward)."""
     graph, grads = _graph(request, source)
     return {"ok": True, **naive_recursion(graph, grads)}
 

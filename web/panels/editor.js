@@ -201,9 +201,9 @@ export class Editor {
 }
 
 // The note on the graph panel while the program in the editor doesn't build: the graph
-// on screen is the last one that did. It is an element of its own laid over the top of
-// the graph's scroll box (it moves nothing), named by the graph region's
-// aria-describedby, and the panel gets a class (panels.css) that frames the graph.
+// on screen is the last one that did. It is an element of its own right above the
+// graph's scroll box, named by the graph region's aria-describedby, and the panel gets
+// a class (panels.css) that frames the graph.
 class LastGoodNote {
   constructor(box) {
     this.box = box;

@@ -21,7 +21,7 @@ import json
 import pytest
 
 from engine import api
-from page_helpers import STEP_TIMEOUT_MS, WIDGET_HELPERS, button, choose, nodes, order, wait_ready
+from page_helpers import STEP_TIMEOUT_MS, WIDGET_HELPERS, axe_audit, axe_report, button, choose, nodes, order, wait_ready
 
 VIEWPORTS = {
     "desktop": {"viewport": {"width": 1280, "height": 800}},
@@ -261,3 +261,25 @@ def test_log_of_zero_and_division_by_zero_say_what_happened(lp, program, steps, 
     assert said in page.inner_text("#narration")
     output = program.split("\n")[-1].split(" = ")[0]
     assert nodes(page)[output][0] in ("Infinity", "-Infinity")
+
+
+# ---------------------------------------------------------------- accessibility of the new states
+
+
+def test_axe_finds_nothing_with_a_refused_value_a_program_error_and_more_digits(lp):
+    page = lp
+    choose(page, "cos")
+    page.get_by_role("button", name="More digits").click()
+    field = page.get_by_role("spinbutton", name="x1")
+    field.fill("1e300")
+    page.locator("#value-x1-error").wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
+    page.get_by_role("button", name="Edit", exact=True).click()
+    page.get_by_role("textbox", name="Type or paste a program").fill("x1 = 1\nx2 = 2\ny = (x1 - x2)**2 +")
+    page.locator(".last-good-text").wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
+    results = axe_audit(page)
+    assert results.violations_count == 0, axe_report(results)
+    # Leave the page as the other tests expect it.
+    choose(page, "lesson-graph")
+    page.get_by_role("button", name="Close editor").click()
+    page.get_by_role("button", name="More digits").click()
+    assert page.get_by_role("button", name="More digits").get_attribute("aria-pressed") == "false"

@@ -164,10 +164,14 @@ def not_finite_text(node: Value) -> str:
     if math.isfinite(x) or node._op == "":
         return ""
     value = fmt(x)
-    carried = [p.label for p in node._prev if not math.isfinite(p.data)]
+    carried = [p for p in node._prev if not math.isfinite(p.data)]
     if carried:
-        return (f"{node.label} is {value} because {carried[0]} already is: inf and nan carry on "
-                "into everything computed from them.")
+        first = carried[0]
+        if math.isnan(x) and not any(math.isnan(p.data) for p in carried):
+            return (f"{node.label} is nan because {first.label} is {fmt(first.data)}: an infinity times 0, "
+                    "or minus another infinity, has no value at all.")
+        return (f"{node.label} is {value} because {first.label} is already {fmt(first.data)}: inf and nan "
+                "carry on into everything computed from them.")
     operands = operand_numbers(node)
     op = node._op
     if op == "/" and operands[1] == 0:
@@ -184,7 +188,7 @@ def not_finite_text(node: Value) -> str:
         return (f"0 ** {fmt(operands[1])} divides by zero (a negative power of 0 is 1 over a power of 0), "
                 f"so {_IEEE} {value} where plain Python would raise ZeroDivisionError.")
     if op == "**" and operands[0] < 0:
-        return (f"{fmt(operands[0])} ** {fmt(operands[1])} is nan (not a number): a negative number to a "
+        return (f"({fmt(operands[0])}) ** {fmt(operands[1])} is nan (not a number): a negative number to a "
                 "fractional power is not a real number.")
     if math.isinf(x):
         return (f"{node.label} is {value}: the result is larger than the biggest float (about 1.8e308), "

@@ -79,7 +79,11 @@ def test_a_negative_power_of_zero_says_inf():
 def test_inf_carried_on_and_overflow_are_said():
     answer = load(program="a = 800\nb = exp(a)\nc = b * 2")
     assert "b is inf: the result is larger than the biggest float" in forward_text(answer, "b")
-    assert "c is inf because b already is" in forward_text(answer, "c")
+    assert "c is inf because b is already inf" in forward_text(answer, "c")
+    nan = load(program="a = 0\nb = log(a)\nc = b * 0")
+    assert "c is nan because b is -inf: an infinity times 0" in forward_text(nan, "c")
+    root = load(program="a = -4\nb = a ** 0.5")
+    assert "(-4) ** 0.5 is nan (not a number): a negative number to a fractional power" in forward_text(root, "b")
 
 
 @pytest.mark.parametrize("preset_id", [p["id"] for p in load_presets()])

@@ -14,8 +14,9 @@ from .text import fmt
 from .trace import run_backward
 
 
-def backward_again(graph: Graph, grads: list[float], zero: bool) -> dict:
-    """A second backward pass on top of the first one's ``grads``, after zero_grad() if ``zero``."""
+def backward_again(graph: Graph, grads: list[float], zero: bool, order: list[int] | None = None) -> dict:
+    """A second backward pass on top of the first one's ``grads``, after zero_grad() if ``zero``,
+    in the same ``order`` as the first (default: reverse topological)."""
     frames = []
     start = grads
     if zero:
@@ -24,7 +25,7 @@ def backward_again(graph: Graph, grads: list[float], zero: bool) -> dict:
                        "pushes": [], "changes": [{"node": i, "field": "grad", "before": g, "after": 0.0}
                                                  for i, g in enumerate(grads)]})
         start = [0.0] * len(graph)
-    more, final, _ = run_backward(graph, graph.reverse_topological_order(), start=start)
+    more, final, _ = run_backward(graph, order if order is not None else graph.reverse_topological_order(), start=start)
     frames += more
     if zero:
         explanation = ["After zero_grad() the second backward pass starts from 0 and gives the same grads "

@@ -17,7 +17,7 @@ import math
 
 from .graph import Graph
 from .layout import layout
-from .presets import get_preset, load_presets
+from .presets import get_preset, load_presets, visit_order_ids
 from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError, with_inputs
 from .text import local_text
 from .again import backward_again
@@ -185,6 +185,10 @@ class _Program:
         self.preset, self.program, self.parsed = _program(request)
         self.graph = Graph.of(self.parsed.output, self.parsed.nodes)
         self.inputs = list(self.parsed.inputs)  # by name, every input (also one the output doesn't use)
+        # The backward pass walks the order the preset's lesson walks, if it names one (new
+        # input values keep the graph's shape, so the order still fits); else reverse topological.
+        named = get_preset(self.preset).get("visit_order") if self.preset is not None else None
+        self.order = visit_order_ids(self.graph, named) if named else None
 
     def unused(self) -> list[str]:
         return _unused(self.parsed, self.graph)
@@ -216,7 +220,7 @@ class _SourceGraph:
     :func:`handle`, at the request's "values" (by node label)."""
 
     what = "graph"
-    preset = program = None
+    preset = program = order = None
 
     def __init__(self, request: dict, source):
         self.source = source
@@ -264,15 +268,15 @@ def _asked(call, *args):
 
 
 def _graph(request: dict, source) -> tuple[Graph, list[float]]:
-    graph = _subject(request, source).graph
-    return graph, correct_backward(graph)[1]
+    subject = _subject(request, source)
+    return subject.graph, correct_backward(subject.graph, subject.order)[1]
 
 
 def load(request: dict, source=None) -> dict:
     """The whole trace of a graph: graph, layout, forward and backward frames."""
     subject = _subject(request, source)
     graph = subject.graph
-    backward, grads = correct_backward(graph)
+    backward, grads = correct_backward(graph, subject.order)
     order = request.get("order")
     mode = _choice(request.get("mode", "push"), ("push", "pull"), "mode")
     local_texts = subject.local_texts()
@@ -298,7 +302,7 @@ def load(request: dict, source=None) -> dict:
 
 
 def naive(request: dict, source=None) -> dict:
-    """The recursive backward without a topological sort (lesson 002's grad_fn)."""
+    """The recursive backward without a topological sort (each node calls its parents' backward)."""
     graph, grads = _graph(request, source)
     return {"ok": True, **naive_recursion(graph, grads)}
 
@@ -329,8 +333,10 @@ def growth_table(request: dict, source=None) -> dict:
 
 def again(request: dict, source=None) -> dict:
     """backward() called a second time: without zero_grad every grad is added twice."""
-    graph, grads = _graph(request, source)
-    return {"ok": True, **backward_again(graph, grads, _flag(request.get("zero_grad", False), "zero_grad"))}
+    subject = _subject(request, source)
+    graph, order = subject.graph, subject.order
+    grads = correct_backward(graph, order)[1]
+    return {"ok": True, **backward_again(graph, grads, _flag(request.get("zero_grad", False), "zero_grad"), order)}
 
 
 def descent(request: dict, source=None) -> dict:
@@ -387,7 +393,7 @@ def nudge(request: dict, source=None) -> dict:
     h = request.get("h", 1e-3)
     if isinstance(h, bool) or not isinstance(h, (int, float)) or not 0 < abs(h) <= 1:
         raise RequestError('"h" must be a small number, above 0 and at most 1, like 0.001.')
-    return {"ok": True, **nudge_input(graph, wrt, subject.input_name(wrt), h, subject.recompute)}
+    return {"ok": True, **nudge_input(graph, wrt, subject.input_name(wrt), h, subject.recompute, subject.order)}
 
 
 _MODES = {"load": load, "nudge": nudge, "naive": naive, "forward_mode": forward, "paths": paths, "growth": growth_table,

@@ -18,10 +18,12 @@ if TYPE_CHECKING:
     from .descent import Recompute
 
 
-def nudge_input(graph: Graph, wrt: int, name: str, h: float, recompute: Recompute) -> dict:
+def nudge_input(graph: Graph, wrt: int, name: str, h: float, recompute: Recompute,
+                order: list[int] | None = None) -> dict:
     """The output at x+h and x-h (x: the input node ``wrt``, changed as ``name`` through
-    ``recompute``) against what its grad predicts."""
-    grads = correct_backward(graph)[1]
+    ``recompute``) against what its grad predicts (the grad of a backward pass in ``order``,
+    the one the graph's table shows)."""
+    grads = correct_backward(graph, order)[1]
     x, grad, base = graph.values[wrt].data, grads[wrt], graph.values[graph.output].data
 
     def output_at(value):

@@ -2,6 +2,11 @@
 
 Installed from the wheel, the files live inside the package (``engine/_presets``); run
 from a checkout of the repository, they are read from its top-level ``presets/`` folder.
+
+A preset may name the backward visit order its lesson walks (``visit_order``, node labels
+from the output down). It is checked here, when the presets are read: a preset whose
+order is not a valid backward order of its own program is an error at load time, so a
+typo in a TOML file can never reach a learner as a wrong walk.
 """
 
 from __future__ import annotations
@@ -10,8 +15,15 @@ import tomllib
 from functools import lru_cache
 from pathlib import Path
 
+from .graph import Graph
+from .program import Program, ProgramError
+
 _HERE = Path(__file__).resolve().parent
 _SEARCH = (_HERE / "_presets", _HERE.parent / "presets")
+
+
+class PresetError(ValueError):
+    """A preset file that can't be used as it is; the message names the file."""
 
 
 def presets_dir() -> Path:
@@ -24,12 +36,19 @@ def presets_dir() -> Path:
 @lru_cache(maxsize=1)
 def load_presets() -> tuple[dict, ...]:
     """Every preset as a dict (the TOML's keys plus ``id``), in chooser order."""
+    return read_presets(presets_dir())
+
+
+def read_presets(folder: Path) -> tuple[dict, ...]:
+    """The presets of ``folder``, checked, in chooser order (raises PresetError)."""
     presets = []
-    for path in sorted(presets_dir().glob("*.toml")):
+    for path in sorted(folder.glob("*.toml")):
         with path.open("rb") as file:
             preset = tomllib.load(file)
         preset["id"] = path.stem
         preset.setdefault("checkpoint", [])
+        if "visit_order" in preset:
+            _check_visit_order(preset["visit_order"], preset.get("program", ""), path.name)
         presets.append(preset)
     return tuple(sorted(presets, key=lambda p: (p.get("position", 999), p["id"])))
 
@@ -39,3 +58,42 @@ def get_preset(preset_id: str) -> dict:
         if preset["id"] == preset_id:
             return preset
     raise KeyError(preset_id)
+
+
+def visit_order_ids(graph: Graph, labels: list[str]) -> list[int]:
+    """A checked visit order (labels) as node ids of ``graph``, a graph of the same program."""
+    ids = {graph.label(i): i for i in range(len(graph))}
+    return [ids[label] for label in labels]
+
+
+def _check_visit_order(order, source: str, file_name: str) -> None:
+    """Refuse an order that isn't every node once, each node before the nodes it is made from."""
+    def refuse(why: str):
+        raise PresetError(f"{file_name}: visit_order {why}")
+
+    if not isinstance(order, list) or not all(isinstance(label, str) for label in order):
+        refuse("must be a list of node labels, like [\"e\", \"c\", \"d\", \"a\", \"b\"].")
+    try:
+        program = Program.parse(source)
+    except ProgramError as error:
+        refuse(f"can't be checked: the program doesn't parse ({error.message})")
+    try:
+        graph = Graph.of(program.output, program.nodes)
+        labels = [graph.label(i) for i in range(len(graph))]
+        for label in order:
+            if label not in labels:
+                refuse(f"names {label!r}, which is not a node of the program (nodes: {', '.join(labels)}).")
+        if len(set(order)) != len(order):
+            twice = next(label for label in order if order.count(label) > 1)
+            refuse(f"names {twice!r} twice; every node is visited once.")
+        missing = [label for label in labels if label not in order]
+        if missing:
+            refuse(f"leaves out {', '.join(missing)}; every node is visited once.")
+        position = {label: step for step, label in enumerate(order)}
+        for edge in graph.edges:
+            child, parent = graph.label(edge.child), graph.label(edge.parent)
+            if position[parent] < position[child]:
+                refuse(f"visits {parent} before {child}, but {child} is made from {parent}: "
+                       f"{child} must push into {parent} before {parent} is visited.")
+    finally:
+        program.release()

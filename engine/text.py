@@ -114,10 +114,107 @@ def rule_text(child: Value, slot: int) -> str:
 
 def forward_text(node: Value, symbolic: str | None = None) -> str:
     """The narration of the forward step that computes ``node`` (``symbolic``: its
-    expression_text, if already written)."""
+    expression_text, if already written), with why it is inf or nan if it is."""
     if node._op == "":
         return f"{node.label} = {fmt(node.data)} (an input)"
     if symbolic is None:
         symbolic = expression_text(node)
     numeric = expression_text(node, names=lambda parent: fmt(parent.data))
-    return f"{node.label} = {symbolic} = {numeric} = {fmt(node.data)}"
+    return add_sentence(f"{node.label} = {symbolic} = {numeric} = {fmt(node.data)}", not_finite_text(node))
+
+
+def add_sentence(text: str, sentence: str) -> str:
+    """``text`` followed by ``sentence`` (nothing added when it is empty), with a full stop between."""
+    if not sentence:
+        return text
+    return f"{text}{'' if text.endswith(('.', '!', '?')) else '.'} {sentence}"
+
+
+def prev_text(node: Value) -> str:
+    """Where micrograd keeps the values ``node`` is made from: said once per graph, on the first
+    step that names them."""
+    made_from = list(dict.fromkeys(parent.label for parent in node._prev))  # a * a: a once
+    if node._const is not None:  # micrograd wraps a plain number in a Value of its own
+        made_from.append(f"a Value for the number {fmt(node._const[0])}")
+    names = made_from[0] if len(made_from) == 1 else ", ".join(made_from[:-1]) + " and " + made_from[-1]
+    return (f"micrograd keeps the values a node is made from in node._prev (the _children given to the "
+            f"Value constructor): {node.label}._prev holds {names}.")
+
+
+# -- inf and nan, said in plain words ------------------------------------------------------
+# The engine follows IEEE-754 floating point (engine.numbers): 1/0 is inf, log(0) is -inf,
+# 0/0 is nan, where plain Python would raise. The narration says why, at the step where a
+# value first stops being a finite number, so a learner is never left with a bare "inf".
+
+_IEEE = "floating point, as in NumPy and PyTorch, gives"
+
+
+def operand_numbers(node: Value) -> list[float]:
+    """The numbers an operation was applied to, in order (a number folded into it included)."""
+    numbers = [parent.data for parent in node._prev]
+    if node._const is not None:
+        number, on_left = node._const
+        numbers.insert(0 if on_left else 1, number)
+    return numbers
+
+
+def not_finite_text(node: Value) -> str:
+    """Why ``node``'s value is inf or nan, as a sentence ("" when it is a finite number)."""
+    x = node.data
+    if math.isfinite(x) or node._op == "":
+        return ""
+    value = fmt(x)
+    carried = [p for p in node._prev if not math.isfinite(p.data)]
+    if carried:
+        first = carried[0]
+        if math.isnan(x) and not any(math.isnan(p.data) for p in carried):
+            return (f"{node.label} is nan because {first.label} is {fmt(first.data)}: an infinity times 0, "
+                    "or minus another infinity, has no value at all.")
+        return (f"{node.label} is {value} because {first.label} is already {fmt(first.data)}: inf and nan "
+                "carry on into everything computed from them.")
+    operands = operand_numbers(node)
+    op = node._op
+    if op == "/" and operands[1] == 0:
+        if operands[0] == 0:
+            return "0 / 0 has no value at all, so it is nan (not a number); plain Python would raise ZeroDivisionError."
+        return (f"{fmt(operands[0])} / 0: dividing by zero has no finite answer, so {_IEEE} {value} "
+                "where plain Python would raise ZeroDivisionError.")
+    if op == "log" and operands[0] == 0:
+        return (f"log(0) is -inf: the logarithm falls without limit as its input shrinks to 0, so {_IEEE} "
+                "-inf where Python's math.log(0) would raise an error.")
+    if op == "log" and operands[0] < 0:
+        return f"log({fmt(operands[0])}) is nan (not a number): the logarithm of a negative number is not a real number."
+    if op == "**" and operands[0] == 0 and operands[1] < 0:
+        return (f"0 ** {fmt(operands[1])} divides by zero (a negative power of 0 is 1 over a power of 0), "
+                f"so {_IEEE} {value} where plain Python would raise ZeroDivisionError.")
+    if op == "**" and operands[0] < 0:
+        return (f"({fmt(operands[0])}) ** {fmt(operands[1])} is nan (not a number): a negative number to a "
+                "fractional power is not a real number.")
+    if math.isinf(x):
+        return (f"{node.label} is {value}: the result is larger than the biggest float (about 1.8e308), "
+                "so it overflows to infinity.")
+    return f"{node.label} is nan (not a number): this operation has no real value at these inputs."
+
+
+def not_finite_push_text(child: Value, slot: int, local: float, upstream: float) -> str:
+    """Why a push of the backward pass carries inf or nan ("" when it carries a finite number)."""
+    contribution = local * upstream
+    if math.isfinite(contribution):
+        return ""
+    parent = child._prev[slot].label
+    if not math.isfinite(upstream):
+        if local == 0:
+            return f"0 × {fmt(upstream)} is nan, so {parent} gets nan."
+        return f"{child.label}.grad is already {fmt(upstream)}, so what it pushes into {parent} is not finite either."
+    if not math.isfinite(local):
+        entry = OPS.get(child._op)
+        rule = ""
+        if entry is not None:
+            try:
+                rule = f", {local_text(child, slot)},"
+            except ValueError:
+                rule = ""
+        return (f"The local derivative of {child.label} with respect to {parent}{rule} is {fmt(local)} at these "
+                f"values, so {parent}.grad can't be a finite number either.")
+    return (f"{fmt(local)} × {fmt(upstream)} is too large for a float (above about 1.8e308), "
+            f"so the push into {parent} overflows to {fmt(contribution)}.")

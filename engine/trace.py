@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .graph import Graph
 from .ops import OPS
-from .text import fmt, forward_text
+from .text import add_sentence, fmt, forward_text, not_finite_push_text, prev_text
 
 MAX_LISTED_PATHS = 50  # lost paths listed one by one; the count is always exact
 MAX_SENTENCES = 6
@@ -25,6 +25,12 @@ def forward_frames(graph: Graph, texts: list[str] | None = None) -> list[dict]:
     """
     if texts is None:
         texts = [forward_text(value, graph.expressions[i]) for i, value in enumerate(graph.values)]
+    # The first node made from others is where the narration first names a node's inputs:
+    # say there, once per graph, what micrograd calls them.
+    first = next((i for i in range(len(graph)) if graph.values[i]._prev), None)
+    if first is not None:
+        texts = list(texts)
+        texts[first] = add_sentence(texts[first], prev_text(graph.values[first]))
     return [
         {"node": i, "data": value.data, "line": value.line, "text": texts[i],
          "changes": [_change(i, None, value.data, "data")]}
@@ -163,11 +169,20 @@ def _visit_text(graph, node, upstream, pushes, position, step) -> str:
             part += f" (too late: {p} was already visited)"
         parts.append(part)
     head = f"Visit {label} = {graph.expressions[node]} with {label}.grad = {fmt(upstream)}.{early} {prefix}"
-    return head + "; ".join(parts) + "."
+    text = head + "; ".join(parts) + "."
+    # A push that carries inf or nan says why (a log(0), a division by zero, an overflow).
+    slots = [graph.edges[push["edge"]].slot for push in pushes]
+    notes = dict.fromkeys(not_finite_push_text(value, slot, push["local"], upstream)
+                          for slot, push in zip(slots, pushes))
+    for note in notes:
+        text = add_sentence(text, note)
+    return text
 
 
-def correct_backward(graph: Graph) -> tuple[list[dict], list[float]]:
-    frames, grads, _ = run_backward(graph, graph.reverse_topological_order())
+def correct_backward(graph: Graph, order: list[int] | None = None) -> tuple[list[dict], list[float]]:
+    """The right backward pass: in ``order`` (a valid one, such as a preset's named order),
+    else in reverse topological order."""
+    frames, grads, _ = run_backward(graph, order if order is not None else graph.reverse_topological_order())
     return frames, grads
 
 

@@ -119,7 +119,13 @@ function createWidget(host, shadow, options) {
   // "Why reverse mode" experiments (modes/) reach the engine through the actions.
   w.stageTabs = new StageTabs(shadow, { choose: (tab) => w.chooseTab(tab) });
   w.graph = new GraphView(w.ui.svg);
-  w.table = new NodeTable($("node-rows"));
+  w.table = new NodeTable($("node-rows"), {
+    // "More digits" changed how numbers are written: draw the graph's texts and the table again.
+    onDigits: () => {
+      if (w.state.answer) w.graph.build(w.state.answer);
+      w.render();
+    },
+  });
   w.code = new ProgramView($("program"));
   // The scrubber moves the stepper through the step action and follows every render.
   w.scrubber = new Scrubber($("scrubber-box"), { onMove: (offset) => w.stepTo(offset) });

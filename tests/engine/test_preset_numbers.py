@@ -77,7 +77,7 @@ def test_preset_file_schema(preset_id):
         assert isinstance(data.get(key), kind), f"{preset_id}: {key} missing or not {kind.__name__}"
         if kind is str:
             assert data[key].strip(), f"{preset_id}: {key} is empty"
-    assert set(data) <= set(REQUIRED_KEYS) | {"checkpoint"}, f"unknown keys in {preset_id}"
+    assert set(data) <= set(REQUIRED_KEYS) | {"checkpoint", "visit_order"}, f"unknown keys in {preset_id}"
     assert "id" not in data, "the id is the file name"
     # 3 to 6 sentences (a full stop followed by a space or the end, not a decimal point).
     sentences = [s for s in re.split(r"(?<=[.!?])\s+", data["lesson"].strip()) if s]
@@ -296,6 +296,15 @@ def simulate_order(prog: Program, order) -> dict[int, float]:
     return grads
 
 
+def backward_visits(prog: Program, named: list[str] | None) -> list:
+    """The nodes in the order the correct backward pass visits them: the preset's named
+    visit order if it has one, else reverse topological order."""
+    if named is None:
+        return list(reversed(prog.nodes))
+    by_label = {n.label: n for n in prog.nodes}
+    return [by_label[label] for label in named]
+
+
 def frame_count(prog: Program, pass_: str) -> int:
     n = len(prog.nodes)
     return n if pass_ == "forward" else n + 1
@@ -306,7 +315,7 @@ def frame_index(prog: Program, cp: dict) -> int:
     return frame_count(prog, cp["pass"]) - 1 if step == -1 else step
 
 
-def state_after(prog: Program, pass_: str, frame: int, name: str, attr: str):
+def state_after(prog: Program, pass_: str, frame: int, name: str, attr: str, named=None):
     """``name``'s data or grad once frames 0..frame of the pass have been shown."""
     nodes = prog.nodes
     target = prog.variables[name]
@@ -316,11 +325,11 @@ def state_after(prog: Program, pass_: str, frame: int, name: str, attr: str):
         return target.data if nodes.index(target) <= frame else None
     if attr == "data":
         return target.data
-    visits = list(reversed(nodes))[:frame]  # frame 0 is the seed, frame k visits node k-1
+    visits = backward_visits(prog, named)[:frame]  # frame 0 is the seed, frame k the k-th visit
     return simulate_order(prog, visits)[id(target)]
 
 
-def frame_touches(prog: Program, pass_: str, frame: int, name: str, attr: str) -> bool:
+def frame_touches(prog: Program, pass_: str, frame: int, name: str, attr: str, named=None) -> bool:
     """Does this frame set the quantity (compute the node, seed it, or push into it)?"""
     nodes = prog.nodes
     target = prog.variables[name]
@@ -330,11 +339,11 @@ def frame_touches(prog: Program, pass_: str, frame: int, name: str, attr: str) -
         return False
     if frame == 0:
         return target is prog.output
-    visited = list(reversed(nodes))[frame - 1]
+    visited = backward_visits(prog, named)[frame - 1]
     return any(parent is target for parent in visited._prev)
 
 
-def checked_value(prog_source: str, cp: dict):
+def checked_value(prog_source: str, cp: dict, named=None):
     name, attr = cp["check"].split(".")
     if "values" in cp:
         prog = run(prog_source, cp["values"])
@@ -347,7 +356,7 @@ def checked_value(prog_source: str, cp: dict):
         if attr == "data":
             return prog.variables[name].data
         return simulate_order(prog, order)[id(prog.variables[name])]
-    return state_after(prog, cp["pass"], frame_index(prog, cp), name, attr)
+    return state_after(prog, cp["pass"], frame_index(prog, cp), name, attr, named)
 
 
 ALL_CHECKPOINTS = [
@@ -364,8 +373,8 @@ def test_checkpoint_step_in_range(preset_id, cp):
 
 @pytest.mark.parametrize("preset_id, cp", [p for p in ALL_CHECKPOINTS if "check" in p.values[1]])
 def test_checkpoint_answer_matches_engine(preset_id, cp):
-    source = load(preset_id)["program"]
-    actual = checked_value(source, cp)
+    preset = load(preset_id)
+    actual = checked_value(preset["program"], cp, preset.get("visit_order"))
     assert actual is not None
     if cp["kind"] == "number":
         assert abs(actual - cp["answer"]) <= cp["tolerance"], (actual, cp["answer"])
@@ -390,7 +399,7 @@ def test_checkpoint_asked_just_before_its_answer_appears(preset_id, cp):
     name, attr = cp["check"].split(".")
     assert name in prog.variables
     frame = frame_index(prog, cp)
-    assert frame_touches(prog, cp["pass"], frame, name, attr), (
+    assert frame_touches(prog, cp["pass"], frame, name, attr, load(preset_id).get("visit_order")), (
         f"frame {frame} of the {cp['pass']} pass doesn't set {cp['check']}"
     )
 
@@ -417,7 +426,7 @@ def test_required_checkpoints():
     assert find_checkpoint("add-mul", before_step=1, check="d.grad")["answer"] == 4
     assert find_checkpoint("add-mul", before_step=1, check="c.grad")["answer"] == 5
     # The checkpoint preset's final grads.
-    assert find_checkpoint("checkpoint", check="x.grad")["answer"] == 0
+    assert find_checkpoint("checkpoint", check="x.grad", before_step=3)["answer"] == 0
     assert find_checkpoint("checkpoint", check="y.grad")["answer"] == 5
     assert find_checkpoint("neuron", check="w1.grad")["answer"] == 1
     assert find_checkpoint("diamond", check="a.grad", kind="number")["answer"] == 15
@@ -442,7 +451,8 @@ def test_trace_matches_frame_model():
         assert [f["node"] for f in answer["forward"]] == list(range(len(labels)))
         backward = answer["backward"]
         assert backward[0]["kind"] == "seed"
-        assert [f["node"] for f in backward[1:]] == list(reversed(range(len(labels))))
+        visits = [labels.index(n.label) for n in backward_visits(prog, load(pid).get("visit_order"))]
+        assert [f["node"] for f in backward[1:]] == visits
         for node, value in zip(answer["nodes"], prog.nodes):
             assert node["data"] == value.data and node["grad"] == value.grad
 

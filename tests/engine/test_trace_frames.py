@@ -26,7 +26,11 @@ def test_forward_frames_fill_in_data_in_topological_order():
     frames = forward_frames(graph)
     assert [graph.label(f["node"]) for f in frames] == ["a", "b", "c", "d"]
     assert [f["text"] for f in frames] == [
-        "a = 2 (an input)", "b = a + 1 = 2 + 1 = 3", "c = 3 * a = 3 * 2 = 6", "d = b * c = 3 * 6 = 18"]
+        "a = 2 (an input)",
+        # The first step that names a node's inputs says, once, what micrograd calls them.
+        "b = a + 1 = 2 + 1 = 3. micrograd keeps the values a node is made from in node._prev (the _children "
+        "given to the Value constructor): b._prev holds a and a Value for the number 1.",
+        "c = 3 * a = 3 * 2 = 6", "d = b * c = 3 * 6 = 18"]
     assert [f["line"] for f in frames] == [1, 2, 3, 4]
 
 

@@ -39,7 +39,9 @@ def test_the_micrograd_diamond_gives_the_engines_numbers_exactly():
     assert grads == {"a": 15.0, "1": 6.0, "b": 6.0, "3": 6.0, "c": 3.0, "d": 1.0}
     assert [n["expr"] for n in answer["nodes"]] == ["2", "1", "a + 1", "3", "a * 3", "b * c"]
     assert [n["op"] for n in answer["nodes"]] == ["", "", "+", "", "*", "*"]
-    assert answer["forward"][2]["text"] == "b = a + 1 = 2 + 1 = 3"
+    assert answer["forward"][2]["text"] == (
+        "b = a + 1 = 2 + 1 = 3. "
+        "micrograd keeps the values a node is made from in node._prev (the _children given to the Value constructor): b._prev holds a and 1.")
     assert answer["graph"] == {"source": "kernel", "style": "_prev", "editable": True, "custom": []}
     assert unchanged(before, d)
     assert d.grad == 0 and type(d.grad) is int  # micrograd's own int 0, not our 0.0
@@ -151,7 +153,9 @@ def test_a_custom_operation_differentiates_with_the_graphs_own_backward():
     assert nodes["h"]["op"] == "hypot" and nodes["h"]["expr"] == "hypot(a, b)"
     assert nodes["r"]["expr"] == "sqrt(h)"
     assert nodes["a"]["grad"] == pytest.approx(0.5 / math.sqrt(5) * 3 / 5)
-    assert answer["forward"][2]["text"] == "h = hypot(a, b) = hypot(3, 4) = 5"
+    assert answer["forward"][2]["text"] == (
+        "h = hypot(a, b) = hypot(3, 4) = 5. "
+        "micrograd keeps the values a node is made from in node._prev (the _children given to the Value constructor): h._prev holds a and b.")
     assert answer["experiment"]["lost_path_count"] == 2
     assert answer["graph"]["editable"] is False
     assert [c["label"] for c in answer["graph"]["custom"]] == ["h", "r"]
@@ -196,7 +200,9 @@ def test_a_custom_operation_named_like_a_known_one_gets_no_note_of_the_known_one
     assert answer["ok"], answer
     assert answer["graph"]["custom"] == [{"node": 3, "label": "s", "op": "+"}]
     assert answer["nodes"][3]["expr"] == "+(a, b, c)"
-    assert answer["forward"][3]["text"] == "s = +(a, b, c) = +(1, 2, 3) = 6"
+    assert answer["forward"][3]["text"] == (
+        "s = +(a, b, c) = +(1, 2, 3) = 6. "
+        "micrograd keeps the values a node is made from in node._prev (the _children given to the Value constructor): s._prev holds a, b and c.")
     assert answer["backward"][1]["text"] == ("Visit s = +(a, b, c) with s.grad = 1. a.grad += 1 × 1 = 1, 0 → 1; "
                                              "b.grad += 1 × 1 = 1, 0 → 1; c.grad += 1 × 1 = 1, 0 → 1.")
 

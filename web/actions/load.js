@@ -213,7 +213,9 @@ export function loadGraph(w, answer, { place = null, message = null, kind = "loa
   w.graph.build(answer);
   w.table.build(answer.nodes);
   w.code.show(answer.program);
-  w.visitOrder.setNodes(answer.nodes);
+  // The correct order to start from is the one the default backward pass walks (a
+  // preset may name its lesson's order; otherwise reverse topological order).
+  w.visitOrder.setNodes(answer.nodes, answer.backward.slice(1).map((f) => answer.nodes[f.node].label));
   w.ui.orderStatus.textContent = "";
   showExperiment(w.ui.experimentBody, null, answer);
   if (answer.experiment) {

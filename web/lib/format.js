@@ -4,6 +4,11 @@
 //           and nan / inf / -inf / -0 as themselves. It follows the engine's own
 //           formatter (engine/text.py, Python's "%.4g"), so the graph, the table
 //           and the engine's narration always write a number the same way.
+//           With more digits on (setMoreDigits(true), the "More digits" button),
+//           fmt(x) writes five decimals instead (-2.14112, -0.98999), and very small
+//           or very large numbers with 6 significant digits. The setting is one for
+//           the page, so the graph and the table, which both call fmt, agree; a
+//           caller that asks for its own digits, fmt(x, 8), keeps them.
 // exact(x): what data-* attributes hold — JavaScript's String(Number(x)) of the
 //           engine's value ("15", "-1.5", "0.7071067811865477", "NaN", "Infinity"),
 //           or "" when the value is not known yet (null / undefined).
@@ -13,7 +18,17 @@ export function exact(x) {
   return String(Number(x));
 }
 
-export function fmt(x, digits = 4) {
+let moreDigits = false;
+
+export function setMoreDigits(on) {
+  moreDigits = Boolean(on);
+}
+
+export function showsMoreDigits() {
+  return moreDigits;
+}
+
+export function fmt(x, digits = null) {
   if (x === null || x === undefined) return "";
   const v = Number(x);
   if (Number.isNaN(v)) return "nan";
@@ -21,7 +36,17 @@ export function fmt(x, digits = 4) {
   if (v === -Infinity) return "-inf";
   if (v === 0) return Object.is(v, -0) ? "-0" : "0";
   if (Number.isInteger(v) && Math.abs(v) < 1e15) return String(v);
-  return pythonG(v, digits);
+  if (digits === null && moreDigits) return fiveDecimals(v);
+  return pythonG(v, digits ?? 4);
+}
+
+// Five decimals, as a lesson asks for them ("to five decimals: -2.14112"); below 0.01
+// five decimals would keep fewer digits than the short format, and from 1e9 up they
+// would be a long row of digits, so those use 6 significant digits.
+function fiveDecimals(v) {
+  const size = Math.abs(v);
+  if (size >= 0.01 && size < 1e9) return stripZeros(v.toFixed(5));
+  return pythonG(v, 6);
 }
 
 // Python's format(v, ".<digits>g") for a finite, non-zero number.

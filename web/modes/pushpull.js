@@ -60,7 +60,7 @@ function inputFirst(ctx) {
   const label = answer.nodes[input].label;
   const order = [label, ...vo.correct.filter((l) => l !== label)];
   vo.arrange(order);
-  ctx.$("pushpull-result").replaceChildren(h("p", {}, `The visit order is now ${order.join(", ")}: ${label} is visited before the nodes that use it. Compare push and pull, or run it above.`));
+  ctx.$("pushpull-result").replaceChildren(h("p", {}, `The visit order is now ${order.join(", ")}: ${label} is visited before the nodes that use it. Compare push and pull, or press Run order.`));
   ctx.render(`Moved ${label} to the top of the visit order. Press Compare push and pull, or choose Push or Pull and press Run order.`);
 }
 

@@ -95,7 +95,7 @@ async function run(w) {
   const wrong = wrongGrads(exp.grads, exp.correct_grads).length;
   const verdict = wrong === 0
     ? "every grad came out right."
-    : `${wrong === 1 ? "1 grad is" : `${wrong} grads are`} wrong (see the table and the result below).`;
+    : `${wrong === 1 ? "1 grad is" : `${wrong} grads are`} wrong (marked ✗ on the graph and in the table; the result says why).`;
   say(w.ui.orderStatus, `Ran ${order.join(", ")} with ${mode}.`);
   w.render(`Ran the backward pass (${mode}) in the order ${order.join(", ")}: ${verdict} Step back to replay it one visit at a time.`);
 }

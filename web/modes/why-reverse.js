@@ -152,7 +152,7 @@ export class WhyReverse {
   }
 
   endText(view) {
-    return `That was the last step of ${view.mode.title.toLowerCase()}. Step back to replay it, or leave the experiment below.`;
+    return `That was the last step of ${view.mode.title.toLowerCase()}. Step back to replay it, or press Leave this experiment.`;
   }
 
   marks(view, marks) {

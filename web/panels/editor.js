@@ -4,8 +4,10 @@
 // screen. Typing rebuilds the graph 300 ms after the last key; only the newest
 // request's answer is drawn. A program outside the engine's subset shows the
 // engine's message at its line and column (a marked line number, the line itself
-// with a caret under the column) and the last good graph stays. A program over
-// the engine's limits is refused here, before it is sent, in the engine's words.
+// with a caret under the column) and the last good graph stays, marked as such on the
+// graph panel ("Showing the last graph that worked") until the program is fixed or
+// another graph is loaded. A program over the engine's limits is refused here,
+// before it is sent, in the engine's words.
 
 import { h, debounce, say } from "../lib/dom.js";
 import { MAX_LINES, MAX_SOURCE_CHARS } from "../url.js";
@@ -44,6 +46,7 @@ export class Editor {
         h("button", { type: "button", class: "button small", onclick: () => this.close() }, "Done"),
         this.backButton));
     box.append(this.panel);
+    this.lastGood = new LastGoodNote(box);
 
     this.area.addEventListener("input", () => {
       this.numberLines();
@@ -147,6 +150,7 @@ export class Editor {
     this.errorLine = error?.line ?? null;
     this.numberLines();
     this.panel.classList.toggle("has-error", Boolean(error));
+    this.lastGood.show(error);
     if (!error) {
       this.area.removeAttribute("aria-invalid");
       this.status.replaceChildren();
@@ -175,6 +179,15 @@ export class Editor {
       parts.push(h("p", { class: "muted" }, "The graph shows your last program that worked."));
     }
     this.status.replaceChildren(...parts);
+    this.keepStatusInView();
+  }
+
+  // The message belongs where the learner is typing: if it came up below the bottom of
+  // the screen, scroll just enough to show it (the text area sits right above it).
+  keepStatusInView() {
+    if (!this.open || typeof window === "undefined") return;
+    const box = this.status.getBoundingClientRect();
+    if (box.bottom > window.innerHeight || box.top < 0) this.status.scrollIntoView({ block: "nearest" });
   }
 
   goTo(line, col) {
@@ -184,6 +197,36 @@ export class Editor {
     at += Math.min(col - 1, (lines[line - 1] ?? "").length);
     this.area.focus();
     this.area.setSelectionRange(at, at);
+  }
+}
+
+// The note on the graph panel while the program in the editor doesn't build: the graph
+// on screen is the last one that did. It is an element of its own right above the
+// graph's scroll box, named by the graph region's aria-describedby, and the panel gets
+// a class (panels.css) that frames the graph.
+class LastGoodNote {
+  constructor(box) {
+    this.box = box;
+    this.note = null;
+  }
+
+  show(error) {
+    const panel = this.box.getRootNode().querySelector?.(".graph-panel");
+    const scroller = panel?.querySelector(".graph-scroll");
+    if (!scroller) return;
+    panel.classList.toggle("shows-last-good", Boolean(error));
+    const described = (scroller.getAttribute("aria-describedby") ?? "").split(" ").filter((id) => id && id !== "last-good-note");
+    if (!error) {
+      this.note?.remove();
+      if (described.length) scroller.setAttribute("aria-describedby", described.join(" "));
+      else scroller.removeAttribute("aria-describedby");
+      return;
+    }
+    this.note ??= h("p", { class: "last-good-note", id: "last-good-note" }, h("span", { class: "last-good-text" }));
+    const where = error.line ? ` (line ${error.line})` : "";
+    this.note.firstChild.textContent = `Showing the last graph that worked: your program has an error${where}, see the editor.`;
+    if (this.note.nextElementSibling !== scroller) scroller.before(this.note);
+    scroller.setAttribute("aria-describedby", [...described, "last-good-note"].join(" "));
   }
 }
 

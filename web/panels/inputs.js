@@ -6,11 +6,18 @@
 // the graph puts the cursor in its field. The engine recomputes; the graph, the
 // table and the narration update and the learner keeps their place in the trace.
 // "Reset values" goes back to the preset's (or the program's) own numbers.
+//
+// A value the engine can't take (1e300, NaN, inf, a word) is refused where it was typed:
+// the field is marked aria-invalid, a sentence right under it says why (and is named by
+// the field's aria-describedby), and the graph keeps the last good value. Leaving the
+// field puts that value back in it; the sentence stays, saying which value was kept,
+// until the next edit.
 
 import { fmt } from "../lib/format.js";
 import { h, debounce, parseNumber } from "../lib/dom.js";
 
-const MAX_VALUE = 1e12;
+const MAX_VALUE = 1e12; // the engine's limit for a number in a program (engine/program.py)
+const RANGE = "between -1e12 and 1e12";
 const SCRUB_PX = 8; // pixels of drag per step
 
 export class InputsPanel {
@@ -61,8 +68,10 @@ export class InputsPanel {
         const f = this.fields.get(inp.name);
         f.nodeId = inp.nodeId;
         f.value = inp.value;
-        if (document.activeElement !== f.input || f.scrubbing) setField(f.input, inp.value);
-        f.input.removeAttribute("aria-invalid");
+        if (document.activeElement !== f.input || f.scrubbing) {
+          setField(f.input, inp.value);
+          showRefusal(f, null);
+        }
       }
       return;
     }
@@ -80,36 +89,48 @@ export class InputsPanel {
     });
     setField(input, inp.value);
     const label = h("label", { for: id, class: "value-label", title: `Drag sideways to change ${inp.name}` }, inp.name);
-    const f = { input, label, nodeId: inp.nodeId, value: inp.value, name: inp.name };
+    const error = h("p", { class: "value-error", id: `${id}-error`, hidden: true });
+    const f = { input, label, error, nodeId: inp.nodeId, value: inp.value, name: inp.name };
     this.fields.set(inp.name, f);
     input.addEventListener("input", () => {
-      const x = parseNumber(input.value);
-      if (x === null || Math.abs(x) > MAX_VALUE) {
-        input.setAttribute("aria-invalid", "true");
+      const why = refusal(input.value, { typing: true });
+      if (why) {
         this.typed.cancel();
+        showRefusal(f, why);
         return;
       }
-      input.removeAttribute("aria-invalid");
-      this.typed(inp.name, x);
+      showRefusal(f, null);
+      const x = parseNumber(input.value);
+      if (x !== null) this.typed(inp.name, x);
     });
     input.addEventListener("keydown", (e) => this.onKey(e, f));
     input.addEventListener("blur", () => {
       this.typed.now();
-      if (input.getAttribute("aria-invalid") === "true") {
+      if (!input.value.trim()) {
+        setField(input, f.value); // an emptied field: nothing was asked for
+        showRefusal(f, null);
+        return;
+      }
+      const why = refusal(input.value);
+      if (why) {
         setField(input, f.value);
-        input.removeAttribute("aria-invalid");
+        showRefusal(f, `${why} Kept ${f.name} = ${fmt(f.value)}.`, { kept: true });
       }
     });
     input.addEventListener("focus", () => input.select());
     label.addEventListener("pointerdown", (e) => this.scrub(e, f));
-    return h("div", { class: "value-field", data: { name: inp.name } }, label, input);
+    return h("div", { class: "value-field", data: { name: inp.name } }, label, input, error);
   }
 
   onKey(e, f) {
     if (e.key === "Enter") {
       e.preventDefault();
+      const why = refusal(f.input.value);
+      if (why) {
+        showRefusal(f, why);
+        return;
+      }
       const x = parseNumber(f.input.value);
-      if (x === null || Math.abs(x) > MAX_VALUE) return;
       this.typed.cancel();
       this.onChange(f.name, x, { immediate: true });
       return;
@@ -117,7 +138,7 @@ export class InputsPanel {
     if (e.key === "Escape") {
       this.typed.cancel();
       setField(f.input, f.value);
-      f.input.removeAttribute("aria-invalid");
+      showRefusal(f, null);
       return;
     }
     if (e.key !== "ArrowUp" && e.key !== "ArrowDown") return;
@@ -188,6 +209,39 @@ export class InputsPanel {
     });
     return true;
   }
+}
+
+// Why the text typed in a value field can't be used, in a sentence; null if it can.
+// While typing, an empty field or the start of a number ("-", "1e", "3/") is not refused:
+// the learner is about to finish it.
+export function refusal(text, { typing = false } = {}) {
+  const t = String(text).trim();
+  if (!t) return typing ? null : "Type a number, like 2 or -0.5.";
+  if (typing && /^([+-]?(\d+\.?\d*|\.\d*)?(e[+-]?)?|[+-]?\d+(\.\d+)?\/)$/i.test(t)) return null;
+  const x = parseNumber(t);
+  if (x !== null) {
+    return Math.abs(x) > MAX_VALUE ? `${t} is too large: a value must be ${RANGE}.` : null;
+  }
+  const word = t.replace(/^[+-]/, "").toLowerCase();
+  if (word === "nan") return "NaN (not a number) can't be a value: type a number " + RANGE + ".";
+  if (["inf", "infinity", "∞"].includes(word)) return `${t} is not a finite number: a value must be ${RANGE}.`;
+  // A number too big for a float (1e999) reads as infinity.
+  if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t.replace(/\s+/g, ""))) return `${t} is too large: a value must be ${RANGE}.`;
+  if (/^[+-]?\d+(\.\d+)?\s*\/\s*0+(\.0*)?$/.test(t)) return `${t} divides by zero: type a number ${RANGE}.`;
+  return `"${t.length > 20 ? `${t.slice(0, 20)}…` : t}" is not a number: type one like 2, -0.5 or 1e-3.`;
+}
+
+// Mark a field refused and say why under it, or (why = null) clear both. A kept value
+// (after leaving the field) is valid again: only the sentence stays.
+function showRefusal(f, why, { kept = false } = {}) {
+  const described = ["inputs-help"];
+  if (why) described.push(f.error.id);
+  f.input.setAttribute("aria-describedby", described.join(" "));
+  if (why && !kept) f.input.setAttribute("aria-invalid", "true");
+  else f.input.removeAttribute("aria-invalid");
+  f.error.hidden = !why;
+  f.error.textContent = why ?? "";
+  f.error.classList.toggle("is-kept", kept);
 }
 
 function setField(input, value) {

@@ -1,19 +1,36 @@
 // The table of every node at the current step: label, expression, data, grad.
 //
-//   const table = new NodeTable(tbodyElement);
+//   const table = new NodeTable(tbodyElement, { onDigits });
 //   table.build(answer.nodes);
 //   table.update(view, marks)   // marks as for GraphView.update, plus marks.shouldBe
+//
+// Next to the table's heading, "More digits" (a toggle, aria-pressed) switches every
+// number the page formats, the graph's and the table's, from 4 significant digits to
+// five decimals (lib/format.js); onDigits() then redraws the widget.
 //
 // In a finished wrong-order run, a wrong grad reads "9 (should be 15)". A teaching
 // mode may add one more column: marks.column = {title, values} (e.g. tangents).
 
-import { exact, fmt } from "../lib/format.js";
+import { exact, fmt, setMoreDigits, showsMoreDigits } from "../lib/format.js";
 import { h } from "../lib/dom.js";
 import { appendInSlices } from "../lib/slices.js";
 
 export class NodeTable {
-  constructor(tbody) {
+  constructor(tbody, { onDigits = () => {} } = {}) {
     this.tbody = tbody;
+    this.onDigits = onDigits;
+    this.digits = showsMoreDigits(); // how the rows on screen were written
+    this.digitsButton = h("button", {
+      type: "button", class: "button quiet small digits-toggle", id: "more-digits",
+      "aria-pressed": String(this.digits),
+      title: "Show numbers with five decimals instead of four significant digits",
+      onclick: () => {
+        setMoreDigits(!showsMoreDigits());
+        this.onDigits();
+      },
+    }, "More digits");
+    const heading = tbody.closest("section")?.querySelector(".panel-heading");
+    heading?.after(h("div", { class: "table-tools" }, this.digitsButton));
   }
 
   build(nodes) {
@@ -59,6 +76,12 @@ export class NodeTable {
   }
 
   update(view, marks) {
+    if (this.digits !== showsMoreDigits()) {
+      // The numbers' format changed (here, or in another widget on the page): write every row again.
+      this.digits = showsMoreDigits();
+      this.digitsButton.setAttribute("aria-pressed", String(this.digits));
+      for (const row of this.rows ?? []) row.last = null;
+    }
     this.showColumn(marks.column ?? null);
     this.rows.forEach((row, i) => {
       const data = view.data[i];

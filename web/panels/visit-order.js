@@ -1,7 +1,8 @@
 // The reorderable "Visit order" list for the visit-order experiment.
 //
 //   const list = new VisitOrder(olElement, { onChange(order), announce(text) });
-//   list.setNodes(nodes)      // every node, in a correct order (ids descending)
+//   list.setNodes(nodes, correct)  // every node; `correct`: the labels in the order
+//                             // the default backward pass visits them (else ids descending)
 //   list.order                // labels, top to bottom
 //   list.restore()            // back to the correct order
 //
@@ -31,9 +32,9 @@ export class VisitOrder {
   // A big program's list (a thousand items, each with two buttons) is made only
   // when it comes near the screen, or when the page is idle, whichever is first;
   // until then order, arrange, restore and mark work on what it will show.
-  setNodes(nodes) {
+  setNodes(nodes, correct = null) {
     this.nodes = nodes;
-    this.correct = nodes.map((n) => n.label).reverse();
+    this.correct = correct?.length === nodes.length ? [...correct] : nodes.map((n) => n.label).reverse();
     this.grabbed = null;
     this.items = [];
     this.byLabel = new Map();

@@ -68,14 +68,12 @@ export class Viewport {
     });
   }
 
-  // A new graph: fitted to the box, from its top left corner.
+  // A new graph (also the next one of an edit): fitted to the box, unless the learner
+  // has zoomed; the box keeps its place, as far as the new graph reaches.
   setLayout(layout) {
     this.layout = layout;
-    this.followFit = true;
     if (!this.box.known && this.scroller?.isConnected) this.measure();
-    this.apply(this.fitScale());
-    if (this.scroller) this.scroller.scrollTo({ left: 0, top: 0 });
-    this.box.left = this.box.top = 0;
+    this.apply(this.followFit ? this.fitScale() : this.scale);
   }
 
   // The scale that shows the whole graph in the box, within [MIN_SCALE, FIT_MAX].

@@ -25,6 +25,14 @@ STEP_AND_LOOK_JS = """(label) => {
   };
 }"""
 
+# Two steps in the same task: how many pulses the first set off, what the second shows.
+TWO_STEPS_JS = """() => {
+  const stepAndLook = %s;
+  gwRoot().querySelector('#step-forward').click();
+  const first = gwRoot().querySelectorAll('#graph [data-pulse]').length;
+  return { first, ...stepAndLook('b') };
+}""" % STEP_AND_LOOK_JS
+
 SHOWN_JS = """(label) => {
   const g = gwRoot().querySelector(`#graph [data-node="${label}"]`);
   return {
@@ -73,8 +81,9 @@ def test_a_backward_push_travels_and_lands_in_the_parents_grad(page, site_url):
 
 def test_a_step_finishes_the_last_pulse_at_once(page, site_url):
     open_diamond(page, site_url, "pass=backward&step=0")
-    page.evaluate(STEP_AND_LOOK_JS, "b")  # visit d: two pulses under way
-    after = page.evaluate(STEP_AND_LOOK_JS, "b")  # visit c at once: d's pulses land now
+    # Visit d (two pulses set off), then at once visit c: d's pulses land now.
+    after = page.evaluate(TWO_STEPS_JS)
+    assert after["first"] == 2
     assert after["shownGrad"] == "6"
     assert page.evaluate(SHOWN_JS, "c")["grad"] == "3"
     # Stepping this fast, the new step shows at once too.

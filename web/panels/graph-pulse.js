@@ -6,7 +6,10 @@
 // still shows what was there before, and it lands when the pulse arrives (about
 // 450 ms). The data-* attributes and everything else are final at once: only the text
 // on screen waits. The next step (or a new graph) finishes every pulse at once.
+// While pulses travel the page counts as busy (<html data-busy>, boot/busy.js), so
+// that whoever waits for it to settle reads the numbers as they finally show.
 
+import { markBusy } from "../boot/busy.js";
 import { r } from "./graph-geometry.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -46,6 +49,7 @@ export class Pulses {
       box.setAttribute("x", r(-width / 2));
       this.running.push({ ...p, g, length: p.path.getTotalLength() });
     }
+    markBusy(1);
     this.started = performance.now();
     this.move(0);
     this.frame = requestAnimationFrame((now) => this.tick(now));
@@ -73,11 +77,13 @@ export class Pulses {
     cancelAnimationFrame(this.frame);
     this.frame = 0;
     const done = this.running;
+    if (!done.length) return;
     this.running = [];
     for (const p of done) {
       p.g.remove();
       p.land();
     }
+    markBusy(-1);
   }
 
   get active() {

@@ -271,8 +271,9 @@ export class Viewport {
     this.zoomIn = button("+", "Zoom in", () => this.zoomBy(ZOOM_STEP));
     this.fitButton = button("Fit", "Fit the whole graph", () => this.fit());
     this.zoomText = h("span", { class: "graph-zoom", "aria-hidden": "true" }, "100%");
+    const touch = window.matchMedia("(pointer: coarse)").matches;
     const hint = h("p", { id: "graph-keys", class: "graph-keys" },
-      "Drag to pan. With the graph focused: arrow keys pan, + and − zoom, 0 fits.");
+      `${touch ? "Swipe to pan, pinch to zoom." : "Drag to pan."} With the graph focused: arrow keys pan, + and − zoom, 0 fits.`);
     tools.replaceChildren(h("div", { class: "graph-tool-row" }, this.zoomOut, this.zoomText, this.zoomIn, this.fitButton), hint);
     this.scroller.setAttribute("aria-describedby", "graph-keys");
     this.showZoom();

@@ -73,7 +73,7 @@ export class GraphView {
     this.inputTip = ""; // added to every input's tooltip (the page says how to change it)
     this.viewport = new Viewport(this.scroller, svg, svg.getRootNode?.().getElementById?.("graph-tools") ?? null,
       () => this.drawInViewSoon());
-    this.lastStep = null; // {answer, pass, index, time} of the last update, to tell a step from a redraw
+    this.lastStep = null; // {pass, index, time} of the last update of this graph: a step, or a redraw of one?
     this.scroller?.addEventListener("scroll", () => this.drawInViewSoon(), { passive: true });
     if (this.scroller && typeof ResizeObserver === "function") {
       this.observer = new ResizeObserver(() => this.drawInViewSoon());

@@ -2,7 +2,6 @@
 // and the Stepper's position) through view.js's pure functions. Actions call
 // w.render(message) after they change the state; nothing else draws.
 
-import { keepInView } from "./panels/graph.js";
 import { renderDetails } from "./panels/details.js";
 import { say, setEnabled } from "./lib/dom.js";
 import { detailsFor, marksFor, narrationFor, positionText } from "./view.js";
@@ -13,7 +12,7 @@ export function render(w, message = null) {
   const view = s.view();
   const marks = marksFor(view, w.state.answer, w.why);
   w.graph.update(view, marks);
-  keepInView(w.ui.scroller, w.ui.svg, [marks.current ?? marks.visiting, ...marks.receiving.keys()], w.graph.layout);
+  w.graph.keepInView([marks.current ?? marks.visiting, ...marks.receiving.keys()]);
   w.table.update(view, marks);
   const parts = view.pass === "mode" ? null : detailsFor(view, w.state.answer);
   if (view.pass === "mode") w.why.details(w.ui.details, view);

@@ -1,87 +1,288 @@
-// Keeping the step in progress in view: the graph's box scrolls (never the page) so
-// that the nodes being computed or visited are visible.
-
-// Scroll the graph's container (never the page) so that the given nodes (the one
-// being computed or visited, and the parents receiving from it) are in view.
+// The graph's viewport: how big the graph is drawn, which part of it is in view, and
+// how the learner moves around it.
 //
-// The sizes come from a ResizeObserver and a scroll listener, not from reading the
-// layout on every step (which would force one after each DOM update); they are
-// read directly only once after a new graph, before the observer has reported.
-const metricsOf = new WeakMap();
+// The graph is never drawn smaller than its layout size (scale 1: one layout px is one
+// CSS px, and no text in the graph is set smaller than 12 px, panels.css). A graph too
+// big for its box is panned and zoomed instead of shrunk: the box (#graph-scroll)
+// scrolls, and the zoom sets the SVG's size. Panning: drag with a mouse or pen, one
+// finger on touch, the wheel, or the arrow keys while the graph has focus. Zooming:
+// ctrl + wheel (a trackpad's pinch), two fingers, + and − (0 fits), and the buttons
+// in #graph-tools. The step in progress is kept in view (keepInView).
 
-function scrollMetrics(scroller, svg, layout) {
-  let m = metricsOf.get(scroller);
-  if (!m) {
-    m = { layout: null, fresh: false, svgWidth: 0, clientWidth: 0, scrollWidth: 0, left: 0 };
-    metricsOf.set(scroller, m);
-    const measure = () => {
-      m.svgWidth = svg.getBoundingClientRect().width;
-      m.clientWidth = scroller.clientWidth;
-      m.scrollWidth = scroller.scrollWidth;
-      m.left = scroller.scrollLeft;
-    };
-    m.measure = measure;
+import { h } from "../lib/dom.js";
+
+export const MIN_SCALE = 1; // never below: the smallest text is then 12 CSS px
+const FIT_MAX = 1.3; // Fit never blows a small graph up beyond this
+const ZOOM_MAX = 3;
+const ZOOM_STEP = 1.25;
+const KEY_PAN = 60; // CSS px per arrow key
+const DRAG_SLOP = 4; // px a press may move and still be a click
+
+const clamp = (x, lo, hi) => Math.min(hi, Math.max(lo, x));
+
+export class Viewport {
+  // scroller: the box that scrolls; svg: the graph; tools: where the buttons go (or
+  // null); onView: called when the part in view may have changed (zoom, resize).
+  constructor(scroller, svg, tools, onView) {
+    this.scroller = scroller;
+    this.svg = svg;
+    this.onView = onView;
+    this.layout = null;
+    this.scale = MIN_SCALE;
+    this.followFit = true; // until the learner zooms, the graph is fitted to its box
+    // The box as last seen (a ResizeObserver and the scroll event keep these, so a
+    // step never has to ask the layout).
+    this.box = { width: 0, height: 0, maxHeight: Infinity, left: 0, top: 0, known: false };
+    this.frame = 0; // the pending keepInView frame
+    this.teardown = new AbortController();
+    if (!scroller) return;
+    const on = (target, type, fn, opts = {}) => target.addEventListener(type, fn, { ...opts, signal: this.teardown.signal });
+    on(scroller, "scroll", () => {
+      this.box.left = scroller.scrollLeft;
+      this.box.top = scroller.scrollTop;
+    }, { passive: true });
     if (typeof ResizeObserver === "function") {
-      m.observer = new ResizeObserver(() => measure());
-      m.observer.observe(scroller);
-      m.observer.observe(svg);
+      this.observer = new ResizeObserver(() => {
+        const before = this.box.width;
+        this.measure();
+        if (this.layout && this.followFit && Math.abs(before - this.box.width) > 1) this.fit();
+      });
+      this.observer.observe(scroller);
     }
-    scroller.addEventListener("scroll", () => { m.left = scroller.scrollLeft; }, { passive: true });
+    this.listen(on);
+    if (tools) this.makeTools(tools);
   }
-  if (m.layout !== layout) {
-    m.layout = layout;
-    m.measure();
-  }
-  return m;
-}
 
-export function keepInView(scroller, svg, nodeIds, layout) {
-  const ids = nodeIds.filter((i) => i !== null && i !== undefined);
-  if (!ids.length) return;
-  let m = metricsOf.get(scroller);
-  if (!m || m.layout !== layout) {
-    // A new graph: its size is known only after a layout. Measure at the next
-    // frame, where that layout is due anyway, rather than forcing one now in the
-    // middle of drawing (with a big graph, a second whole layout of the page).
-    cancelAnimationFrame(m?.frame);
-    const frame = requestAnimationFrame(() => {
-      if (!scroller.isConnected) return; // the widget was taken down meanwhile
-      scrollMetrics(scroller, svg, layout);
-      keepInView(scroller, svg, ids, layout);
+  destroy() {
+    this.teardown.abort();
+    this.observer?.disconnect();
+    cancelAnimationFrame(this.frame);
+  }
+
+  measure() {
+    const s = this.scroller;
+    const max = parseFloat(getComputedStyle(s).maxHeight);
+    Object.assign(this.box, {
+      width: s.clientWidth, height: s.clientHeight, maxHeight: Number.isFinite(max) ? max : Infinity,
+      left: s.scrollLeft, top: s.scrollTop, known: true,
     });
-    if (m) m.frame = frame;
-    return;
   }
-  m = scrollMetrics(scroller, svg, layout);
-  if (m.scrollWidth <= m.clientWidth + 1) return;
-  const scale = m.svgWidth / layout.width;
-  const half = (layout.node_width / 2 + 12) * scale;
-  const xs = ids.map((i) => layout.nodes[i].x * scale);
-  let lo = Math.min(...xs) - half;
-  let hi = Math.max(...xs) + half;
-  const width = m.clientWidth;
-  const left = m.left;
-  if (lo >= left && hi <= left + width) return;
-  // If everything cannot fit, keep the first node (the focus) in view.
-  if (hi - lo > width) {
-    const x = xs[0];
-    lo = Math.max(lo, x - width + half);
-    hi = lo + width;
+
+  // A new graph (also the next one of an edit): fitted to the box, unless the learner
+  // has zoomed; the box keeps its place, as far as the new graph reaches.
+  setLayout(layout) {
+    this.layout = layout;
+    if (!this.box.known && this.scroller?.isConnected) this.measure();
+    this.apply(this.followFit ? this.fitScale() : this.scale);
   }
-  const target = lo < left ? lo : hi - width;
-  const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-  scroller.scrollTo({ left: Math.max(0, target), behavior: reduce ? "auto" : "smooth" });
-}
 
-// The graph is going away: stop measuring its box.
-export function forgetScroller(scroller) {
-  const m = metricsOf.get(scroller);
-  m?.observer?.disconnect();
-  if (m?.frame) cancelAnimationFrame(m.frame);
-  metricsOf.delete(scroller);
-}
+  // The scale that shows the whole graph in the box, within [MIN_SCALE, FIT_MAX].
+  fitScale() {
+    const L = this.layout;
+    if (!L || !this.box.width) return MIN_SCALE;
+    const room = Math.min(this.box.width / L.width, this.box.maxHeight / L.height);
+    return clamp(room, MIN_SCALE, FIT_MAX);
+  }
 
-// What was last measured of the graph's box ({clientWidth, left, ...}), if anything.
-export function measuredScroller(scroller) {
-  return metricsOf.get(scroller);
+  fit() {
+    this.followFit = true;
+    if (this.scroller?.isConnected) this.measure();
+    this.zoomTo(this.fitScale(), null);
+  }
+
+  zoomBy(factor, at = null) {
+    this.followFit = false;
+    this.zoomTo(this.scale * factor, at);
+  }
+
+  // Zoom to `scale`, keeping the graph's point under `at` (client coordinates; the
+  // box's centre if null) where it is.
+  zoomTo(scale, at) {
+    if (!this.layout) return;
+    scale = clamp(scale, MIN_SCALE, ZOOM_MAX);
+    const s = this.scroller;
+    const rect = s.getBoundingClientRect();
+    const px = at ? at.x - rect.left - s.clientLeft : s.clientWidth / 2;
+    const py = at ? at.y - rect.top - s.clientTop : s.clientHeight / 2;
+    // The graph's point under (px, py), in layout units (a narrower graph is centred).
+    const offset = Math.max(0, (s.clientWidth - this.layout.width * this.scale) / 2);
+    const gx = (s.scrollLeft + px - offset) / this.scale;
+    const gy = (s.scrollTop + py) / this.scale;
+    this.apply(scale);
+    const newOffset = Math.max(0, (s.clientWidth - this.layout.width * scale) / 2);
+    s.scrollTo({ left: gx * scale + newOffset - px, top: gy * scale - py });
+    this.measure();
+    this.onView?.();
+  }
+
+  apply(scale) {
+    this.scale = scale;
+    const L = this.layout;
+    if (this.svg && L) {
+      this.svg.style.width = `${Math.round(L.width * scale)}px`;
+      this.svg.style.height = `${Math.round(L.height * scale)}px`;
+      this.svg.style.minWidth = this.svg.style.maxWidth = "";
+    }
+    this.showZoom();
+  }
+
+  panBy(dx, dy) {
+    this.scroller.scrollBy({ left: dx, top: dy });
+  }
+
+  // The part of the graph in view, in layout x: {lo, hi}, or null before it is known.
+  visibleX() {
+    const b = this.box;
+    if (!b.width) return null;
+    return { lo: b.left / this.scale, hi: (b.left + b.width) / this.scale };
+  }
+
+  // Pan so that the given nodes (the focus first, then the parents receiving from it)
+  // are in view, at the next frame (where a layout is due anyway): if they cannot all
+  // be, the first one is.
+  keepInView(nodeIds) {
+    const ids = nodeIds.filter((i) => i !== null && i !== undefined);
+    if (!ids.length || !this.scroller) return;
+    cancelAnimationFrame(this.frame);
+    const layout = this.layout;
+    this.frame = requestAnimationFrame(() => {
+      if (!this.scroller.isConnected || this.layout !== layout) return;
+      this.measure();
+      const s = this.scroller;
+      const scale = this.scale;
+      const offset = Math.max(0, (this.box.width - layout.width * scale) / 2);
+      const along = (coord, size, pad, start, room) => {
+        const cs = ids.map((i) => layout.nodes[i][coord] * scale + (coord === "x" ? offset : 0));
+        const half = (size / 2 + pad) * scale;
+        let lo = Math.min(...cs) - half;
+        let hi = Math.max(...cs) + half;
+        if (lo >= start && hi <= start + room) return start;
+        if (hi - lo > room) { // keep the focus in view, as much of the rest as fits
+          lo = clamp(lo, cs[0] - room + half, cs[0] - half);
+          hi = lo + room;
+        }
+        return Math.max(0, lo < start ? lo : hi - room);
+      };
+      const left = along("x", layout.node_width, 12, this.box.left, this.box.width);
+      const top = along("y", layout.node_height, 20, this.box.top, this.box.height);
+      if (Math.abs(left - this.box.left) < 1 && Math.abs(top - this.box.top) < 1) return;
+      const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      s.scrollTo({ left, top, behavior: reduce ? "auto" : "smooth" });
+    });
+  }
+
+  // ---------------------------------------------------------------- input
+
+  listen(on) {
+    const s = this.scroller;
+    // Keys while the graph has focus. (The widget's ← → step the passes everywhere
+    // else; here they pan, and the region's description says so.)
+    on(s, "keydown", (e) => {
+      if (e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented) return;
+      const pan = { ArrowLeft: [-KEY_PAN, 0], ArrowRight: [KEY_PAN, 0], ArrowUp: [0, -KEY_PAN], ArrowDown: [0, KEY_PAN] }[e.key];
+      if (pan) this.panBy(...pan);
+      else if (e.key === "+" || e.key === "=") this.zoomBy(ZOOM_STEP);
+      else if (e.key === "-" || e.key === "_") this.zoomBy(1 / ZOOM_STEP);
+      else if (e.key === "0") this.fit();
+      else return;
+      e.preventDefault();
+    });
+    // Ctrl + wheel (what a trackpad's pinch sends) zooms; a plain wheel scrolls the box.
+    on(s, "wheel", (e) => {
+      if (!e.ctrlKey && !e.metaKey) return;
+      e.preventDefault();
+      this.zoomBy(Math.exp(-e.deltaY * 0.01), { x: e.clientX, y: e.clientY });
+    }, { passive: false });
+    this.listenDrag(on);
+    this.listenPinch(on);
+  }
+
+  // Drag with a mouse or pen to pan (touch pans natively). An editable input's box
+  // is left alone: dragging it scrubs its value (learn.js).
+  listenDrag(on) {
+    const s = this.scroller;
+    let drag = null;
+    let swallowClick = false;
+    on(s, "pointerdown", (e) => {
+      if (e.pointerType === "touch" || e.button !== 0) return;
+      if (e.target.closest?.(".is-editable, button, input, a")) return;
+      drag = { id: e.pointerId, x: e.clientX, y: e.clientY, left: s.scrollLeft, top: s.scrollTop, moved: false };
+    });
+    on(s, "pointermove", (e) => {
+      if (!drag || e.pointerId !== drag.id) return;
+      const dx = e.clientX - drag.x;
+      const dy = e.clientY - drag.y;
+      if (!drag.moved && Math.hypot(dx, dy) < DRAG_SLOP) return;
+      if (!drag.moved) {
+        drag.moved = true;
+        s.setPointerCapture?.(e.pointerId);
+        s.classList.add("is-dragging");
+      }
+      s.scrollTo({ left: drag.left - dx, top: drag.top - dy });
+    });
+    const end = (e) => {
+      if (!drag || e.pointerId !== drag.id) return;
+      swallowClick = drag.moved;
+      drag = null;
+      s.classList.remove("is-dragging");
+    };
+    on(s, "pointerup", end);
+    on(s, "pointercancel", end);
+    // A drag is not a click on what it started on.
+    on(s, "click", (e) => {
+      if (!swallowClick) return;
+      swallowClick = false;
+      e.stopPropagation();
+      e.preventDefault();
+    }, { capture: true });
+  }
+
+  // Two fingers zoom around their midpoint (the page itself is not zoomed there:
+  // the box's touch-action allows only panning, panels.css).
+  listenPinch(on) {
+    let pinch = null;
+    const spread = (t) => Math.hypot(t[0].clientX - t[1].clientX, t[0].clientY - t[1].clientY);
+    const middle = (t) => ({ x: (t[0].clientX + t[1].clientX) / 2, y: (t[0].clientY + t[1].clientY) / 2 });
+    on(this.scroller, "touchstart", (e) => {
+      if (e.touches.length === 2) pinch = { spread: spread(e.touches), scale: this.scale };
+    }, { passive: true });
+    on(this.scroller, "touchmove", (e) => {
+      if (!pinch || e.touches.length !== 2) return;
+      if (e.cancelable) e.preventDefault();
+      this.followFit = false;
+      this.zoomTo(pinch.scale * (spread(e.touches) / pinch.spread), middle(e.touches));
+    }, { passive: false });
+    on(this.scroller, "touchend", (e) => {
+      if (e.touches.length < 2) pinch = null;
+    }, { passive: true });
+  }
+
+  // ---------------------------------------------------------------- tools
+
+  // Zoom out, zoom in, Fit, and a line saying how to move around (also the graph
+  // region's description, for those who reach it by keyboard).
+  makeTools(tools) {
+    const button = (text, label, fn) => {
+      const b = h("button", { type: "button", class: "button small graph-tool", "aria-label": label, title: label }, text);
+      b.addEventListener("click", fn, { signal: this.teardown.signal });
+      return b;
+    };
+    this.zoomOut = button("−", "Zoom out", () => this.zoomBy(1 / ZOOM_STEP));
+    this.zoomIn = button("+", "Zoom in", () => this.zoomBy(ZOOM_STEP));
+    this.fitButton = button("Fit", "Fit the whole graph", () => this.fit());
+    this.zoomText = h("span", { class: "graph-zoom", "aria-hidden": "true" }, "100%");
+    const touch = window.matchMedia("(pointer: coarse)").matches;
+    const hint = h("p", { id: "graph-keys", class: "graph-keys" },
+      `${touch ? "Swipe to pan, pinch to zoom." : "Drag to pan."} With the graph focused: arrow keys pan, + and − zoom, 0 fits.`);
+    tools.replaceChildren(h("div", { class: "graph-tool-row" }, this.zoomOut, this.zoomText, this.zoomIn, this.fitButton), hint);
+    this.scroller.setAttribute("aria-describedby", "graph-keys");
+    this.showZoom();
+  }
+
+  showZoom() {
+    if (!this.zoomText) return;
+    this.zoomText.textContent = `${Math.round(this.scale * 100)}%`;
+    this.zoomOut.disabled = this.scale <= MIN_SCALE + 1e-6;
+    this.zoomIn.disabled = this.scale >= ZOOM_MAX - 1e-6;
+  }
 }

@@ -1,8 +1,6 @@
 // Text in the graph: a text's width, measured once per font and string with a canvas
 // (asking the layout would force one per call), so that a label too long for its box
-// can be fitted.
-
-import { r } from "./graph-geometry.js";
+// can be shortened.
 
 // A text's width without asking the layout (getComputedTextLength forces one per
 // call): one canvas measureText per (font, text), cached. The font is read from
@@ -48,11 +46,20 @@ export function textWidth(textEl, text) {
   return w;
 }
 
-export function fitText(textEl, maxWidth) {
-  const w = textWidth(textEl, textEl.textContent);
-  if (w > maxWidth && maxWidth > 20) {
-    textEl.setAttribute("textLength", r(maxWidth));
-    textEl.setAttribute("lengthAdjust", "spacingAndGlyphs");
+// Show `text` in textEl, shortened with an ellipsis if it is wider than maxWidth
+// (the whole of it is in the node's <title> and accessible name). Returns whether
+// it was shortened.
+export function fitText(textEl, text, maxWidth) {
+  textEl.textContent = text;
+  if (textWidth(textEl, text) <= maxWidth) return false;
+  const chars = [...text];
+  let lo = 0; // the longest prefix known to fit with the ellipsis
+  let hi = chars.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (textWidth(textEl, chars.slice(0, mid).join("") + "…") <= maxWidth) lo = mid;
+    else hi = mid - 1;
   }
+  textEl.textContent = chars.slice(0, Math.max(1, lo)).join("") + "…";
+  return true;
 }
-

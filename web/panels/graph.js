@@ -16,22 +16,24 @@
 // learner scrolls (or the graph's box grows). What is never seen is never drawn,
 // so a big graph replaced by the next edit has little to take down. Up to
 // BIG_GRAPH nodes (lib/slices.js), everything is drawn at once.
+//
+// The graph is never shrunk below its layout size (text stays at least 12 px): a
+// bigger one is panned and zoomed (graph-scroll.js), and a step's numbers travel
+// along the edges as pulses (graph-pulse.js).
 
 import { exact, fmt, opSymbol } from "../lib/format.js";
 import { BIG_GRAPH, keepInPlace } from "../lib/slices.js";
 import { midpoint, r, smoothPath, widenGaps } from "./graph-geometry.js";
-import { forgetScroller, measuredScroller } from "./graph-scroll.js";
+import { Pulses } from "./graph-pulse.js";
+import { Viewport } from "./graph-scroll.js";
 import { fitText, textWidth } from "./graph-text.js";
-
-// keepInView lives in graph-scroll.js; the graph's users import it from here.
-export { keepInView } from "./graph-scroll.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const MARKERS = ["plain", "active", "late"];
 const MIN_GAP = 100; // px between layers, so that an edge label fits between two nodes
-const MIN_SCALE = 0.7; // below this the graph scrolls instead of shrinking
-const MAX_SCALE = 1.3;
-const LINE_HEIGHT = 14;
+const LINE_HEIGHT = 15;
+const NOT_YET = "—"; // a number not computed yet (the node table shows the same)
+const FAST_STEP_MS = 150; // a step this soon after the last one shows at once, without pulses
 const WINDOW_MARGIN = 200; // layout px either side of the visible part, drawn with it
 
 function el(name, attrs = {}, parent = null) {
@@ -51,6 +53,10 @@ function showExactly(parent, children) {
   parent.append(...children.slice(keepInPlace(parent, children)));
 }
 
+export function shownNumber(x) {
+  return x === null || x === undefined ? NOT_YET : fmt(x);
+}
+
 export function nodeAriaLabel(node, data, grad) {
   const value = (x) => (x === null || x === undefined ? "not computed yet" : fmt(x));
   const how = node.is_input ? "an input" : `computed as ${node.expr}`;
@@ -65,6 +71,9 @@ export class GraphView {
     // pending animation frame that draws what came into view}, or null.
     this.pending = null;
     this.inputTip = ""; // added to every input's tooltip (the page says how to change it)
+    this.viewport = new Viewport(this.scroller, svg, svg.getRootNode?.().getElementById?.("graph-tools") ?? null,
+      () => this.drawInViewSoon());
+    this.lastStep = null; // {pass, index, time} of the last update of this graph: a step, or a redraw of one?
     this.scroller?.addEventListener("scroll", () => this.drawInViewSoon(), { passive: true });
     if (this.scroller && typeof ResizeObserver === "function") {
       this.observer = new ResizeObserver(() => this.drawInViewSoon());
@@ -77,24 +86,24 @@ export class GraphView {
     this.observer?.disconnect();
     if (this.pending?.frame) cancelAnimationFrame(this.pending.frame);
     this.pending = null;
-    forgetScroller(this.scroller);
+    this.pulses?.finish();
+    this.viewport.destroy();
   }
 
   build(answer) {
     const svg = this.svg;
     const L = widenGaps(answer.layout, MIN_GAP);
-    // Where the scroller stands (for a big graph), read before anything changes, so
-    // that reading it forces no layout.
-    const view = answer.nodes.length > BIG_GRAPH ? this.visibleRange(L) : null;
+    this.pulses?.finish();
     this.layout = L;
     this.answer = answer;
+    this.lastStep = null;
     this.stopDrawing();
     svg.setAttribute("viewBox", `0 0 ${L.width} ${L.height}`);
     svg.setAttribute("width", L.width);
     svg.setAttribute("height", L.height);
-    // Scale with the container, but not below a legible size: past that, scroll.
-    svg.style.minWidth = `${Math.round(L.width * MIN_SCALE)}px`;
-    svg.style.maxWidth = `${Math.round(L.width * MAX_SCALE)}px`;
+    this.viewport.setLayout(L); // fitted to its box, never below scale 1
+    // The part in view (for a big graph), from what the viewport last measured.
+    const view = answer.nodes.length > BIG_GRAPH ? this.visibleRange() : null;
     this.makeLayers();
 
     // The groups (and what is drawn in them) of the graph before are reused, the
@@ -104,8 +113,10 @@ export class GraphView {
     // the first update(). A reused group drawn for the old graph but far from
     // view in the new one is emptied (edit after edit, drawings would pile up).
     const far = (item) => view && (item.hi < view.lo || item.lo > view.hi);
+    this.edgeById = new Map();
     this.edges = answer.edges.map((edge, i) => {
       const e = (this.edgePool[i] ??= { g: el("g"), line: null, halo: null });
+      this.edgeById.set(edge.id, e);
       setAttrs(e.g, {
         class: "edge", "data-edge": edge.id,
         "data-from": answer.nodes[edge.parent].label, "data-to": answer.nodes[edge.child].label,
@@ -169,20 +180,21 @@ export class GraphView {
     this.edgeLayer = el("g", { class: "edges", "aria-hidden": "true" }, svg);
     this.nodeLayer = el("g", { class: "nodes" }, svg);
     this.labelLayer = el("g", { class: "edge-labels", "aria-hidden": "true" }, svg);
+    this.pulses = new Pulses(el("g", { class: "pulses", "aria-hidden": "true" }, svg));
     this.nodePool = [];
     this.edgePool = [];
   }
 
   // The part of the graph (layout x, with a margin) the scroller shows, from what
-  // scrollMetrics last measured or, before that, from the scroller itself.
-  visibleRange(L) {
-    if (!this.scroller) return null;
-    const m = measuredScroller(this.scroller);
-    const width = m?.clientWidth || this.scroller.clientWidth;
-    const left = m ? m.left : this.scroller.scrollLeft;
-    if (!width) return null;
-    const scale = Math.min(MAX_SCALE, Math.max(MIN_SCALE, width / L.width));
-    return { lo: left / scale - WINDOW_MARGIN, hi: (left + width) / scale + WINDOW_MARGIN };
+  // the viewport last measured.
+  visibleRange() {
+    const x = this.viewport.visibleX();
+    return x && { lo: x.lo - WINDOW_MARGIN, hi: x.hi + WINDOW_MARGIN };
+  }
+
+  // Pan so that these nodes (the focus first) are in view.
+  keepInView(nodeIds) {
+    this.viewport.keepInView(nodeIds);
   }
 
   // Draw every node and edge still waiting that overlaps [lo, hi] (layout x).
@@ -205,7 +217,7 @@ export class GraphView {
     this.pending.frame = requestAnimationFrame(() => {
       if (!this.pending) return;
       this.pending.frame = null;
-      const view = this.visibleRange(this.layout);
+      const view = this.visibleRange();
       if (view) this.drawRange(view.lo, view.hi);
     });
   }
@@ -228,6 +240,14 @@ export class GraphView {
   // resent: Set(edgeIds) that carried a re-sent total; a push may bring its own
   // tag (instead of "⚠ late") and kind (an extra class, is-<kind>).
   update(view, marks) {
+    // A step (not a redraw of the same one) first lands the last step's pulses.
+    const now = performance.now();
+    const last = this.lastStep;
+    const moved = !last || last.pass !== view.pass || last.index !== view.index;
+    if (moved) {
+      this.pulses.finish();
+      this.lastStep = { pass: view.pass, index: view.index, time: now };
+    }
     this.nodes.forEach((n, i) => {
       const data = view.data[i];
       const grad = view.grad[i];
@@ -292,7 +312,47 @@ export class GraphView {
       if (lines.length) setLines(label.text, label.box, lines);
       else label.text.replaceChildren();
     });
+
+    // One step on from the last (not a jump, a step back or a fast run of steps):
+    // its numbers travel.
+    const next = last && last.pass === view.pass && view.index === last.index + 1;
+    const fast = last && now - last.time < FAST_STEP_MS;
+    if (moved && next && !fast && !reducedMotion()) this.pulses.send(this.flows(view));
   }
+
+  // The pulses of a step: a backward visit's += along each edge to its parent, a
+  // forward step's inputs into the node. The number each brings is held back (its
+  // text shows what was there before) until the pulse lands.
+  flows(view) {
+    const f = view.frame;
+    if (!f || (view.pass !== "forward" && view.pass !== "backward" && view.pass !== "experiment")) return [];
+    const pulses = [];
+    if (view.pass === "forward") {
+      const n = this.nodes[f.node];
+      for (const id of n.node.parents) {
+        const e = this.edgeById.get(id);
+        if (!e?.line || !n.parts) continue;
+        pulses.push({ path: e.line, backward: false, text: fmt(view.data[e.edge.parent]), land: () => n.parts && showValues(n) });
+      }
+      if (pulses.length && n.parts) n.parts.dataValue.textContent = NOT_YET;
+      return pulses;
+    }
+    for (const p of f.pushes ?? []) {
+      const e = this.edgeById.get(p.edge);
+      const n = this.nodes[p.parent];
+      if (!e?.line || !n.parts) continue;
+      if (!pulses.some((q) => q.node === n)) n.parts.gradValue.textContent = shownNumber(p.before);
+      pulses.push({
+        path: e.line, backward: true, node: n, text: `+= ${fmt(p.local)}×${fmt(p.upstream)}`,
+        land: () => n.parts && showValues(n),
+      });
+    }
+    return pulses;
+  }
+}
+
+function reducedMotion() {
+  return window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 }
 
 // What is drawn inside a node's group: title, box, head, label, op, data and grad
@@ -320,11 +380,10 @@ function drawNode(n) {
 function labelNode(n) {
   const { node, parts } = n;
   parts.tip.textContent = (node.is_input ? `${node.label} = ${node.expr} (an input)` : `${node.label} = ${node.expr}`) + n.tipEnd;
-  parts.title.textContent = node.label;
-  parts.title.removeAttribute("textLength");
-  parts.title.removeAttribute("lengthAdjust");
   parts.op.textContent = node.is_input ? "input" : opSymbol(node.op);
-  fitText(parts.title, n.width - 18 - (parts.op.textContent.length * 7 + 8));
+  // A long name is shortened with an ellipsis; the whole of it is in the tooltip
+  // (<title>) and the node's accessible name.
+  fitText(parts.title, node.label, n.width - 18 - (textWidth(parts.op, parts.op.textContent) + 8));
   parts.dataValue.textContent = "";
   parts.gradValue.textContent = "";
   if (n.tag) showPill(n.tag, null);
@@ -347,8 +406,8 @@ function showState(n) {
 }
 
 function showValues(n) {
-  n.parts.dataValue.textContent = n.last.data === null ? "·" : fmt(n.last.data);
-  n.parts.gradValue.textContent = n.last.grad === null ? "·" : fmt(n.last.grad);
+  n.parts.dataValue.textContent = shownNumber(n.last.data);
+  n.parts.gradValue.textContent = shownNumber(n.last.grad);
 }
 
 // An edge's halo and line (with the arrowhead update() chose).
@@ -383,7 +442,7 @@ function edgeLabel(layer, points) {
 // A small label on a white pill, centred at (x, y) of a node's group: {g, box, text}.
 function pill(parent, kind, x, y, height) {
   const g = el("g", { class: `node-${kind}`, transform: `translate(${x},${y})` }, parent);
-  const box = el("rect", { class: `node-${kind}-box`, rx: 7, height, y: -8 }, g);
+  const box = el("rect", { class: `node-${kind}-box`, rx: 7, height, y: r(-height / 2) }, g);
   const text = el("text", { class: `node-${kind}-text`, "text-anchor": "middle", dy: "0.33em" }, g);
   return { g, box, text };
 }
@@ -391,14 +450,14 @@ function pill(parent, kind, x, y, height) {
 // A teaching mode's note under the node (a tangent, a path sum), or none.
 function setNote(n, text) {
   if (!text && !n.note) return;
-  n.note ??= pill(n.g, "note", r(n.width / 2), r(n.height), 16);
+  n.note ??= pill(n.g, "note", r(n.width / 2), r(n.height), 17);
   showPill(n.note, text);
 }
 
 // The tag above the node ("new", "visiting", "+= 3"), or none.
 function setTag(n, text, kind) {
   if (!text && !n.tag) return;
-  n.tag ??= pill(n.g, "tag", r(n.width / 2), -9, 15);
+  n.tag ??= pill(n.g, "tag", r(n.width / 2), -9, 17);
   n.tag.g.setAttribute("class", `node-tag${kind ? ` tag-${kind}` : ""}`);
   showPill(n.tag, text);
 }

@@ -1,0 +1,121 @@
+"""The gradient flows (web/panels/graph-pulse.js): each += of a backward visit travels as a
+pulse along its edge to the parent and lands in the parent's grad; a forward step's inputs
+travel into the node. The data-* attributes are final at once; the text on screen is
+final when the pulse lands (at once under prefers-reduced-motion, and no pulse is drawn).
+
+Diamond (presets/diamond.toml): a = 2, b = a + 1 = 3, c = 3a = 6, d = b·c = 18. Visiting d
+pushes b.grad += 6×1 and c.grad += 3×1; visiting c then b brings a.grad to 9, then 15.
+"""
+
+import time
+
+import pytest
+
+from page_helpers import wait_ready
+
+# Click Step forward and, in the same task (before any frame), read what the graph shows.
+STEP_AND_LOOK_JS = """(label) => {
+  gwRoot().querySelector('#step-forward').click();
+  const g = gwRoot().querySelector(`#graph [data-node="${label}"]`);
+  return {
+    dataGrad: g.dataset.grad, dataData: g.dataset.data,
+    shownGrad: g.querySelector('.node-grad .node-value').textContent,
+    shownData: g.querySelector('.node-data .node-value').textContent,
+    pulses: [...gwRoot().querySelectorAll('#graph [data-pulse]')].map((p) => p.textContent),
+  };
+}"""
+
+# Two steps in the same task: how many pulses the first set off, what the second shows.
+TWO_STEPS_JS = """() => {
+  const stepAndLook = %s;
+  gwRoot().querySelector('#step-forward').click();
+  const first = gwRoot().querySelectorAll('#graph [data-pulse]').length;
+  return { first, ...stepAndLook('b') };
+}""" % STEP_AND_LOOK_JS
+
+SHOWN_JS = """(label) => {
+  const g = gwRoot().querySelector(`#graph [data-node="${label}"]`);
+  return {
+    grad: g.querySelector('.node-grad .node-value').textContent,
+    data: g.querySelector('.node-data .node-value').textContent,
+    pulses: gwRoot().querySelectorAll('#graph [data-pulse]').length,
+  };
+}"""
+
+
+def open_diamond(page, site_url, query):
+    page.goto(f"{site_url}?preset=diamond&hide=questions&{query}")
+    wait_ready(page)
+    page.wait_for_selector("svg[data-graph='diamond'] [data-node='d'] .node-box", timeout=10_000)
+    time.sleep(0.3)  # well past the fast-stepping threshold: the next click is a step of its own
+
+
+def wait_landed(page, label, timeout=3.0):
+    """What `label` shows once every pulse has landed (bounded wait)."""
+    end = time.monotonic() + timeout
+    while True:
+        shown = page.evaluate(SHOWN_JS, label)
+        if shown["pulses"] == 0:
+            return shown
+        assert time.monotonic() < end, f"the pulses were still on screen after {timeout} s"
+        time.sleep(0.03)
+
+
+def test_a_backward_push_travels_and_lands_in_the_parents_grad(page, site_url):
+    open_diamond(page, site_url, "pass=backward&step=0")  # the seed; next: visit d
+    during = page.evaluate(STEP_AND_LOOK_JS, "b")
+    assert during["dataGrad"] == "6"  # the DOM contract is final at once
+    assert sorted(during["pulses"]) == ["+= 3×1", "+= 6×1"]  # local × upstream, one per edge
+    assert during["shownGrad"] == "0"  # still what b.grad was before the push
+    assert wait_landed(page, "b")["grad"] == "6"
+    assert wait_landed(page, "c")["grad"] == "3"
+
+    page.evaluate(STEP_AND_LOOK_JS, "a")  # visit c: a.grad += 3×3
+    time.sleep(0.3)
+    during = page.evaluate(STEP_AND_LOOK_JS, "a")  # visit b, mid-way: a.grad += 1×6
+    assert during["dataGrad"] == "15"
+    assert during["pulses"] == ["+= 1×6"]
+    assert during["shownGrad"] == "9"
+    assert wait_landed(page, "a")["grad"] == "15"
+
+
+def test_a_step_finishes_the_last_pulse_at_once(page, site_url):
+    open_diamond(page, site_url, "pass=backward&step=0")
+    # Visit d (two pulses set off), then at once visit c: d's pulses land now.
+    after = page.evaluate(TWO_STEPS_JS)
+    assert after["first"] == 2
+    assert after["shownGrad"] == "6"
+    assert page.evaluate(SHOWN_JS, "c")["grad"] == "3"
+    # Stepping this fast, the new step shows at once too.
+    assert after["pulses"] == []
+    assert page.evaluate(SHOWN_JS, "a")["grad"] == "9"
+
+
+def test_a_forward_step_brings_the_inputs_values_into_the_node(page, site_url):
+    open_diamond(page, site_url, "pass=forward&step=2")  # a, b, c computed; next: d = b * c
+    during = page.evaluate(STEP_AND_LOOK_JS, "d")
+    assert during["dataData"] == "18"
+    assert sorted(during["pulses"]) == ["3", "6"]  # b's and c's values on their way
+    assert during["shownData"] == "—"  # the one "not yet" mark, as in the node table
+    assert wait_landed(page, "d")["data"] == "18"
+
+
+@pytest.fixture
+def reduced_page(page):
+    page.emulate_media(reduced_motion="reduce")
+    return page
+
+
+def test_with_reduced_motion_the_numbers_land_at_once_without_a_pulse(reduced_page, site_url):
+    page = reduced_page
+    open_diamond(page, site_url, "pass=backward&step=0")
+    during = page.evaluate(STEP_AND_LOOK_JS, "b")
+    assert during["pulses"] == []
+    assert (during["dataGrad"], during["shownGrad"]) == ("6", "6")
+    assert page.evaluate(SHOWN_JS, "c")["grad"] == "3"
+    time.sleep(0.3)
+    page.evaluate(STEP_AND_LOOK_JS, "a")
+    time.sleep(0.3)
+    during = page.evaluate(STEP_AND_LOOK_JS, "a")
+    assert during["pulses"] == []
+    assert (during["dataGrad"], during["shownGrad"]) == ("15", "15")

@@ -179,3 +179,33 @@ def test_secondary_panels_sit_below_the_stage(stage_page):
     assert stage_bottom <= page.viewport["height"] + 0.5 or page.viewport["width"] < 700
     for sel in (".code-box", ".table-box"):
         assert boxes[sel][0] >= stage_bottom - 0.5, f"{sel} starts inside the stage"
+
+
+def test_axe_finds_nothing_on_the_stage_in_its_main_states(stage_page):
+    from page_helpers import axe_audit, axe_report
+
+    page = stage_page
+
+    def audit(state):
+        results = axe_audit(page)
+        assert results.violations_count == 0, f"{state}:\n{axe_report(results)}"
+
+    load_preset(page, "add-mul")
+    for _ in range(5):  # the end of the forward pass: the seed's question is open
+        page.click("#step-forward")
+    assert page.locator(".checkpoint:not(.is-folded)").count() == 1
+    audit("a question open")
+    page.click("#step-forward")  # the seed: its answer folded, the next question open
+    audit("an answer folded")
+    page.get_by_role("tab", name="Visit order").click()
+    first = page.locator("#visit-order li").first
+    first.focus()
+    page.keyboard.press("Alt+ArrowDown")
+    page.get_by_role("button", name="Run order").click()
+    page.wait_for_selector(".verdict", timeout=STEP_TIMEOUT_MS)
+    audit("a visit order run")
+    page.get_by_role("tab", name="Why reverse mode").click()
+    page.get_by_role("tab", name="Path sums").click()
+    page.click("#paths-run")
+    page.wait_for_function("gwRoot().getElementById('why-reverse').dataset.active === 'paths'", timeout=STEP_TIMEOUT_MS)
+    audit("an experiment on the stage")

@@ -201,9 +201,10 @@ export class Editor {
 }
 
 // The note on the graph panel while the program in the editor doesn't build: the graph
-// on screen is the last one that did. It is an element of its own right above the
-// graph's scroll box, named by the graph region's aria-describedby, and the panel gets
-// a class (panels.css) that frames the graph.
+// on screen is the last one that did. It is an element of its own right under the
+// graph's scroll box (on the side of the program panel, where the learner is typing),
+// named by the graph region's aria-describedby, and the panel gets a class (panels.css)
+// that frames the graph.
 class LastGoodNote {
   constructor(box) {
     this.box = box;
@@ -225,7 +226,7 @@ class LastGoodNote {
     this.note ??= h("p", { class: "last-good-note", id: "last-good-note" }, h("span", { class: "last-good-text" }));
     const where = error.line ? ` (line ${error.line})` : "";
     this.note.firstChild.textContent = `Showing the last graph that worked: your program has an error${where}, see the editor.`;
-    if (this.note.nextElementSibling !== scroller) scroller.before(this.note);
+    if (this.note.previousElementSibling !== scroller) scroller.after(this.note);
     scroller.setAttribute("aria-describedby", [...described, "last-good-note"].join(" "));
   }
 }

@@ -119,3 +119,28 @@ def test_with_reduced_motion_the_numbers_land_at_once_without_a_pulse(reduced_pa
     during = page.evaluate(STEP_AND_LOOK_JS, "a")
     assert during["pulses"] == []
     assert (during["dataGrad"], during["shownGrad"]) == ("15", "15")
+
+
+# Each pushing edge's line width as set (the stylesheet eases it there), by its two ends.
+PUSH_WIDTHS_JS = """() => Object.fromEntries([...gwRoot().querySelectorAll('#graph .edge.is-pushing')].map((e) =>
+  [e.dataset.from + '→' + e.dataset.to, parseFloat(e.querySelector('.edge-line').style.strokeWidth)]))"""
+
+
+def test_a_pushs_line_is_as_thick_as_its_contribution_is_big(page, site_url):
+    # The diamond's pushes: d gives b 6 and c 3; c gives a 9 (the largest), b gives a 6.
+    open_diamond(page, site_url, "pass=backward&step=1")
+    widths = page.evaluate(PUSH_WIDTHS_JS)
+    assert set(widths) == {"b→d", "c→d"}
+    assert widths["b→d"] > widths["c→d"] >= 2
+    page.evaluate(STEP_AND_LOOK_JS, "a")  # visit c: a += 9, the largest push there is
+    assert page.evaluate(PUSH_WIDTHS_JS) == {"a→c": 6}
+    page.evaluate(STEP_AND_LOOK_JS, "a")  # visit b: a += 6
+    assert 2 < page.evaluate(PUSH_WIDTHS_JS)["a→b"] < 6
+    page.evaluate(CLICK_BACK_JS)
+    page.evaluate(CLICK_BACK_JS)
+    page.evaluate(CLICK_BACK_JS)  # the seed: nothing pushes, every line as drawn by the stylesheet
+    assert page.evaluate(PUSH_WIDTHS_JS) == {}
+    assert page.evaluate("() => [...gwRoot().querySelectorAll('#graph .edge-line')].every((l) => l.style.strokeWidth === '')")
+
+
+CLICK_BACK_JS = "() => gwRoot().querySelector('#step-back').click()"

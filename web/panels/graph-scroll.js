@@ -217,6 +217,7 @@ export class Viewport {
         drag.moved = true;
         s.setPointerCapture?.(e.pointerId);
         s.classList.add("is-dragging");
+        window.getSelection()?.removeAllRanges(); // a drag pans; it selects no text
       }
       s.scrollTo({ left: drag.left - dx, top: drag.top - dy });
     });

@@ -97,6 +97,7 @@ export class GraphView {
     this.layout = L;
     this.answer = answer;
     this.lastStep = null;
+    this.largestPush = largestContribution(answer);
     this.stopDrawing();
     svg.setAttribute("viewBox", `0 0 ${L.width} ${L.height}`);
     svg.setAttribute("width", L.width);
@@ -125,7 +126,7 @@ export class GraphView {
       const xs = points.map(([x]) => x);
       // The label on the edge (a push's numbers, "⚠ late") is made the first
       // time it is shown: most edges of a big graph never need one.
-      Object.assign(e, { edge, points, lo: Math.min(...xs), hi: Math.max(...xs), marker: "plain", label: null, last: {} });
+      Object.assign(e, { edge, points, lo: Math.min(...xs), hi: Math.max(...xs), marker: "plain", width: null, label: null, last: {} });
       if (e.line && far(e)) undrawEdge(e);
       if (e.line) shapeEdge(e);
       return e;
@@ -240,6 +241,7 @@ export class GraphView {
   // resent: Set(edgeIds) that carried a re-sent total; a push may bring its own
   // tag (instead of "⚠ late") and kind (an extra class, is-<kind>).
   update(view, marks) {
+    const sizes = this.pushSizes(view);
     // A step (not a redraw of the same one) first lands the last step's pulses.
     const now = performance.now();
     const last = this.lastStep;
@@ -287,11 +289,14 @@ export class GraphView {
       const id = e.edge.id;
       const push = marks.pushes.get(id);
       const late = marks.late.has(id) || (push && push.late);
-      const key = [Boolean(push), marks.feeding.has(id), Boolean(late), marks.lost.has(id),
+      const key = [Boolean(push), sizes.get(id), marks.feeding.has(id), Boolean(late), marks.lost.has(id),
         Boolean(marks.path?.has(id)), Boolean(marks.resent?.has(id)), push?.kind, push?.tag, push?.lines?.join("\n")].join("|");
       if (e.last.key === key) return; // nothing about this edge changed
       e.last.key = key;
       e.g.classList.toggle("is-pushing", Boolean(push));
+      // A push's line is as thick as its contribution is big (among the backward pass's).
+      e.width = push && sizes.has(id) ? pushWidth(sizes.get(id), this.largestPush) : null;
+      if (e.line) e.line.style.strokeWidth = e.width ?? "";
       e.g.classList.toggle("is-feeding", marks.feeding.has(id));
       e.g.classList.toggle("is-late", Boolean(late));
       e.g.classList.toggle("is-lost", marks.lost.has(id));
@@ -318,6 +323,14 @@ export class GraphView {
     const next = last && last.pass === view.pass && view.index === last.index + 1;
     const fast = last && now - last.time < FAST_STEP_MS;
     if (moved && next && !fast && !reducedMotion()) this.pulses.send(this.flows(view));
+  }
+
+  // edge id -> |contribution| of this step's pushes (a backward or experiment visit).
+  pushSizes(view) {
+    const sizes = new Map();
+    if (view.pass !== "backward" && view.pass !== "experiment") return sizes;
+    for (const p of view.frame?.pushes ?? []) sizes.set(p.edge, Math.abs(p.contribution));
+    return sizes;
   }
 
   // The pulses of a step: a backward visit's += along each edge to its parent, a
@@ -349,6 +362,24 @@ export class GraphView {
     }
     return pulses;
   }
+}
+
+// The largest |contribution| of any push in the graph's backward pass (finite ones).
+function largestContribution(answer) {
+  let largest = 0;
+  for (const f of answer.backward ?? []) {
+    for (const p of f.pushes ?? []) {
+      const size = Math.abs(p.contribution);
+      if (Number.isFinite(size)) largest = Math.max(largest, size);
+    }
+  }
+  return largest;
+}
+
+// A pushing edge's stroke width: 2 px for nothing, up to 6 px for the largest push.
+function pushWidth(size, largest) {
+  if (!Number.isFinite(size)) return 6;
+  return largest > 0 ? Math.round((2 + 4 * Math.sqrt(Math.min(1, size / largest))) * 10) / 10 : 2;
 }
 
 function reducedMotion() {
@@ -428,6 +459,7 @@ function shapeEdge(e) {
   e.halo.setAttribute("d", d);
   e.line.setAttribute("d", d);
   e.line.setAttribute("marker-end", `url(#arrow-${e.marker})`);
+  e.line.style.strokeWidth = e.width ?? "";
 }
 
 // An edge's label group, at the middle of its path: {g, box, text}.

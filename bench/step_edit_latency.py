@@ -14,7 +14,7 @@ edits    a change that needs Python, until the updated graph is drawn:
                     changed in it (the engine recomputes 1,000 nodes each time; a
                     value keeps the shape, so its layout is reused)
 
-"Drawn" is the page's `gw:render` performance mark, which web/app.js sets at
+"Drawn" is the page's `gw:render` performance mark, which web/render.js sets at
 the end of every render (after the SVG, the table and the narration are
 updated); each latency is from the input event's own timestamp (or the moment
 the change was dispatched) to the last such mark it caused. "frame" is to the
@@ -60,12 +60,13 @@ MEASURE_EDIT = """
 async ({ kind, arg, settleMs, timeoutMs }) => {
   const renders = () => performance.getEntriesByName("gw:render");
   const before = renders().length;
-  const $ = (s) => document.querySelector(s);
+  const root = document.getElementById("gradwalk").shadowRoot; // the widget lives in a shadow root
+  const $ = (s) => root.querySelector(s);
   const checks = {
     preset: () => $("#graph")?.dataset.graph === arg,
     order: () => true,
     value: () => true,
-    program: () => $("#graph")?.dataset.graph === "program" && document.querySelectorAll("#graph [data-node]").length >= 900,
+    program: () => $("#graph")?.dataset.graph === "program" && root.querySelectorAll("#graph [data-node]").length >= 900,
   };
   const t0 = performance.now();
   if (kind === "preset") {
@@ -82,7 +83,7 @@ async ({ kind, arg, settleMs, timeoutMs }) => {
     const area = $("#program-editor");
     area.value = arg;
     area.dispatchEvent(new Event("input", { bubbles: true }));
-    const done = [...document.querySelectorAll("#editor button")].find((b) => b.textContent.trim() === "Done");
+    const done = [...root.querySelectorAll("#editor button")].find((b) => b.textContent.trim() === "Done");
     done.click();  // submits at once (no typing pause)
   }
   const deadline = t0 + timeoutMs;
@@ -195,19 +196,19 @@ def main(argv=None) -> int:
             samples.append(measure_edit(page, "preset", presets[(i + 1) % len(presets)]))
         results["edit: preset"] = samples
 
-        page.evaluate("""() => { const s = document.querySelector('#preset');
+        page.evaluate("""() => { const s = document.getElementById('gradwalk').shadowRoot.querySelector('#preset');
             s.value = 'double-diamond'; s.dispatchEvent(new Event('change', {bubbles: true})); }""")
-        page.wait_for_function("() => document.querySelector('#graph')?.dataset.graph === 'double-diamond'")
+        page.wait_for_function("() => document.getElementById('gradwalk').shadowRoot.querySelector('#graph')?.dataset.graph === 'double-diamond'")
         page.wait_for_timeout(200)
         results["edit: Run order"] = [measure_edit(page, "order") for _ in range(args.edits)]
         results["edit: value (↑)"] = [measure_edit(page, "value", "a") for _ in range(args.edits)]
 
         program = thousand_node_program()
-        has_editor = page.evaluate("!!document.querySelector('#edit-program')")
+        has_editor = page.evaluate("!!document.getElementById('gradwalk').shadowRoot.querySelector('#edit-program')")
         if has_editor:
             page.click("#edit-program")
             first = measure_edit(page, "program", program, settle_ms=200)
-            nodes = page.evaluate("document.querySelectorAll('#graph [data-node]').length")
+            nodes = page.evaluate("document.getElementById('gradwalk').shadowRoot.querySelectorAll('#graph [data-node]').length")
             notes.append(f"1,000-node program: {nodes} nodes drawn; first load {common.fmt_ms(first['ms'])} ms")
             samples = [first]
             for i in range(max(1, args.edits // 2) - 1):

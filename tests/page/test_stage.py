@@ -28,13 +28,17 @@ PROGRAM_40 = "\n".join(
        "v0 = u0 * u1", "v1 = u2 * u3", "w = v0 + v1", "z = w * u0"]
 )
 
-# Every box, measured at once: [top, bottom, left, right] in viewport pixels, or null.
-BOXES_JS = """(sels) => Object.fromEntries(sels.map((sel) => {
+# Every box, measured at once after the next frame (a new question scrolls into view
+# then): [top, bottom, left, right] in viewport pixels, or null.
+BOXES_JS = """async (sels) => {
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  return Object.fromEntries(sels.map((sel) => {
   const e = gwRoot().querySelector(sel);
   if (!e || !e.getClientRects().length) return [sel, null];
   const r = e.getBoundingClientRect();
   return [sel, [r.top, r.bottom, r.left, r.right]];
-}))"""
+}));
+}"""
 
 STAGE = ["#step-forward", "#step-back", "#position", "#graph-scroll", "#narration"]
 QUESTION = [".checkpoint:not(.is-folded) .cp-question", ".checkpoint:not(.is-folded) form"]
@@ -209,3 +213,34 @@ def test_axe_finds_nothing_on_the_stage_in_its_main_states(stage_page):
     page.click("#paths-run")
     page.wait_for_function("gwRoot().getElementById('why-reverse').dataset.active === 'paths'", timeout=STEP_TIMEOUT_MS)
     audit("an experiment on the stage")
+
+
+def test_questions_wait_their_turn(stage_page):
+    """One question at a time; answered ones fold; the step that answers a question
+    reveals it only if the question was on screen before it."""
+    page = stage_page
+    load_preset(page, "add-mul")
+
+    def cards():
+        return page.evaluate("""() => [...gwRoot().querySelectorAll('#checkpoints .checkpoint')].map(
+            (c) => [c.dataset.checkpoint, c.dataset.mode, c.classList.contains('is-folded')])""")
+
+    for _ in range(6):  # the forward pass, then the seed: two questions are asked about e's visit
+        page.click("#step-forward")
+    assert cards() == [["first-step-d", "ask", False], ["seed", "revealed", True]]
+    # Stepping on without answering: the visit reveals d's answer (it was on screen) and
+    # not c's (it never was).
+    page.click("#step-forward")
+    assert ["first-step-d", "revealed", True] in cards()
+    assert not any(c[0] == "first-step-c" for c in cards())
+    # Back at the seed, d is still open; answered, it folds and c opens in its place.
+    page.click("#step-back")
+    assert cards()[0] == ["first-step-d", "ask", False]
+    page.fill("#cp-first-step-d-in", "4")
+    page.press("#cp-first-step-d-in", "Enter")
+    assert cards()[:2] == [["first-step-c", "ask", False], ["first-step-d", "ask", True]]
+    assert page.evaluate("gwActive().id") == "cp-first-step-c-in"  # the focus moves on to it
+    page.click("#step-forward")
+    revealed = [c[0] for c in cards() if c[1] == "revealed"]
+    assert revealed == ["first-step-d", "first-step-c"]
+    assert all(c[2] for c in cards())  # all folded: nothing open at this step

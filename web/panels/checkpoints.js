@@ -152,11 +152,17 @@ export class Checkpoints {
   // A new question must be seen before the step that answers it: if the learner is at
   // the stage and the card is not wholly on screen (a phone, a long choice), scroll just
   // enough. (On a phone the controls and the graph stay on top: style.css.)
+  // Measured at the next frame, when the page is laid out anyway: measuring now would
+  // lay out a big graph twice (70 ms for 1,000 nodes).
   bringIntoView(card) {
-    const stage = this.box.closest(".stage")?.getBoundingClientRect();
-    if (!card || !stage || stage.bottom < 0 || stage.top > innerHeight) return;
-    const box = card.getBoundingClientRect();
-    if (box.top < 0 || box.bottom > innerHeight) card.scrollIntoView({ block: "nearest" });
+    if (!card) return;
+    requestAnimationFrame(() => {
+      if (!card.isConnected) return;
+      const stage = this.box.closest(".stage")?.getBoundingClientRect();
+      if (!stage || stage.bottom < 0 || stage.top > innerHeight) return;
+      const box = card.getBoundingClientRect();
+      if (box.top < 0 || box.bottom > innerHeight) card.scrollIntoView({ block: "nearest" });
+    });
   }
 
   // An answered or revealed question, folded to one line: the answer, with the

@@ -49,6 +49,12 @@ export class Learn {
 
     this.questions = new Checkpoints($("checkpoints"), {
       onTryOrder: (labels) => this.host.arrangeOrder(labels),
+      markAsked: (label) => {
+        const svg = $("graph");
+        const node = label === null ? null : svg.querySelector(`[data-node="${CSS.escape(label)}"]`);
+        for (const g of svg.querySelectorAll(".is-asked")) if (g !== node) g.classList.remove("is-asked");
+        node?.classList.add("is-asked");
+      },
       onToggle: (on) => {
         this.saveURL();
         this.host.narrate(on

@@ -228,6 +228,8 @@ def test_questions_wait_their_turn(stage_page):
     for _ in range(6):  # the forward pass, then the seed: two questions are asked about e's visit
         page.click("#step-forward")
     assert cards() == [["first-step-d", "ask", False], ["seed", "revealed", True]]
+    asked = "() => [...gwRoot().querySelectorAll('#graph .is-asked')].map((g) => g.dataset.node)"
+    assert page.evaluate(asked) == ["d"]  # the node the question is about is outlined
     # Stepping on without answering: the visit reveals d's answer (it was on screen) and
     # not c's (it never was).
     page.click("#step-forward")
@@ -240,7 +242,9 @@ def test_questions_wait_their_turn(stage_page):
     page.press("#cp-first-step-d-in", "Enter")
     assert cards()[:2] == [["first-step-c", "ask", False], ["first-step-d", "ask", True]]
     assert page.evaluate("gwActive().id") == "cp-first-step-c-in"  # the focus moves on to it
+    assert page.evaluate(asked) == ["c"]
     page.click("#step-forward")
     revealed = [c[0] for c in cards() if c[1] == "revealed"]
     assert revealed == ["first-step-d", "first-step-c"]
     assert all(c[2] for c in cards())  # all folded: nothing open at this step
+    assert page.evaluate(asked) == []

@@ -19,8 +19,9 @@ import { fmt } from "../lib/format.js";
 import { h, parseNumber } from "../lib/dom.js";
 
 export class Checkpoints {
-  constructor(box, { onTryOrder = () => {}, onToggle = () => {} } = {}) {
+  constructor(box, { onTryOrder = () => {}, onToggle = () => {}, markAsked = () => {} } = {}) {
     this.box = box;
+    this.markAsked = markAsked; // outline the node the open question is about (or none)
     this.onTryOrder = onTryOrder;
     this.onToggle = onToggle;
     this.enabled = true;
@@ -136,6 +137,10 @@ export class Checkpoints {
   update(view) {
     this.lastView = view;
     const cards = this.cardsFor(view);
+    // The node the open question is about is outlined on the graph, beside its numbers
+    // (every update: a redrawn graph has new elements).
+    const open = cards.find((c) => !c.folded)?.cp;
+    this.markAsked(askedLabel(open));
     const shown = cards.map((c) => `${c.cp.id}:${c.mode}:${c.folded}`).join("|") + `@${this.key}:${this.enabled}`;
     // A question counts as seen once it is drawn where the learner can see it (the
     // stage's "Step the passes" tab; not while another tab is in front).
@@ -199,6 +204,8 @@ export class Checkpoints {
       h("span", {}, mode === "ask" ? "Your turn" : "Answer revealed"),
       h("span", { class: "cp-where" }, `· ${where}`));
     const question = h("p", { class: "cp-question", id: qid }, cp.question);
+    const about = askedLabel(cp);
+    if (about) head.append(h("span", { class: "cp-where" }, `· ${about} is outlined on the graph`));
     card.append(head, question);
     if (cp.edited) {
       card.append(h("p", { class: "cp-note" }, "With your new input values the answer is worked out from them, not the preset's numbers."));
@@ -362,6 +369,12 @@ export class Checkpoints {
   }
 }
 
+// The node a question is about: "d" for check = "d.grad" (a question with no check,
+// such as a choice about why, is about no one node).
+function askedLabel(cp) {
+  return /^(.+)\.(grad|data)$/.exec(cp?.check ?? "")?.[1] ?? null;
+}
+
 // Questions for a learner's own program, made from its trace: the seed, then before
 // each backward visit that pushes something, the grad of the first parent it pushes into.
 export function generated(answer, trace) {
@@ -372,7 +385,7 @@ export function generated(answer, trace) {
   const seed = backward[0];
   const outLabel = nodes[seed.node].label;
   out.push({
-    id: "auto-seed", auto: true, pass: "backward", step: 0, kind: "number", tolerance: 1e-3,
+    id: "auto-seed", auto: true, pass: "backward", step: 0, kind: "number", tolerance: 1e-3, check: `${outLabel}.grad`,
     question: `The backward pass starts by setting the output's grad, ${outLabel}.grad. To what?`,
     answerValue: seed.after,
     explanation: `${outLabel}.grad asks how much ${outLabel} moves when ${outLabel} moves: one for one, so the seed is 1.`,
@@ -386,7 +399,7 @@ export function generated(answer, trace) {
     const after = trace.backwardGrads[k][parent];
     const sums = pushes.map((p) => `${p.rule}: ${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}`);
     out.push({
-      id: `auto-b${k}`, auto: true, pass: "backward", step: k, kind: "number", tolerance: 1e-3,
+      id: `auto-b${k}`, auto: true, pass: "backward", step: k, kind: "number", tolerance: 1e-3, check: `${label}.grad`,
       question: `Visiting ${node.label} = ${node.expr}: what will ${label}.grad be after this visit?`,
       answerValue: after,
       explanation: `${sums.join("; ")}. Added to what ${label}.grad held (${fmt(pushes[0].before)}), that makes ${fmt(after)}.`,

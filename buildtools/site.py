@@ -7,7 +7,7 @@ the web front end, the service worker, build.json and compressed copies.
     dist/wheels/<hash>/    the engine wheel: source (micropip) and precompiled
     dist/prerender/        the engine's answers for every preset (first paint)
     dist/sw.js             web/sw.js with this build's id and file list
-    dist/**/*.gz           compressed copies that `serve` sends when accepted
+    dist/**/*.br, *.gz     compressed copies that `serve` sends when accepted
 
 A folder named by 16 hex digits holds content-hashed files that never change,
 so they can be cached forever; everything else must be revalidated.
@@ -178,7 +178,9 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
         files = {p.relative_to(staging).as_posix(): sha256_hex(p)
                  for p in sorted(staging.rglob("*")) if p.is_file()}
         files.pop(SW_JS, None)
-        _write_service_worker(root / "web" / SW_JS, staging / SW_JS, build_id, files)
+        # What only the stock path downloads: the service worker does not precache it.
+        on_demand = sorted({info["stdlib"], info["micropip_wheel"], info["engine_wheel"]})
+        _write_service_worker(root / "web" / SW_JS, staging / SW_JS, build_id, files, on_demand)
         compress.precompress(staging, cache)
 
         if dist.exists():
@@ -190,16 +192,21 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _write_service_worker(template: Path, out: Path, build_id: str, files: dict) -> None:
+def _write_service_worker(template: Path, out: Path, build_id: str, files: dict,
+                          on_demand: list[str]) -> None:
     """sw.js with this build's id and file list in place of its placeholder, so
-    every build has a different sw.js (which is how a browser notices a new build)."""
+    every build has a different sw.js (which is how a browser notices a new build);
+    `on_demand` lists the files it serves but does not precache."""
     if not template.is_file():
         return
     text = template.read_text()
     if SW_PLACEHOLDER not in text:
         raise BuildError(f"web/{SW_JS} lacks its {SW_PLACEHOLDER} placeholder; restore it and "
                          "run the build again.")
-    manifest = json.dumps({"build_id": build_id, "files": files}, sort_keys=True,
+    missing = [rel for rel in on_demand if rel not in files]
+    if missing:
+        raise BuildError(f"{missing[0]} is not a file of the build; build.json and site.py disagree.")
+    manifest = json.dumps({"build_id": build_id, "files": files, "on_demand": on_demand}, sort_keys=True,
                           separators=(",", ":"))
     out.write_text(text.replace(SW_PLACEHOLDER, manifest))
 

@@ -3,6 +3,7 @@ pinned `brotli` (one sentence when it is missing), writes a `.br` copy of every 
 file, and `serve` sends it to a browser that accepts br."""
 
 import gzip
+import io
 import os
 import subprocess
 import sys
@@ -112,3 +113,19 @@ def test_build_py_without_brotli_says_so_in_one_line(tmp_path):
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("build.py: The build compresses the site with brotli, which is not installed")
     assert not (tmp_path / "dist").exists()
+
+
+def test_the_fast_paths_engine_wheel_is_stored_so_brotli_packs_it_whole(built_dist):
+    info = build_info(built_dist)
+    wheel = built_dist / info["engine_wheel_pyc"]
+    with zipfile.ZipFile(wheel) as archive:
+        members = archive.infolist()
+        assert {m.compress_type for m in members} == {zipfile.ZIP_STORED}
+        deflated = io.BytesIO()
+        with zipfile.ZipFile(deflated, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as out:
+            for m in members:
+                out.writestr(m.filename, archive.read(m))
+    packed = wheel.with_name(wheel.name + ".br")
+    assert brotli.decompress(packed.read_bytes()) == wheel.read_bytes()
+    # What a browser downloads is smaller than the deflated wheel would be (sent as is).
+    assert packed.stat().st_size < 0.8 * len(deflated.getvalue())

@@ -12,7 +12,9 @@ engine as a wheel, everything in web/, and build.json, which tells the page's
 worker the file names to load. For a fast boot it also holds the standard
 library and the engine precompiled to .pyc by this Pyodide under Node, the
 engine's answers for every preset (the page's first paint), a service worker
-that caches the build, and gzip copies of the big files (buildtools/site.py).
+that caches the build, and brotli and gzip copies of the big files
+(buildtools/site.py, buildtools/compress.py; brotli is pinned in pyproject.toml's
+`build` extra: `pip install -e '.[build]'`).
 Downloads and compiled files are kept in .cache/ (downloads checked against
 the pins below), so a warm build works offline.
 """
@@ -23,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from buildtools import BuildError, bundle, fetch, serve, site
+from buildtools import BuildError, bundle, compress, fetch, serve, site
 
 ROOT = Path(__file__).resolve().parent
 
@@ -40,6 +42,7 @@ def build(dist: Path = ROOT / "dist", cache: Path = ROOT / ".cache",
           force: bool = False, log=print) -> dict | None:
     """Make dist/ current. Returns build.json's content when it built, None when
     dist/ was already up to date. Raises BuildError on a fixable failure."""
+    compress.require_brotli(ROOT)  # before anything: a build without it is not the site
     build_id = site.compute_build_id(ROOT, PINS)
     # The notebook's front end is written beside the package, not into dist/: a current
     # dist/ without it (a fresh clone's first build made it, then it was deleted) rebuilds.

@@ -7,7 +7,7 @@ the web front end, the service worker, build.json and compressed copies.
     dist/wheels/<hash>/    the engine wheel: source (micropip) and precompiled
     dist/prerender/        the engine's answers for every preset (first paint)
     dist/sw.js             web/sw.js with this build's id and file list
-    dist/**/*.gz           compressed copies that `serve` sends when accepted
+    dist/**/*.br, *.gz     compressed copies that `serve` sends when accepted
 
 A folder named by 16 hex digits holds content-hashed files that never change,
 so they can be cached forever; everything else must be revalidated.
@@ -141,7 +141,9 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
         stdlib_pyc, pycs = precompile.precompile(
             cache, runtime, pins.pyodide_version, pins.pyodide_python, engine_files, log)
         stdlib_rel = _add_hashed(staging, STDLIB_DIR, "python_stdlib.zip", stdlib_pyc.read_bytes())
-        engine_pyc_rel = _add_wheel(root, staging, {**engine_files, **pycs})
+        # Stored, not deflated: brotli over the whole wheel (compress.py) sends it in
+        # 161 kB instead of the deflated wheel's 242 kB; the worker unpacks it in memory.
+        engine_pyc_rel = _add_wheel(root, staging, {**engine_files, **pycs}, stored=True)
 
         # Content-hashed runtime folder: cacheable forever, never stale.
         runtime_rel = f"{PYODIDE_DIR}/{_folder_hash(runtime)}"
@@ -178,7 +180,9 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
         files = {p.relative_to(staging).as_posix(): sha256_hex(p)
                  for p in sorted(staging.rglob("*")) if p.is_file()}
         files.pop(SW_JS, None)
-        _write_service_worker(root / "web" / SW_JS, staging / SW_JS, build_id, files)
+        # What only the stock path downloads: the service worker does not precache it.
+        on_demand = sorted({info["stdlib"], info["micropip_wheel"], info["engine_wheel"]})
+        _write_service_worker(root / "web" / SW_JS, staging / SW_JS, build_id, files, on_demand)
         compress.precompress(staging, cache)
 
         if dist.exists():
@@ -190,16 +194,21 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _write_service_worker(template: Path, out: Path, build_id: str, files: dict) -> None:
+def _write_service_worker(template: Path, out: Path, build_id: str, files: dict,
+                          on_demand: list[str]) -> None:
     """sw.js with this build's id and file list in place of its placeholder, so
-    every build has a different sw.js (which is how a browser notices a new build)."""
+    every build has a different sw.js (which is how a browser notices a new build);
+    `on_demand` lists the files it serves but does not precache."""
     if not template.is_file():
         return
     text = template.read_text()
     if SW_PLACEHOLDER not in text:
         raise BuildError(f"web/{SW_JS} lacks its {SW_PLACEHOLDER} placeholder; restore it and "
                          "run the build again.")
-    manifest = json.dumps({"build_id": build_id, "files": files}, sort_keys=True,
+    missing = [rel for rel in on_demand if rel not in files]
+    if missing:
+        raise BuildError(f"{missing[0]} is not a file of the build; build.json and site.py disagree.")
+    manifest = json.dumps({"build_id": build_id, "files": files, "on_demand": on_demand}, sort_keys=True,
                           separators=(",", ":"))
     out.write_text(text.replace(SW_PLACEHOLDER, manifest))
 
@@ -262,12 +271,12 @@ def _add_micropip(whl: Path, pyodide_dir: Path) -> str:
     return f"{PYODIDE_DIR}/{whl.name}"
 
 
-def _add_wheel(root: Path, site: Path, files: dict[str, bytes]) -> str:
+def _add_wheel(root: Path, site: Path, files: dict[str, bytes], stored: bool = False) -> str:
     """Write an engine wheel with `files` under wheels/<content hash>/, so a
     browser never reuses a stale cached copy while the file name stays a valid
     wheel name."""
     tmp_dir = site / WHEELS_DIR / "tmp"
-    whl = _write_engine_wheel(root, tmp_dir, files)
+    whl = _write_engine_wheel(root, tmp_dir, files, stored)
     final_dir = site / WHEELS_DIR / sha256_hex(whl)[:HASH_CHARS]
     final_dir.mkdir(parents=True)
     whl = whl.replace(final_dir / whl.name)
@@ -294,7 +303,7 @@ def _engine_files(root: Path) -> dict[str, bytes]:
     return files
 
 
-def _write_engine_wheel(root: Path, out_dir: Path, files: dict[str, bytes]) -> Path:
+def _write_engine_wheel(root: Path, out_dir: Path, files: dict[str, bytes], stored: bool = False) -> Path:
     project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
     return write_wheel(
         out_dir,
@@ -303,6 +312,7 @@ def _write_engine_wheel(root: Path, out_dir: Path, files: dict[str, bytes]) -> P
         summary=project.get("description", ""),
         requires_python=project.get("requires-python", ">=3.11"),
         files=files,
+        stored=stored,
     )
 
 

@@ -28,9 +28,11 @@ def write_wheel(
     summary: str,
     requires_python: str,
     files: dict[str, bytes],
+    stored: bool = False,
 ) -> Path:
     """Write `files` (archive path -> content) plus the .dist-info metadata into
-    out_dir/<name>-<version>-py3-none-any.whl and return its path."""
+    out_dir/<name>-<version>-py3-none-any.whl and return its path. `stored`:
+    members are not deflated (for a wheel the host sends brotli-compressed whole)."""
     dist_info = f"{_normalize(name)}-{version}.dist-info"
     metadata = (
         "Metadata-Version: 2.1\n"
@@ -59,7 +61,7 @@ def write_wheel(
     with zipfile.ZipFile(path, "w") as zf:
         for arcname, data in entries:
             info = zipfile.ZipInfo(arcname, date_time=FIXED_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
+            info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
             info.external_attr = 0o100644 << 16  # a regular file, rw-r--r--
             zf.writestr(info, data, compresslevel=9)
     return path

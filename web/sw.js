@@ -5,11 +5,17 @@
 // of the build with its sha256, so each build has its own sw.js (which is how
 // the browser notices a new build) and its own cache, "gradwalk-<build id>".
 //
-// * install: download every file of the build and check each one's sha256; a
-//   file from another build (the site changed mid-way) fails the install, and
-//   the browser tries again later. Nothing is half-cached.
-// * fetch: files of the build come from its cache (cache-first); anything else
-//   goes to the network untouched.
+// * install: download every file of the build that the fast path uses and check
+//   each one's sha256; a file from another build (the site changed mid-way)
+//   fails the install, and the browser tries again later. Nothing is half-cached.
+//   The files only the stock path (`?boot=stock`) uses, listed by build.py as
+//   `on_demand` (the source standard library, micropip, the source engine
+//   wheel: ~2.8 MB a learner's page never asks for), are not downloaded.
+//   The page registers this worker only once its engine is ready
+//   (boot/sw-register.js), so the precache never shares the link with the boot.
+// * fetch: files of the build come from its cache (cache-first), and one that
+//   is not there (an on-demand file, or one the browser evicted) from the
+//   network; anything else goes to the network untouched.
 // * activate: caches of other builds are deleted.
 //
 // There is no skipWaiting and no clients.claim: a page is only ever served by
@@ -21,6 +27,8 @@ const BUILD = typeof MANIFEST === "object" ? MANIFEST : null; // null: web/ not 
 const PREFIX = "gradwalk-";
 const CACHE = BUILD ? PREFIX + BUILD.build_id : null;
 const SCOPE = new URL("./", self.location.href);
+// Files of the build fetched only when asked for (the stock path's), never precached.
+const ON_DEMAND = new Set(BUILD?.on_demand ?? []);
 const PARALLEL = 4;
 // Content-hashed files (in a folder named by 16 hex digits) never change, so
 // the HTTP cache may supply them; everything else is revalidated.
@@ -91,7 +99,7 @@ async function precache() {
   // Entries already there (an install that failed half-way and is retried; the
   // .wasm the engine's worker put there itself, with V8's compiled code beside
   // it) are kept if they are this build's file.
-  const todo = Object.entries(BUILD.files);
+  const todo = Object.entries(BUILD.files).filter(([rel]) => !ON_DEMAND.has(rel));
   try {
     const next = () => {
       const item = todo.shift();

@@ -173,3 +173,98 @@ def test_service_worker_only_serves_its_own_build(built_dist):
     manifest = json.loads(re.search(r"const MANIFEST = (\{.*?\});\n", text).group(1))
     assert manifest["build_id"] == build_id(built_dist)
     assert "index.html" in manifest["files"] and "build.json" in manifest["files"]
+
+
+# --- the first visit's precache: only the fast path's files, only after engine ready ----
+
+# Records, before any of the page's scripts run, the wall-clock time at which the
+# engine became ready (the server logs its requests on the same clock).
+READY_CLOCK = """
+(() => {
+  const check = () => {
+    if (window.__gwReadyAt == null && document.documentElement?.dataset.engine === "ready") {
+      window.__gwReadyAt = performance.timeOrigin + performance.now();
+    }
+  };
+  new MutationObserver(check).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-engine"] });
+})();
+"""
+
+CACHED_FILES = """(name) => caches.open(name).then((c) => c.keys())
+  .then((requests) => requests.map((r) => new URL(r.url).pathname.slice(1)))"""
+
+
+@pytest.fixture
+def logged_site(built_dist):
+    """The built site on a server that logs every request it answers: (url, log of (time, path))."""
+    import threading
+    import time
+    from functools import partial
+
+    log, lock = [], threading.Lock()
+
+    class Logged(serve.SiteHandler):
+        quiet = True
+
+        def do_GET(self):
+            with lock:
+                log.append((time.time() * 1000, urlsplit(self.path).path.lstrip("/")))
+            super().do_GET()
+
+    server = serve.SiteServer(("127.0.0.1", 0), partial(Logged, directory=str(built_dist)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield serve.url_of(server), log
+    server.stop()
+
+
+def manifest_of(dist) -> dict:
+    text = (dist / "sw.js").read_text()
+    return json.loads(re.search(r"const MANIFEST = (\{.*?\});\n", text).group(1))
+
+
+def test_precache_takes_only_the_fast_path_and_waits_for_engine_ready(browser, logged_site, built_dist):
+    url, log = logged_site
+    info = json.loads((built_dist / "build.json").read_text())
+    manifest = manifest_of(built_dist)
+    # The stock path's own files, and nothing the fast path uses.
+    stock_only = {info["stdlib"], info["micropip_wheel"], info["engine_wheel"]}
+    assert set(manifest["on_demand"]) == stock_only
+    assert not stock_only & {info["stdlib_pyc"], info["engine_wheel_pyc"]}
+
+    context = browser.new_context(service_workers="allow")
+    context.set_default_timeout(TIMEOUT_MS)
+    context.add_init_script(WIDGET_HELPERS)
+    context.add_init_script(READY_CLOCK)
+    errors = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url)
+        wait_engine_ready(page)
+        assert page.evaluate(REGISTER) == "active"
+        ready_at = page.evaluate("window.__gwReadyAt")
+        cache = f"gradwalk-{build_id(built_dist)}"
+
+        # The service worker was fetched only after the engine was ready, so its
+        # precache never shared the link with the boot.
+        sw_fetched = [t for t, path in log if path == "sw.js"]
+        assert sw_fetched and min(sw_fetched) > ready_at
+        # It cached every file of the build but the stock path's, which nobody fetched.
+        cached = set(page.evaluate(CACHED_FILES, cache))
+        assert cached == set(manifest["files"]) - stock_only
+        assert not stock_only & {path for _, path in log}
+
+        # The stock path still works: its files come from the network when asked for.
+        before = len(log)
+        page.goto(url + "?boot=stock&preset=diamond")
+        assert page.evaluate("!!navigator.serviceWorker.controller")
+        wait_engine_ready(page)
+        fetched = {path for _, path in log[before:]}
+        assert stock_only <= fetched, stock_only - fetched
+        nodes = page.eval_on_selector_all("svg [data-node]", "els => els.map(e => e.dataset.node)")
+        assert {"a", "b", "c", "d"} <= set(nodes)
+        # ... and they are still not kept: the cache holds this build's fast path alone.
+        assert set(page.evaluate(CACHED_FILES, cache)) == cached
+    finally:
+        context.close()
+    assert not errors, errors

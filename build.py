@@ -42,7 +42,7 @@ def build(dist: Path = ROOT / "dist", cache: Path = ROOT / ".cache",
           force: bool = False, log=print) -> dict | None:
     """Make dist/ current. Returns build.json's content when it built, None when
     dist/ was already up to date. Raises BuildError on a fixable failure."""
-    compress.require_brotli(ROOT)  # before anything: a build without it is not the site
+    compress.ensure_brotli(ROOT, log)  # before anything: a build without it is not the site
     build_id = site.compute_build_id(ROOT, PINS)
     # The notebook's front end is written beside the package, not into dist/: a current
     # dist/ without it (a fresh clone's first build made it, then it was deleted) rebuilds.

@@ -12,7 +12,10 @@ Output is reproducible: gzip's header carries no file name and time 0.
 
 import gzip
 import hashlib
+import importlib
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -54,6 +57,30 @@ def require_brotli(root: Path, module=brotli) -> None:
         raise BuildError(f"The build needs {pin} (pinned in pyproject.toml) but brotli "
                          f"{getattr(module, '__version__', '?')} is installed; run "
                          f"`python -m pip install '{pin}'` and build again.")
+
+
+def ensure_brotli(root: Path, log=print) -> None:
+    """The pinned brotli, installed with pip into this Python if it is missing or another
+    version (so that `python build.py serve` stays one command on a fresh machine, as
+    `build.py test` installs its own); a failed install stops the build with one sentence."""
+    global brotli
+    try:
+        require_brotli(root, brotli)
+        return
+    except BuildError as missing:
+        problem = missing
+    pin = brotli_pin(root)
+    log(f"build.py: installing {pin} (the build's one Python dependency) into {sys.prefix} ...")
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "-q", pin])
+    if done.returncode != 0:
+        raise problem
+    importlib.invalidate_caches()
+    sys.modules.pop("brotli", None)
+    try:
+        brotli = importlib.import_module("brotli")
+    except ImportError:
+        raise problem from None
+    require_brotli(root, brotli)
 
 
 def encoders() -> dict[str, callable]:

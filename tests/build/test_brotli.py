@@ -103,7 +103,8 @@ def test_a_missing_or_other_brotli_stops_the_build_with_one_sentence():
 
 
 def test_build_py_without_brotli_says_so_in_one_line(tmp_path):
-    # A `brotli` that cannot be imported, ahead of the real one on the path.
+    # A `brotli` that cannot be imported, ahead of the real one on the path: the build
+    # installs the pin (pip finds it already there), still cannot import it, and says so.
     (tmp_path / "brotli.py").write_text("raise ImportError('no brotli here')\n")
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     result = subprocess.run([sys.executable, "build.py", "--dist", str(tmp_path / "dist")], cwd=ROOT,

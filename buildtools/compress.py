@@ -71,7 +71,7 @@ def ensure_brotli(root: Path, log=print) -> None:
         problem = missing
     pin = brotli_pin(root)
     log(f"build.py: installing {pin} (the build's one Python dependency) into {sys.prefix} ...")
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "-q", pin])
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--root-user-action=ignore", "-q", pin])
     if done.returncode != 0:
         raise problem
     importlib.invalidate_caches()

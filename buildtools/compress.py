@@ -84,9 +84,7 @@ def ensure_brotli(root: Path, log=print) -> None:
 
 
 def encoders() -> dict[str, callable]:
-    if brotli is None:
-        raise BuildError("The build compresses the site with brotli, which is not installed; run "
-                         "`pip install -e '.[build]'` and build again.")
+    """The compressed copies' writers (build.py has made sure of brotli: ensure_brotli)."""
     return {
         ".br": lambda data: brotli.compress(data, quality=BROTLI_QUALITY),
         ".gz": lambda data: gzip.compress(data, compresslevel=9, mtime=0),

@@ -196,9 +196,9 @@ def not_finite_text(node: Value) -> str:
     return f"{node.label} is nan (not a number): this operation has no real value at these inputs."
 
 
-def not_finite_push_text(child: Value, slot: int, local: float, upstream: float) -> str:
-    """Why a push of the backward pass carries inf or nan ("" when it carries a finite number)."""
-    contribution = local * upstream
+def not_finite_push_text(child: Value, slot: int, local: float, upstream: float, contribution: float) -> str:
+    """Why a push of the backward pass (local × upstream = contribution) carries inf or nan
+    ("" when it carries a finite number)."""
     if math.isfinite(contribution):
         return ""
     parent = child._prev[slot].label
@@ -207,13 +207,10 @@ def not_finite_push_text(child: Value, slot: int, local: float, upstream: float)
             return f"0 × {fmt(upstream)} is nan, so {parent} gets nan."
         return f"{child.label}.grad is already {fmt(upstream)}, so what it pushes into {parent} is not finite either."
     if not math.isfinite(local):
-        entry = OPS.get(child._op)
-        rule = ""
-        if entry is not None:
-            try:
-                rule = f", {local_text(child, slot)},"
-            except ValueError:
-                rule = ""
+        try:  # the rule written out, when the operation has one (a learner's own may not)
+            rule = f", {local_text(child, slot)},"
+        except ValueError:
+            rule = ""
         return (f"The local derivative of {child.label} with respect to {parent}{rule} is {fmt(local)} at these "
                 f"values, so {parent}.grad can't be a finite number either.")
     return (f"{fmt(local)} × {fmt(upstream)} is too large for a float (above about 1.8e308), "

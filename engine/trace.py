@@ -171,9 +171,8 @@ def _visit_text(graph, node, upstream, pushes, position, step) -> str:
     head = f"Visit {label} = {graph.expressions[node]} with {label}.grad = {fmt(upstream)}.{early} {prefix}"
     text = head + "; ".join(parts) + "."
     # A push that carries inf or nan says why (a log(0), a division by zero, an overflow).
-    slots = [graph.edges[push["edge"]].slot for push in pushes]
-    notes = dict.fromkeys(not_finite_push_text(value, slot, push["local"], upstream)
-                          for slot, push in zip(slots, pushes))
+    notes = dict.fromkeys(not_finite_push_text(value, graph.edges[push["edge"]].slot, push["local"], upstream,
+                                               push["contribution"]) for push in pushes)
     for note in notes:
         text = add_sentence(text, note)
     return text

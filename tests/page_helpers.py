@@ -106,3 +106,24 @@ def show_tab(page, name, root=None):
     if tab.get_attribute("aria-selected") != "true":
         tab.click()
     return tab
+
+
+def runs(page):
+    """How many visit orders the widget has run (its result box counts them)."""
+    return int(page.get_attribute("#experiment-result", "data-runs") or 0)
+
+
+def wait_for_run(page, before):
+    """Wait until a run after `before` runs has landed on the stepper."""
+    page.wait_for_function(
+        f"Number(gwRoot().getElementById('experiment-result').dataset.runs || 0) > {before}",
+        timeout=STEP_TIMEOUT_MS)
+    assert page.evaluate("gwHost().dataset.pass") == "experiment"
+
+
+def run_order(page):
+    """Run the visit-order list as it stands (from its tab) and wait for the run."""
+    show_tab(page, "Visit order")
+    before = runs(page)
+    button(page, "Run order").click()
+    wait_for_run(page, before)

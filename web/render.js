@@ -19,7 +19,9 @@ export function render(w, message = null) {
   else if (parts) w.ui.details.replaceChildren(...parts);
   else renderDetails(w.ui.details, view, w.state.answer);
   w.code.update(view, w.state.answer);
-  w.ui.position.textContent = positionText(view, w.why);
+  const where = positionText(view, w.why);
+  w.ui.position.textContent = where;
+  w.scrubber.follow(s, view, w.state.answer, where);
   setEnabled(w.ui.back, !s.atStart());
   setEnabled(w.ui.forward, !s.atEnd());
   setEnabled(w.ui.startBackward, true);

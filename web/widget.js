@@ -127,10 +127,8 @@ function createWidget(host, shadow, options) {
     },
   });
   w.code = new ProgramView($("program"));
-  // The scrubber moves the stepper through the step action and follows every render.
+  // The scrubber moves the stepper through the step action; render.js keeps it in step.
   w.scrubber = new Scrubber($("scrubber-box"), { onMove: (offset) => w.stepTo(offset) });
-  const drawAll = w.render;
-  w.render = (message) => { drawAll(message); w.scrubber.follow(w.state.stepper, w.state.answer, w.why); };
   w.visitOrder = new VisitOrder($("visit-order"), {
     announce: (text) => say(w.ui.orderStatus, text),
     onChange: (labels) => w.orderChanged(labels),

@@ -5,7 +5,7 @@ so), and after Compare push and pull every status line names the mode on screen.
 The diamond (DESIGN.md): a = 2, b = 3, c = 6, d = 18; correct grads a 15, b 6, c 3,
 d 1. Visiting b before d loses the path a → b → d: a.grad 9."""
 
-from page_helpers import STEP_TIMEOUT_MS, button, nodes, open_page, order, show_tab, snapshot
+from page_helpers import STEP_TIMEOUT_MS, button, nodes, open_page, order, run_order, show_tab, snapshot
 
 CORRECT = ["d", "c", "b", "a"]
 
@@ -20,13 +20,6 @@ def move_b_first(page):
     page.keyboard.press("Alt+ArrowUp")
     page.keyboard.press("Alt+ArrowUp")
     assert order(page) == ["b", "d", "c", "a"]
-
-
-def run_order(page):
-    before = int(page.get_attribute("#experiment-result", "data-runs") or 0)
-    button(page, "Run order").click()
-    page.wait_for_function(
-        f"Number(gwRoot().getElementById('experiment-result').dataset.runs || 0) > {before}", timeout=STEP_TIMEOUT_MS)
 
 
 def test_restore_correct_order_keeps_the_learners_place(page, site_url):

@@ -2,26 +2,9 @@
 the order, and see the wrong grad, the late contribution, the lost path and the
 engine's explanation; a correct order gives the right grads again."""
 
-from page_helpers import STEP_TIMEOUT_MS, button, nodes, open_page, order, show_tab, snapshot
+from page_helpers import STEP_TIMEOUT_MS, button, nodes, open_page, order, run_order, runs, show_tab, snapshot, wait_for_run
 
 CORRECT = ["d", "c", "b", "a"]
-
-
-def runs(page):
-    return int(page.get_attribute("#experiment-result", "data-runs") or 0)
-
-
-def wait_for_run(page, before):
-    page.wait_for_function(
-        f"Number(gwRoot().getElementById('experiment-result').dataset.runs || 0) > {before}",
-        timeout=STEP_TIMEOUT_MS)
-    assert page.evaluate("gwHost().dataset.pass") == "experiment"
-
-
-def run_order(page):
-    before = runs(page)
-    button(page, "Run order").click()
-    wait_for_run(page, before)
 
 
 def result_text(page):

@@ -9,7 +9,7 @@ before d). The square: a = 3, b = a·a = 9, a.grad 6."""
 
 from pathlib import Path
 
-from page_helpers import STEP_TIMEOUT_MS, button, choose, nodes, open_page, order, show_tab
+from page_helpers import STEP_TIMEOUT_MS, button, choose, nodes, open_page, order, run_order, show_tab
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,14 +29,6 @@ def wait_for_graph(page, graph, pass_, step):
         "([g, p, s]) => gwRoot().getElementById('graph').dataset.graph === g"
         " && gwHost().dataset.pass === p && gwHost().dataset.step === s",
         arg=[graph, pass_, step], timeout=STEP_TIMEOUT_MS)
-
-
-def run_order(page):
-    show_tab(page, "Visit order")
-    before = int(page.get_attribute("#experiment-result", "data-runs") or 0)
-    button(page, "Run order").click()
-    page.wait_for_function(
-        f"Number(gwRoot().getElementById('experiment-result').dataset.runs || 0) > {before}", timeout=STEP_TIMEOUT_MS)
 
 
 def test_back_undoes_a_preset_a_run_and_an_experiment_and_stays_on_the_site(page, site_url):

@@ -130,8 +130,14 @@ export class Checkpoints {
   }
 
   answered(cp) {
-    const state = this.status.get(this.statusKey(cp))?.state;
+    const { state } = this.statusOf(cp);
     return state === "right" || state === "revealed";
+  }
+
+  // What the learner did with a question so far: {state: "open" | "right" | "wrong" |
+  // "revealed", tries, reply}.
+  statusOf(cp) {
+    return this.status.get(this.statusKey(cp)) ?? { state: "open", tries: 0, reply: "" };
   }
 
   update(view) {
@@ -149,7 +155,7 @@ export class Checkpoints {
     if (shown === this.shown) return;
     this.shown = shown;
     this.box.hidden = cards.length === 0;
-    this.box.replaceChildren(...cards.map((c) => (c.folded ? this.folded(c.cp, c.mode) : this.card(c.cp, c.mode))));
+    this.box.replaceChildren(...cards.map((c) => (c.folded ? this.folded(c.cp, c.mode) : this.card(c.cp))));
     this.box.dataset.count = String(cards.length);
     if (visible) this.bringIntoView(this.box.querySelector(".checkpoint:not(.is-folded)"));
   }
@@ -173,10 +179,8 @@ export class Checkpoints {
   // An answered or revealed question, folded to one line: the answer, with the
   // question and the explanation a click away.
   folded(cp, mode) {
-    const st = this.status.get(this.statusKey(cp)) ?? { state: "revealed", tries: 0, reply: "" };
-    const parts = this.answerParts(cp, st, "revealed");
-    const verdict = parts.shift();
-    verdict.removeAttribute("tabindex");
+    const st = this.statusOf(cp);
+    const [verdict, ...parts] = this.answerParts(cp, st);
     return h("details", {
       class: `checkpoint is-folded is-${mode} state-${st.state}`,
       data: { checkpoint: cp.id, mode, state: st.state },
@@ -190,18 +194,18 @@ export class Checkpoints {
     return `${this.key}#${cp.id}`;
   }
 
-  card(cp, mode) {
-    const st = this.status.get(this.statusKey(cp)) ?? { state: "open", tries: 0, reply: "" };
-    const frameName = cp.pass === "forward" ? "node" : cp.step === 0 ? "seed" : "visit";
-    const where = cp.pass === "forward" ? `forward pass, ${frameName} ${cp.step + 1}` : cp.step === 0 ? "backward pass, the seed" : `backward pass, visit ${cp.step}`;
+  // The open question: asked, with a field (or choices), Check and Show answer.
+  card(cp) {
+    const st = this.statusOf(cp);
+    const where = cp.pass === "forward" ? `forward pass, node ${cp.step + 1}` : cp.step === 0 ? "backward pass, the seed" : `backward pass, visit ${cp.step}`;
     const qid = `cp-${cp.id}-q`;
     const card = h("section", {
-      class: `checkpoint is-${mode} state-${st.state}`, "aria-labelledby": qid,
-      data: { checkpoint: cp.id, mode, state: st.state },
+      class: `checkpoint is-ask state-${st.state}`, "aria-labelledby": qid,
+      data: { checkpoint: cp.id, mode: "ask", state: st.state },
     });
     const head = h("p", { class: "cp-head" },
-      h("span", { class: "cp-badge", "aria-hidden": "true" }, mode === "ask" ? "?" : "✓"),
-      h("span", {}, mode === "ask" ? "Your turn" : "Answer revealed"),
+      h("span", { class: "cp-badge", "aria-hidden": "true" }, "?"),
+      h("span", {}, "Your turn"),
       h("span", { class: "cp-where" }, `· ${where}`));
     const question = h("p", { class: "cp-question", id: qid }, cp.question);
     const about = askedLabel(cp);
@@ -213,60 +217,51 @@ export class Checkpoints {
     if (cp.auto && cp.step === 0) {
       card.append(h("p", { class: "cp-note" }, "Questions made from your program: one before each backward visit. The switch turns them off."));
     }
-    const feedback = h("div", { class: "cp-feedback", "aria-live": "polite" });
-    const answered = st.state === "right" || st.state === "revealed" || mode === "revealed";
-
-    if (mode === "ask" && !answered) {
-      const form = h("form", { class: "cp-form", novalidate: true });
-      let read;
-      if (cp.kind === "choice") {
-        const group = h("fieldset", { class: "cp-choices" }, h("legend", { class: "visually-hidden" }, "Choices"));
-        cp.choices.forEach((choice, i) => {
-          const id = `cp-${cp.id}-c${i}`;
-          group.append(h("div", { class: "cp-choice" },
-            h("input", { type: "radio", name: `cp-${cp.id}`, id, value: String(i), checked: String(st.reply) === String(i) }),
-            h("label", { for: id }, choice)));
-        });
-        form.append(group);
-        read = () => {
-          const picked = form.querySelector("input[type=radio]:checked");
-          return picked ? Number(picked.value) : null;
-        };
-      } else {
-        const input = h("input", {
-          type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false",
-          class: "cp-input", id: `cp-${cp.id}-in`, "aria-labelledby": qid, value: st.reply ?? "",
-          "aria-describedby": `cp-${cp.id}-fb`,
-        });
-        form.append(h("label", { class: "visually-hidden", for: input.id }, "Your answer"), input);
-        read = () => input.value;
-      }
-      const check = h("button", { type: "submit", class: "button primary small" }, "Check");
-      const show = h("button", {
-        type: "button", class: "button quiet small",
-        onclick: () => this.reveal(cp),
-      }, "Show answer");
-      form.append(h("span", { class: "cp-buttons" }, check, show));
-      form.addEventListener("submit", (e) => {
-        e.preventDefault();
-        this.answerWith(cp, read(), feedback, card);
+    const feedback = h("div", { class: "cp-feedback", id: `cp-${cp.id}-fb`, "aria-live": "polite" });
+    const form = h("form", { class: "cp-form", novalidate: true });
+    let read;
+    if (cp.kind === "choice") {
+      const group = h("fieldset", { class: "cp-choices" }, h("legend", { class: "visually-hidden" }, "Choices"));
+      cp.choices.forEach((choice, i) => {
+        const id = `cp-${cp.id}-c${i}`;
+        group.append(h("div", { class: "cp-choice" },
+          h("input", { type: "radio", name: `cp-${cp.id}`, id, value: String(i), checked: String(st.reply) === String(i) }),
+          h("label", { for: id }, choice)));
       });
-      card.append(form);
-      feedback.id = `cp-${cp.id}-fb`;
-      if (st.state === "wrong") feedback.append(this.wrongText(cp, st.reply));
-      else feedback.append(h("p", { class: "cp-hint" }, "Answer before you step on: the next step shows it."));
-      card.append(feedback);
+      form.append(group);
+      read = () => {
+        const picked = form.querySelector("input[type=radio]:checked");
+        return picked ? Number(picked.value) : null;
+      };
     } else {
-      feedback.id = `cp-${cp.id}-fb`;
-      feedback.append(...this.answerParts(cp, st, mode));
-      card.append(feedback);
+      const input = h("input", {
+        type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false",
+        class: "cp-input", id: `cp-${cp.id}-in`, "aria-labelledby": qid, value: st.reply ?? "",
+        "aria-describedby": `cp-${cp.id}-fb`,
+      });
+      form.append(h("label", { class: "visually-hidden", for: input.id }, "Your answer"), input);
+      read = () => input.value;
     }
+    const check = h("button", { type: "submit", class: "button primary small" }, "Check");
+    const show = h("button", {
+      type: "button", class: "button quiet small",
+      onclick: () => this.reveal(cp),
+    }, "Show answer");
+    form.append(h("span", { class: "cp-buttons" }, check, show));
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.answerWith(cp, read(), feedback, card);
+    });
+    card.append(form);
+    if (st.state === "wrong") feedback.append(this.wrongText(cp, st.reply));
+    else feedback.append(h("p", { class: "cp-hint" }, "Answer before you step on: the next step shows it."));
+    card.append(feedback);
     return card;
   }
 
   answerWith(cp, reply, feedback, card) {
     const key = this.statusKey(cp);
-    const st = this.status.get(key) ?? { state: "open", tries: 0, reply: "" };
+    const st = this.statusOf(cp);
     st.tries += 1;
     let right;
     if (cp.kind === "choice") {
@@ -289,8 +284,6 @@ export class Checkpoints {
     }
     st.state = right ? "right" : "wrong";
     this.status.set(key, st);
-    card.dataset.state = st.state;
-    card.className = card.className.replace(/state-\S+/, `state-${st.state}`);
     if (right) {
       // The card folds to its answer and the next question here (if any) opens; the
       // focus goes to the next question's field, or else to the folded answer.
@@ -298,6 +291,8 @@ export class Checkpoints {
       this.update(this.lastView);
       this.focusAfter(cp);
     } else {
+      card.dataset.state = st.state;
+      card.className = card.className.replace(/state-\S+/, `state-${st.state}`);
       feedback.replaceChildren(this.wrongText(cp, st.reply));
     }
   }
@@ -317,7 +312,7 @@ export class Checkpoints {
 
   reveal(cp) {
     const key = this.statusKey(cp);
-    const st = this.status.get(key) ?? { state: "open", tries: 0, reply: "" };
+    const st = this.statusOf(cp);
     if (st.state !== "right") st.state = "revealed";
     this.status.set(key, st);
     this.shown = "";
@@ -335,16 +330,17 @@ export class Checkpoints {
     return fmt(cp.answerValue);
   }
 
-  answerParts(cp, st, mode) {
+  // A folded question's verdict line (first), explanation and any "Run this order".
+  answerParts(cp, st) {
     const parts = [];
     const answer = this.answerText(cp);
     if (st.state === "right") {
-      parts.push(h("p", { class: "cp-verdict cp-right", tabindex: "-1" }, h("strong", {}, "✓ Right: "), answer));
-    } else if (st.state === "wrong" && mode === "revealed") {
-      parts.push(h("p", { class: "cp-verdict cp-missed", tabindex: "-1" },
+      parts.push(h("p", { class: "cp-verdict cp-right" }, h("strong", {}, "✓ Right: "), answer));
+    } else if (st.state === "wrong") {
+      parts.push(h("p", { class: "cp-verdict cp-missed" },
         h("strong", {}, "The answer: "), answer, ` (you said ${cp.kind === "choice" ? cp.choices[Number(st.reply)] : st.reply})`));
     } else {
-      parts.push(h("p", { class: "cp-verdict cp-shown", tabindex: "-1" }, h("strong", {}, "The answer: "), answer));
+      parts.push(h("p", { class: "cp-verdict cp-shown" }, h("strong", {}, "The answer: "), answer));
     }
     if (cp.edited && !cp.auto) {
       parts.push(h("p", { class: "cp-explanation" }, `Worked out from the trace with your values. (For the preset's own numbers: ${cp.explanation})`));
@@ -357,7 +353,6 @@ export class Checkpoints {
           type: "button", class: "button small", onclick: () => this.onTryOrder(cp.order),
         }, "Run this order")));
     }
-    if (mode === "ask") parts.push(h("p", { class: "cp-hint" }, "Step forward to watch it happen."));
     return parts;
   }
 

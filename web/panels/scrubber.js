@@ -6,12 +6,12 @@
 // (The widget's own ← → handler leaves inputs alone, so a key never steps twice.)
 //
 //   const scrubber = new Scrubber(box, {onMove: (offset) => ...});
-//   scrubber.follow(stepper, answer, why)   after every render, whatever moved the stepper
+//   scrubber.follow(stepper, view, answer, where)   in every render (render.js), whatever
+//                                                   moved the stepper; where = the position line
 //
 // Moving it calls onMove (the widget's stepTo action); it never writes the stepper itself.
 
 import { h } from "../lib/dom.js";
-import { positionText } from "../view.js";
 
 export class Scrubber {
   constructor(box, { onMove }) {
@@ -24,23 +24,18 @@ export class Scrubber {
     this.input.addEventListener("input", () => onMove(Number(this.input.value)));
   }
 
-  follow(stepper, answer, why) {
-    if (!stepper || !answer) {
-      this.input.disabled = true;
-      return;
-    }
-    const view = stepper.view();
+  follow(stepper, view, answer, where) {
     this.input.disabled = false;
     this.input.max = String(stepper.steps);
     this.input.value = String(stepper.offset);
-    this.input.setAttribute("aria-valuetext", valueText(view, answer, why));
+    this.input.setAttribute("aria-valuetext", valueText(view, answer, where));
   }
 }
 
 // The position in words: the position line's wording, then what the step does,
 // e.g. "Backward pass, visit 3 of 4: visiting a".
-export function valueText(view, answer, why) {
-  const where = positionText(view, why).replace(" · ", ", ");
+function valueText(view, answer, position) {
+  const where = position.replace(" · ", ", ");
   const node = view.frame && Number.isInteger(view.frame.node) ? answer.nodes[view.frame.node]?.label : null;
   if (!node || view.pass === "mode") return where;
   if (view.pass === "forward") return `${where}: computing ${node}`;

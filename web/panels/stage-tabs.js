@@ -29,6 +29,7 @@ export class StageTabs {
   }
 
   show(tab) {
+    if (this.stage.dataset.tab === tab) return; // render calls this at every step
     this.stage.dataset.tab = tab;
     TABS.forEach((id, i) => {
       const on = id === tab;

@@ -31,7 +31,7 @@ try:
 except ImportError:  # pragma: no cover
     fcntl = None
 
-from . import BuildError, bundle, compress, precompile, preload, prerender, widget_markup
+from . import BuildError, bundle, compress, graph_svg, precompile, preload, prerender, widget_markup
 from .hashing import sha256_hex
 from .wheel import write_wheel
 
@@ -72,7 +72,7 @@ class Pins:
 def input_files(root: Path) -> list[Path]:
     """Every file whose content goes into dist/ or decides how it is built."""
     files = [root / "build.py", root / "pyproject.toml"]
-    files += _walk(root / "buildtools", "*.py")
+    files += _walk(root / "buildtools", "*.py") + _walk(root / "buildtools", "*.mjs")
     files += _walk(root / "engine", "*.py")
     files += _walk(root / "presets", "*.toml")
     files += _walk(root / "web", "*")
@@ -151,6 +151,8 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
         runtime_files = sorted(p.name for p in (staging / runtime_rel).iterdir())
 
         prerendered = prerender.run(root, staging)
+        # index.html painted with its default graph (drawn by the page's modules in Node).
+        prerendered["inlined"] = graph_svg.inline_default(staging, log)
 
         downloads = [f"{runtime_rel}/{name}" for name in runtime_files]
         downloads += [stdlib_rel, engine_rel, engine_pyc_rel]

@@ -23,6 +23,7 @@
 //             message, kind}) resolves with the engine's answer (ok or not), or
 //             null when a newer load overtook it.
 
+import { INPUT_TIP, markEditable } from "./panels/graph-inputs.js";
 import { exact, fmt } from "./lib/format.js";
 import { Checkpoints } from "./panels/checkpoints.js";
 import { h, debounce, latestOnly } from "./lib/dom.js";
@@ -45,7 +46,7 @@ export class Learn {
     this.pendingEdits = new Map();
     this.stopEmbed = applyEmbed(this.link.state, { element: host.element, shadow: host.shadow, ownPage: host.ownsAddressBar });
     // Every input's tooltip, however late the graph draws it.
-    host.inputTip?.(". Click to type a new value, or drag sideways.");
+    host.inputTip?.(INPUT_TIP);
 
     this.questions = new Checkpoints($("checkpoints"), {
       onTryOrder: (labels) => this.host.arrangeOrder(labels),
@@ -204,10 +205,7 @@ export class Learn {
     this.lineOf = new Map(answer.nodes.map((n) => [n.label, n.line]));
     this.linked = null;
     // Leaves say they can be changed (their tooltips too: see the constructor).
-    for (const id of answer.inputs) {
-      const g = this.$("graph").querySelector(`[data-node="${cssEscape(answer.nodes[id].label)}"]`);
-      g?.classList.add("is-editable");
-    }
+    markEditable(answer, (label) => this.$("graph").querySelector(`[data-node="${cssEscape(label)}"]`));
   }
 
   // The preset chooser says "Your program" while one is on screen (the option goes

@@ -209,6 +209,7 @@ export function loadGraph(w, answer, { place = null, message = null, kind = "loa
   w.state.unverified = null;
   w.state.stepper = new Stepper(buildTrace(answer));
   w.ui.placeholder.hidden = true;
+  w.ui.placeholder.removeAttribute("data-prerendered"); // index.html's inlined graph is this view's now
   w.ui.svg.dataset.graph = answer.preset ?? "program";
   w.graph.build(answer);
   w.table.build(answer.nodes);

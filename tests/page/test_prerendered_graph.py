@@ -1,0 +1,119 @@
+"""index.html carries its default preset's graph, drawn by the build with the page's
+own modules under Node (buildtools/graph_svg.py): it must be byte for byte the SVG
+the script draws for that preset, the script must adopt it (not draw it again), and a
+query that asks for another graph must never show it."""
+
+import json
+import re
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from buildtools import graph_svg
+from page_helpers import wait_ready
+
+pytestmark = pytest.mark.browser
+
+DEFAULT = "add-mul"  # the chooser's first preset (the build reads it from prerender/all.json)
+
+# The graph as the page has it: every attribute of the <svg> but its style (the
+# viewport's zoom, set through the CSSOM) and its markup.
+SVG_NOW = """() => {
+  const svg = gwRoot().getElementById('graph');
+  const attrs = Object.fromEntries([...svg.attributes].filter(a => a.name !== 'style').map(a => [a.name, a.value]));
+  return {attrs, markup: svg.innerHTML, nodes: svg.querySelectorAll('[data-node]').length};
+}"""
+DRAWN = "() => gwRoot()?.getElementById?.('graph')?.querySelector('[data-node]') && !gwRoot().getElementById('graph').hasAttribute('data-prerendered')"
+SHOWN = """() => {
+  const root = gwRoot();
+  const shows = (el) => getComputedStyle(el).display !== 'none' && !el.hidden;
+  return {graph: shows(root.getElementById('graph')), placeholder: shows(root.getElementById('graph-placeholder'))};
+}"""
+
+
+def inlined(site_url):
+    """The <svg id="graph"> of the built index.html, as served: (attributes, markup)."""
+    html = urllib.request.urlopen(site_url + "index.html").read().decode("utf-8")
+    found = re.search(r'<svg id="graph"([^>]*)>(.*?)</svg>', html, re.S)
+    attrs = {"id": "graph", **dict(re.findall(r'\s([\w:-]+)="([^"]*)"', found.group(1)))}
+    return attrs, found.group(2)
+
+
+def without_inlined_graph(site: Path):
+    """index.html as it was before the build drew its graph (adoption off)."""
+    page = site / "index.html"
+    html = page.read_text(encoding="utf-8")
+    html = re.sub(r'(<svg id="graph"[^>]*?) data-graph=.*?</svg>', r'\1></svg>', html, count=1, flags=re.S)
+    html = html.replace(" data-prerendered", "", 1).replace('<meta name="gw-prerendered" content="add-mul">', "")
+    page.write_text(html, encoding="utf-8")
+    for compressed in site.glob("index.html.*"):
+        compressed.unlink()
+
+
+def test_the_build_inlined_the_default_graph(site_url, built_dist):
+    info = json.loads((built_dist / "build.json").read_text())
+    assert info["prerender"]["inlined"] == DEFAULT
+    attrs, markup = inlined(site_url)
+    assert attrs["data-prerendered"] == DEFAULT and attrs["data-graph"] == DEFAULT
+    assert markup.count("data-node=") == 5 and "style=" not in markup
+
+
+def test_inlined_graph_is_what_the_script_draws(page, site_url, serve_copy):
+    """The same preset drawn by the script with adoption off (a page without the
+    inlined graph), after its first render: the very same markup, byte for byte."""
+    attrs, markup = inlined(site_url)
+    page.goto(serve_copy(without_inlined_graph))
+    page.wait_for_function(DRAWN)
+    drawn = page.evaluate(SVG_NOW)
+    assert drawn["markup"] == markup
+    expected = {k: v for k, v in attrs.items() if k != "data-prerendered"}
+    assert drawn["attrs"] == expected
+    # The bound graph_svg.mjs takes for a text's width is 1 em of these sizes.
+    sizes = json.loads(re.search(r"FONT_PX = (\{.*?\});", graph_svg.SCRIPT.read_text()).group(1))
+    for cls, px in sizes.items():
+        got = page.evaluate("(cls) => getComputedStyle(gwRoot().querySelector('.' + cls)).fontSize", cls)
+        assert got == f"{px}px", cls
+
+
+def test_the_script_adopts_the_inlined_graph(page, site_url):
+    """The nodes painted with the page are the ones the widget keeps (marked before
+    the page's module runs), unchanged by its first render and by the engine's answer."""
+    attrs, markup = inlined(site_url)
+    held = []
+    page.route("**/page.js", lambda route: held.append(route))
+    page.goto(site_url, wait_until="commit")
+    page.wait_for_function("() => gwRoot()?.querySelector?.('[data-node]')")
+    assert page.evaluate(SHOWN) == {"graph": True, "placeholder": False}
+    page.evaluate("() => gwRoot().querySelectorAll('[data-node], .edge, .node-value').forEach(e => e.gwPainted = true)")
+    for _ in range(500):  # the module's request arrives with the head; held until now
+        if held:
+            break
+        page.wait_for_timeout(20)
+    held[0].continue_()
+    page.wait_for_function(DRAWN)
+    adopted = page.evaluate(
+        "() => [...gwRoot().querySelectorAll('[data-node], .edge, .node-value')].every(e => e.gwPainted)")
+    assert adopted, "the script drew the graph again instead of adopting it"
+    assert page.evaluate(SVG_NOW)["markup"] == markup
+    wait_ready(page)
+    assert page.evaluate(SVG_NOW)["markup"] == markup
+
+
+@pytest.mark.allow_console_errors
+@pytest.mark.parametrize("query, shown", [
+    ("", True), ("?preset=add-mul", True), ("?boot=stock", True),
+    ("?preset=diamond", False), ("?embed=1", False), ("?preset=add-mul&start=end", False),
+])
+def test_a_query_for_another_graph_never_shows_it(page, site_url, query, shown):
+    page.route("**/*.js", lambda route: route.abort() if "prerendered-gate" not in route.request.url else route.continue_())
+    page.goto(site_url + query)
+    page.wait_for_function("() => gwRoot()?.getElementById?.('graph')")
+    assert page.evaluate(SHOWN) == {"graph": shown, "placeholder": not shown}
+
+
+def test_another_preset_is_drawn_by_the_script(page, site_url):
+    page.goto(site_url + "?preset=diamond")
+    page.wait_for_function("() => gwRoot()?.querySelector?.('svg[data-graph=diamond] [data-node]')")
+    assert page.evaluate(SHOWN) == {"graph": True, "placeholder": False}
+    wait_ready(page)

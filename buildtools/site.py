@@ -31,7 +31,7 @@ try:
 except ImportError:  # pragma: no cover
     fcntl = None
 
-from . import BuildError, bundle, compress, graph_svg, precompile, preload, prerender, widget_markup
+from . import BuildError, bundle, compress, graph_svg, precompile, prerender, widget_markup
 from .hashing import sha256_hex
 from .wheel import write_wheel
 
@@ -130,7 +130,8 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
         widget_markup.write(staging)
         # The notebook's front end: the same widget, one module, in the Python package.
         bundle.notebook_module(staging, root / bundle.OUTPUT, cache, log)
-        preload.add_module_preloads(staging)
+        # Each page's module with its imports in one file (no module preloads needed).
+        bundle.page_modules(staging, cache, log)
         runtime = staging / PYODIDE_DIR / "unhashed"
         _copy_runtime(pyodide_tgz, runtime)
         _add_micropip(micropip_whl, runtime)

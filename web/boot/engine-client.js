@@ -28,6 +28,7 @@
 // asked otherwise: createEngine({boot: "stock"}), or `?boot=stock` in the page's
 // URL. `engine.bootInfo` says how the current worker booted ({boot, ms, timings}).
 
+import { siteURL } from "../site.js";
 import { markBusy } from "./busy.js";
 
 export class EngineError extends Error {
@@ -324,7 +325,7 @@ function pageBootMode() {
 }
 
 function workerURLFor(boot) {
-  const url = new URL("../worker.js", import.meta.url);
+  const url = siteURL("worker.js");
   if (boot) url.searchParams.set("boot", boot);
   return url;
 }

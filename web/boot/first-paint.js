@@ -16,6 +16,8 @@
 // it at module load, alongside the engine. Later calls (another preset picked
 // before the engine is ready) are answered from the same download.
 
+import { siteURL } from "../site.js";
+
 let download = null;
 
 export async function prerendered(presetId = null) {
@@ -33,7 +35,7 @@ async function fetchAll() {
   try {
     // Resolved here, not at module load: bundled into a notebook's module (a blob:
     // URL, no site around it), this throws, and there is simply no first paint.
-    const response = await fetch(new URL("../prerender/all.json", import.meta.url));
+    const response = await fetch(siteURL("prerender/all.json"));
     if (!response.ok) return null;
     const all = await response.json();
     globalThis.performance?.mark?.("gw:prerender-loaded");

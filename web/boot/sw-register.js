@@ -8,10 +8,12 @@
 // `?sw=off` in the page URL skips it. Failures (file://, a browser without
 // service workers, a blocked registration) are silent: the page works without.
 
+import { siteURL } from "../site.js";
+
 export const registration = registerServiceWorker();
 
 export async function registerServiceWorker({
-  url = new URL("../sw.js", import.meta.url),
+  url = siteURL("sw.js"),
   when = engineSettled(),
 } = {}) {
   if (!("serviceWorker" in navigator)) return null;

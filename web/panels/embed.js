@@ -15,6 +15,7 @@
 // with those options as checkboxes: a <grad-walk> element (for pages that can load
 // a script from this site) or an iframe (for hosts that allow nothing else).
 
+import { siteURL } from "../site.js";
 import { h, say } from "../lib/dom.js";
 import { HIDEABLE, formatLink } from "../url.js";
 
@@ -77,7 +78,7 @@ function reportHeight() {
 export function siteAddress(ownPage) {
   let url;
   try {
-    url = ownPage ? new URL(location.href) : new URL("../index.html", import.meta.url);
+    url = ownPage ? new URL(location.href) : siteURL("index.html");
   } catch {
     return null; // bundled into a notebook (a blob: URL): there is no site to point at
   }

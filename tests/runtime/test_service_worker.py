@@ -122,7 +122,7 @@ def test_offline_reload_still_boots_the_engine(sw_page, own_site, built_dist):
 
     # The browser itself serves the build's subresources from its cache (the Static
     # Routing API), without waking the service worker for each of them.
-    sources = page.evaluate(ROUTED_JS, "/widget.js")
+    sources = page.evaluate(ROUTED_JS, "/page.js")  # the page's one (bundled) module
     assert sources == [["cache", "cache"]]
     # A file evicted from the cache (the first paint's data, which the page can do
     # without) is fetched from the network instead.

@@ -9,7 +9,7 @@ page; panels/graph.js adopts that markup instead of drawing it again, and
 tests/page/test_prerendered_graph.py proves it is byte for byte what the script
 draws. Node runs the same modules the browser runs; no browser is needed to build.
 
-In place of the `<!-- gw:prerendered-graph -->` marker in the page's head go a
+In place of the `<!-- gw:prerendered-graph ... -->` marker (last in the head) go a
 `<meta name="gw-prerendered">` naming the preset and boot/prerendered-gate.js,
 which hides the graph before the first paint when the page's query asks for
 something else.
@@ -26,7 +26,7 @@ from pathlib import Path
 from . import BuildError, prerender
 
 SCRIPT = Path(__file__).with_name("graph_svg.mjs")
-MARKER = "<!-- gw:prerendered-graph -->"
+MARKER_RE = re.compile(r"<!-- gw:prerendered-graph\b.*?-->")
 GATE = "boot/prerendered-gate.js"
 PAGE = "index.html"
 NODE_TIMEOUT_S = 60
@@ -64,7 +64,8 @@ def inline_default(site: Path, log=lambda *a: None) -> str | None:
     None when it cannot be drawn faithfully (then the script draws it, as before)."""
     page = site / PAGE
     html = page.read_text(encoding="utf-8")
-    if MARKER not in html:
+    marker = MARKER_RE.search(html)
+    if marker is None:
         return None
     all_json = json.loads((site / prerender.FILE).read_text(encoding="utf-8"))
     default = all_json["presets"]["presets"][0]["id"]
@@ -72,11 +73,11 @@ def inline_default(site: Path, log=lambda *a: None) -> str | None:
     found = _SVG.search(html)
     if "skipped" in drawn or not found or _PLACEHOLDER not in html:
         log(f"index.html: the {default} graph is drawn by script ({drawn.get('skipped', 'no <svg id=graph>')})")
-        page.write_text(html.replace(MARKER, "", 1), encoding="utf-8")
+        page.write_text(html.replace(marker.group(0), "", 1), encoding="utf-8")
         return None
     head = (f'<meta name="gw-prerendered" content="{_attr(default)}">\n'
             f'  <script src="{GATE}"></script>')
-    html = html.replace(MARKER, head, 1)
+    html = html.replace(marker.group(0), head, 1)
     html = html.replace(found.group(0), svg_element(drawn["attributes"], drawn["markup"], default, found.group(1)), 1)
     html = html.replace(_PLACEHOLDER, _PLACEHOLDER + " data-prerendered", 1)
     page.write_text(html, encoding="utf-8")

@@ -74,9 +74,11 @@ COLLECT = """
 
 def floor_html(index_html: str, svg: str | None) -> str:
     """index.html without a script: no <script>, no module preloads, no fetch
-    preload, no gate; `svg` (a whole <svg id="graph">) in place of the page's."""
+    preload (the stylesheet preloads stay: they are the page's CSS), no gate;
+    `svg` (a whole <svg id="graph">) in place of the page's."""
     html = re.sub(r"\s*<script\b[^>]*>.*?</script>", "", index_html, flags=re.S)
-    html = re.sub(r'\s*<link rel="(?:modulepreload|preload)"[^>]*>', "", html)
+    html = re.sub(r'\s*<link rel="modulepreload"[^>]*>', "", html)
+    html = re.sub(r'\s*<link rel="preload"[^>]*as="fetch"[^>]*>', "", html)  # the script's data; stylesheets stay
     html = re.sub(r'\s*<meta name="gw-prerendered"[^>]*>', "", html)
     if svg is not None:
         html = re.sub(r'<svg id="graph".*?</svg>', lambda _: svg, html, count=1, flags=re.S)

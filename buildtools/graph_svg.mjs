@@ -3,7 +3,7 @@
 // Node, so that index.html can carry it and be painted before any script has run.
 //
 //   node buildtools/graph_svg.mjs <site folder> <preset id>...
-//   -> {"<id>": {"attributes": {...}, "markup": "<defs>…</defs><g …>…</g>…"}
+//   -> {"<id>": {"attributes": {...}, "markup": "<defs>…</defs><g …>…</g>…", "shortened": bool}
 //       or {"skipped": "why"}, ...} on stdout
 //
 // Node has no DOM, so a small one is set up here with just what those modules use
@@ -16,8 +16,11 @@
 // character counts as 1 em of its text's font size (FONT_PX, the sizes style.css and
 // panels.css give them), which no glyph of the graph's fonts exceeds: the widths are
 // upper bounds, so a name that fits here fits in every browser, and then the
-// markup is the browser's, byte for byte; a preset where some name might not fit
-// is skipped (its graph is drawn by the script, as before), never guessed.
+// markup is the browser's, byte for byte. A name that does not fit here is
+// shortened for the bound ("shortened": true in the output); a browser whose fonts
+// are narrower may show more of it, and the script's adoption then writes its own
+// (labelNode() fits every adopted node's name again), so that the graph the page
+// keeps is the script's in every case; only those few characters can change.
 // tests/page/test_prerendered_graph.py checks the equality in a real browser.
 
 import { readFile } from "node:fs/promises";
@@ -181,7 +184,7 @@ function installDom() {
   globalThis.cancelAnimationFrame = () => {};
 }
 
-// Did any of the graph's texts get shortened? Then the browser might not have.
+// Did any of the graph's names get shortened? Then a browser might not shorten it.
 function shortened(svg) {
   const texts = [];
   const walk = (n) => {
@@ -221,12 +224,8 @@ async function main() {
     markEditable(answer, (label) => groups.get(label)); // learn.js's graphLoaded, before the first render
     const view = new Stepper(buildTrace(answer)).view();
     graph.update(view, marksFor(view, answer, null));
-    if (shortened(svg)) {
-      out[id] = { skipped: "a node's name may be shortened, which depends on the browser's fonts" };
-      continue;
-    }
     const attributes = Object.fromEntries(svg.attributes);
-    out[id] = { attributes, markup: svg.childNodes.map(serialize).join("") };
+    out[id] = { attributes, markup: svg.childNodes.map(serialize).join(""), shortened: shortened(svg) };
   }
   process.stdout.write(JSON.stringify(out));
 }

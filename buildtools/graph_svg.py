@@ -27,6 +27,7 @@ from . import BuildError, prerender
 
 SCRIPT = Path(__file__).with_name("graph_svg.mjs")
 MARKER_RE = re.compile(r"<!-- gw:prerendered-graph\b.*?-->")
+TEMPLATES_MARKER_RE = re.compile(r"<!-- gw:prerendered-graphs\b.*?-->")
 GATE = "boot/prerendered-gate.js"
 PAGE = "index.html"
 NODE_TIMEOUT_S = 60
@@ -59,29 +60,42 @@ def svg_element(attributes: dict, markup: str, preset_id: str, head: str) -> str
     return f'<svg id="graph"{head}{drawn} data-prerendered="{_attr(preset_id)}">{markup}</svg>'
 
 
-def inline_default(site: Path, log=lambda *a: None) -> str | None:
-    """Write the default preset's graph into site/index.html; returns its id, or
-    None when it cannot be drawn faithfully (then the script draws it, as before)."""
+def inline_presets(site: Path, log=lambda *a: None) -> list[str]:
+    """Write every preset's graph into site/index.html: the default's (the chooser's
+    first) in the widget's <svg id="graph">, each other one's in a <template> after
+    the widget for the gate to swap in. Returns the inlined ids, the default first;
+    [] when the default cannot be drawn (then the script draws every graph, as
+    before). A preset that cannot be drawn is left to the script."""
     page = site / PAGE
     html = page.read_text(encoding="utf-8")
     marker = MARKER_RE.search(html)
     if marker is None:
-        return None
+        return []
+    templates = TEMPLATES_MARKER_RE.search(html)
     all_json = json.loads((site / prerender.FILE).read_text(encoding="utf-8"))
-    default = all_json["presets"]["presets"][0]["id"]
-    drawn = draw(site, [default])[default]
+    ids = [p["id"] for p in all_json["presets"]["presets"]]
+    drawn = draw(site, ids)
+    default = ids[0]
     found = _SVG.search(html)
-    if "skipped" in drawn or not found or _PLACEHOLDER not in html:
-        log(f"index.html: the {default} graph is drawn by script ({drawn.get('skipped', 'no <svg id=graph>')})")
-        page.write_text(html.replace(marker.group(0), "", 1), encoding="utf-8")
-        return None
-    head = (f'<meta name="gw-prerendered" content="{_attr(default)}">\n'
-            f'  <script src="{GATE}"></script>')
+    if "skipped" in drawn[default] or not found or _PLACEHOLDER not in html or templates is None:
+        log(f"index.html: the {default} graph is drawn by script ({drawn[default].get('skipped', 'no <svg id=graph>')})")
+        html = TEMPLATES_MARKER_RE.sub("", html.replace(marker.group(0), "", 1), count=1)
+        page.write_text(html, encoding="utf-8")
+        return []
+    svg = lambda preset: svg_element(drawn[preset]["attributes"], drawn[preset]["markup"], preset, found.group(1))
+    others = [p for p in ids[1:] if "skipped" not in drawn[p]]
+    for p in ids[1:]:
+        if p not in others:
+            log(f"index.html: the {p} graph is drawn by script ({drawn[p]['skipped']})")
+    gate = f'<script src="{GATE}"></script>'
+    head = f'<meta name="gw-prerendered" content="{_attr(default)}">\n  {gate}'
+    body = "".join(f'<template id="gw-graph-{_attr(p)}">{svg(p)}</template>\n    ' for p in others) + gate
     html = html.replace(marker.group(0), head, 1)
-    html = html.replace(found.group(0), svg_element(drawn["attributes"], drawn["markup"], default, found.group(1)), 1)
+    html = html.replace(found.group(0), svg(default), 1)
     html = html.replace(_PLACEHOLDER, _PLACEHOLDER + " data-prerendered", 1)
+    html = TEMPLATES_MARKER_RE.sub(lambda _: body, html, count=1)
     page.write_text(html, encoding="utf-8")
-    return default
+    return [default, *others]
 
 
 def _attr(value: str) -> str:

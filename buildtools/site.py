@@ -152,8 +152,11 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
         runtime_files = sorted(p.name for p in (staging / runtime_rel).iterdir())
 
         prerendered = prerender.run(root, staging)
-        # index.html painted with its default graph (drawn by the page's modules in Node).
-        prerendered["inlined"] = graph_svg.inline_default(staging, log)
+        # index.html painted with the graph its query asks for: every preset's, drawn by the
+        # page's modules in Node (the default's in the widget, the others' for the gate to swap in).
+        inlined = graph_svg.inline_presets(staging, log)
+        prerendered["inlined"] = inlined[0] if inlined else None
+        prerendered["inlined_others"] = inlined[1:]
 
         downloads = [f"{runtime_rel}/{name}" for name in runtime_files]
         downloads += [stdlib_rel, engine_rel, engine_pyc_rel]

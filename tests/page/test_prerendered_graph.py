@@ -1,7 +1,8 @@
-"""index.html carries its default preset's graph, drawn by the build with the page's
-own modules under Node (buildtools/graph_svg.py): it must be byte for byte the SVG
-the script draws for that preset, the script must adopt it (not draw it again), and a
-query that asks for another graph must never show it."""
+"""index.html carries every preset's graph at its start, drawn by the build with the
+page's own modules under Node (buildtools/graph_svg.py): the default's in the widget,
+the others' in templates the gate swaps in. Each must be byte for byte the SVG the
+script draws for that preset, the script must adopt it (not draw it again), and a
+query that asks for something else must never show one."""
 
 import json
 import re
@@ -32,43 +33,76 @@ SHOWN = """() => {
 }"""
 
 
-def inlined(site_url):
-    """The <svg id="graph"> of the built index.html, as served: (attributes, markup)."""
+def presets(built_dist):
+    """Every preset's id, the default (the chooser's first) first."""
+    return [p["id"] for p in json.loads((built_dist / "prerender" / "all.json").read_text())["presets"]["presets"]]
+
+
+def inlined(site_url, preset=DEFAULT):
+    """A preset's <svg id="graph"> in the built index.html, as served (the default's
+    in the widget, another's in its template): (attributes, markup)."""
     html = urllib.request.urlopen(site_url + "index.html").read().decode("utf-8")
+    if preset != DEFAULT:
+        html = re.search(rf'<template id="gw-graph-{re.escape(preset)}">(.*?)</template>', html, re.S).group(1)
     found = re.search(r'<svg id="graph"([^>]*)>(.*?)</svg>', html, re.S)
     attrs = {"id": "graph", **dict(re.findall(r'\s([\w:-]+)="([^"]*)"', found.group(1)))}
     return attrs, found.group(2)
 
 
 def without_inlined_graph(site: Path):
-    """index.html as it was before the build drew its graph (adoption off)."""
+    """index.html as it was before the build drew its graphs (adoption off)."""
     page = site / "index.html"
     html = page.read_text(encoding="utf-8")
     html = re.sub(r'(<svg id="graph"[^>]*?) data-graph=.*?</svg>', r'\1></svg>', html, count=1, flags=re.S)
+    html = re.sub(r'<template id="gw-graph-.*?</template>', "", html, flags=re.S)
     html = html.replace(" data-prerendered", "", 1).replace('<meta name="gw-prerendered" content="add-mul">', "")
     page.write_text(html, encoding="utf-8")
     for compressed in site.glob("index.html.*"):
         compressed.unlink()
 
 
-def test_the_build_inlined_the_default_graph(site_url, built_dist):
+def labels_blanked(markup):
+    """The markup with every node's shown name taken out (a name the build shortened
+    for its bound may be shortened less, or not at all, by the browser)."""
+    return re.sub(r'(<text class="node-label"[^>]*>)[^<]*(</text>)', r"\1\2", markup)
+
+
+def test_the_build_inlined_every_graph(site_url, built_dist):
     info = json.loads((built_dist / "build.json").read_text())
     assert info["prerender"]["inlined"] == DEFAULT
+    assert info["prerender"]["inlined_others"] == presets(built_dist)[1:]
     attrs, markup = inlined(site_url)
     assert attrs["data-prerendered"] == DEFAULT and attrs["data-graph"] == DEFAULT
     assert markup.count("data-node=") == 5 and "style=" not in markup
+    attrs, markup = inlined(site_url, "diamond")
+    assert attrs["data-prerendered"] == "diamond" and attrs["data-graph"] == "diamond"
+    assert "style=" not in markup
 
 
-def test_inlined_graph_is_what_the_script_draws(page, site_url, serve_copy):
-    """The same preset drawn by the script with adoption off (a page without the
-    inlined graph), after its first render: the very same markup, byte for byte."""
-    attrs, markup = inlined(site_url)
-    page.goto(serve_copy(without_inlined_graph))
-    page.wait_for_function(DRAWN)
-    drawn = page.evaluate(SVG_NOW)
-    assert drawn["markup"] == markup
-    expected = {k: v for k, v in attrs.items() if k != "data-prerendered"}
-    assert drawn["attrs"] == expected
+def test_inlined_graphs_are_what_the_script_draws(page, site_url, built_dist, serve_copy):
+    """Each preset drawn by the script with adoption off (a page without the inlined
+    graphs), after its first render: the very same markup, byte for byte; and the
+    page with its inlined graph ends with the very same markup once the script has
+    adopted it. A graph with a name the build shortened (it counts 1 em a character)
+    is the same but for those names, which the adoption writes as the browser fits them."""
+    copy = serve_copy(without_inlined_graph)
+    shortened = []
+    for preset in presets(built_dist):
+        query = "" if preset == DEFAULT else f"?preset={preset}"
+        attrs, markup = inlined(site_url, preset)
+        page.goto(copy + query)
+        page.wait_for_function(DRAWN)
+        drawn = page.evaluate(SVG_NOW)
+        assert drawn["attrs"] == {k: v for k, v in attrs.items() if k != "data-prerendered"}, preset
+        if "…</text>" in markup:
+            shortened.append(preset)
+            assert labels_blanked(drawn["markup"]) == labels_blanked(markup), preset
+        else:
+            assert drawn["markup"] == markup, preset
+        page.goto(site_url + query)
+        page.wait_for_function(DRAWN)
+        assert page.evaluate(SVG_NOW) == drawn, preset
+    assert set(shortened) <= {"neuron", "cos"}  # the presets with long names
     # The bound graph_svg.mjs takes for a text's width is 1 em of these sizes.
     sizes = json.loads(re.search(r"FONT_PX = (\{.*?\});", graph_svg.SCRIPT.read_text()).group(1))
     for cls, px in sizes.items():
@@ -76,14 +110,16 @@ def test_inlined_graph_is_what_the_script_draws(page, site_url, serve_copy):
         assert got == f"{px}px", cls
 
 
-def test_the_script_adopts_the_inlined_graph(page, site_url):
-    """The nodes painted with the page are the ones the widget keeps (marked before
-    the page's module runs), unchanged by its first render and by the engine's answer."""
-    attrs, markup = inlined(site_url)
+@pytest.mark.parametrize("preset", [DEFAULT, "diamond"])
+def test_the_script_adopts_the_inlined_graph(page, site_url, preset):
+    """The nodes painted with the page (the default's, or another preset's swapped in
+    by the gate) are the ones the widget keeps (marked before the page's module runs),
+    unchanged by its first render and by the engine's answer."""
+    attrs, markup = inlined(site_url, preset)
     held = []
     page.route("**/page.js", lambda route: held.append(route))
-    page.goto(site_url, wait_until="commit")
-    page.wait_for_function("() => gwRoot()?.querySelector?.('[data-node]')")
+    page.goto(site_url + ("" if preset == DEFAULT else f"?preset={preset}"), wait_until="commit")
+    page.wait_for_function(f"() => gwRoot()?.querySelector?.('svg[data-graph={preset}] [data-node]')")
     assert page.evaluate(SHOWN) == {"graph": True, "placeholder": False}
     page.evaluate("() => gwRoot().querySelectorAll('[data-node], .edge, .node-value').forEach(e => e.gwPainted = true)")
     for _ in range(500):  # the module's request arrives with the head; held until now
@@ -103,7 +139,9 @@ def test_the_script_adopts_the_inlined_graph(page, site_url):
 @pytest.mark.allow_console_errors
 @pytest.mark.parametrize("query, shown", [
     ("", True), ("?preset=add-mul", True), ("?boot=stock", True),
-    ("?preset=diamond", False), ("?embed=1", False), ("?preset=add-mul&start=end", False),
+    ("?preset=diamond", True), ("?preset=double-diamond&boot=stock", True), ("?preset=neuron", True),
+    ("?preset=nope", False), ("?embed=1", False), ("?preset=add-mul&start=end", False),
+    ("?preset=diamond&start=end", False),
 ])
 def test_a_query_for_another_graph_never_shows_it(page, site_url, query, shown):
     page.route("**/*.js", lambda route: route.abort() if "prerendered-gate" not in route.request.url else route.continue_())
@@ -112,8 +150,8 @@ def test_a_query_for_another_graph_never_shows_it(page, site_url, query, shown):
     assert page.evaluate(SHOWN) == {"graph": shown, "placeholder": not shown}
 
 
-def test_another_preset_is_drawn_by_the_script(page, site_url):
-    page.goto(site_url + "?preset=diamond")
+def test_a_query_not_at_a_start_is_drawn_by_the_script(page, site_url):
+    page.goto(site_url + "?preset=diamond&start=end")
     page.wait_for_function("() => gwRoot()?.querySelector?.('svg[data-graph=diamond] [data-node]')")
     assert page.evaluate(SHOWN) == {"graph": True, "placeholder": False}
     wait_ready(page)

@@ -1,18 +1,34 @@
-// index.html carries its default preset's graph, drawn by the build, so that it is
-// painted with the page (buildtools/graph_svg.py). It is that preset at its start,
-// which is what the page shows only when its query asks for nothing else: the same
-// rule as actions/load.js's firstPaintFits (the "preset" parameter and the boot
-// parameters of url.js). For any other query this hides it before the first paint
-// (<html data-prerendered="off">: page.css and style.css), and the script draws
-// what was asked for instead.
+// index.html carries every preset's graph at its start, drawn by the build, so that
+// the graph the page's query asks for is painted with the page
+// (buildtools/graph_svg.py): the default preset's in the widget's <svg id="graph">,
+// each other one in a <template id="gw-graph-<preset>"> after the widget. A query
+// asks for a preset's start only with the "preset" parameter and the boot
+// parameters of url.js (the rule of actions/load.js's firstPaintFits); for any
+// other query the script draws what was asked for.
 //
-// A classic script in the head, before the widget's markup: it runs before the body
-// is parsed, so the wrong graph is never painted. It must stay tiny and import nothing.
+// This classic script runs twice, and must stay tiny and import nothing:
+// - last in the head, before the widget's markup is parsed: when the query asks
+//   for anything but the default preset's start it hides that graph before the
+//   first paint (<html data-prerendered="off">: page.css and style.css);
+// - after the templates (the same URL, from the memory cache): when the query
+//   asks for another preset's start that has a template, it swaps that preset's
+//   <svg> in for the default's and shows it, still before the first paint; the
+//   script adopts it just as it adopts the default's (panels/graph.js).
 (() => {
+  const root = document.documentElement;
   const shown = document.querySelector('meta[name="gw-prerendered"]')?.content;
   if (!shown) return;
   const boot = ["preset", "boot", "sw", "boottimeout", "calltimeout"];
   const query = new URLSearchParams(location.search);
-  const fits = [...query.keys()].every((k) => boot.includes(k)) && (query.get("preset") ?? shown) === shown;
-  if (!fits) document.documentElement.dataset.prerendered = "off";
+  const start = [...query.keys()].every((k) => boot.includes(k));
+  const asked = query.get("preset") ?? shown;
+  if (!document.body) {
+    if (!start || asked !== shown) root.dataset.prerendered = "off";
+    return;
+  }
+  const template = start && asked !== shown && document.getElementById(`gw-graph-${asked}`);
+  const svg = document.getElementById("gradwalk")?.shadowRoot?.getElementById("graph");
+  if (!template || !svg) return;
+  svg.replaceWith(template.content.cloneNode(true));
+  delete root.dataset.prerendered;
 })();

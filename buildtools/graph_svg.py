@@ -89,13 +89,73 @@ def inline_presets(site: Path, log=lambda *a: None) -> list[str]:
             log(f"index.html: the {p} graph is drawn by script ({drawn[p]['skipped']})")
     gate = f'<script src="{GATE}"></script>'
     head = f'<meta name="gw-prerendered" content="{_attr(default)}">\n  {gate}'
-    body = "".join(f'<template id="gw-graph-{_attr(p)}">{svg(p)}</template>\n    ' for p in others) + gate
+    body = "".join(f'<template id="gw-graph-{_attr(p)}"{template_texts(texts(all_json, p))}>{svg(p)}</template>\n    '
+                   for p in others) + gate
     html = html.replace(marker.group(0), head, 1)
     html = html.replace(found.group(0), svg(default), 1)
+    html = write_texts(html, texts(all_json, default))
     html = html.replace(_PLACEHOLDER, _PLACEHOLDER + " data-prerendered", 1)
     html = TEMPLATES_MARKER_RE.sub(lambda _: body, html, count=1)
     page.write_text(html, encoding="utf-8")
     return [default, *others]
+
+
+def texts(all_json: dict, preset: str) -> dict:
+    """The texts the script shows above a preset's graph (actions/load.js's showPresetText)."""
+    detail = all_json["answers"][preset]["preset"]["preset"]
+    return {"title": detail["title"], "summary": detail["summary"], "lesson": (detail.get("lesson") or "").strip()}
+
+
+def template_texts(shown: dict) -> str:
+    """A template's data-* for the gate to write: the title and summary, and whether
+    there is a lesson (its text, in a closed <details>, moves nothing and is long:
+    the script writes it)."""
+    return f' data-title="{_attr(shown["title"])}" data-summary="{_attr(shown["summary"])}"' + (
+        " data-lesson" if shown["lesson"] else "")
+
+
+# The graph's zoom tools as panels/graph-scroll.js's makeTools() makes them (for a
+# mouse, at scale 1), but disabled: they work once the script has made its own. The
+# row then stands where the script's will, and the graph below does not move when
+# the script takes over. tests/page/test_prerendered_graph.py checks them against
+# the script's.
+_TOOL = '<button type="button" class="button small graph-tool" aria-label="{0}" title="{0}" disabled>{1}</button>'
+TOOLS = ('<div class="graph-tool-row">' + _TOOL.format("Zoom out", "−")
+         + '<span class="graph-zoom" aria-hidden="true">100%</span>'
+         + _TOOL.format("Zoom in", "+") + _TOOL.format("Fit the whole graph", "Fit") + "</div>"
+         + '<p id="graph-keys" class="graph-keys">Drag to pan. With the graph focused: arrow keys pan, + and − zoom, 0 fits.</p>')
+_TOOLS_EMPTY = '<div id="graph-tools" class="graph-tools"></div>'
+
+_TEXT_RE = {
+    "title": re.compile(r'(<h2 id="preset-title")>[^<]*(</h2>)'),
+    "summary": re.compile(r'(<p id="preset-summary" class="summary")>[^<]*(</p>)'),
+    "lesson": re.compile(r'(<p id="preset-lesson" class="lesson-body")>[^<]*(</p>)'),
+}
+_LESSON_MORE = '<details id="lesson-more" class="lesson-more" hidden>'
+
+
+def write_texts(html: str, shown: dict) -> str:
+    """The default preset's title, summary and lesson written in place of the widget's
+    "Loading…" texts, and the graph's zoom tools, so that what is above the graph does
+    not move it when the script takes over. The texts are marked data-prerendered
+    (hidden, in their place, when the query asks for something else: page.css; the
+    script's showPresetText unmarks them)."""
+    for key, pattern in _TEXT_RE.items():
+        mark = "" if key == "lesson" else " data-prerendered"  # the lesson's <details> is marked
+        html, n = pattern.subn(lambda m: f"{m.group(1)}{mark}>{_text(shown[key])}{m.group(2)}", html, count=1)
+        if n != 1:
+            raise BuildError(f"widget.html has no #preset-{key} as graph_svg.py knows it")
+    if _LESSON_MORE not in html:
+        raise BuildError("widget.html has no #lesson-more as graph_svg.py knows it")
+    details = _LESSON_MORE.replace(" hidden", " data-prerendered" + ("" if shown["lesson"] else " hidden"))
+    if _TOOLS_EMPTY not in html:
+        raise BuildError("widget.html has no empty #graph-tools as graph_svg.py knows it")
+    html = html.replace(_TOOLS_EMPTY, _TOOLS_EMPTY.replace("></div>", f">{TOOLS}</div>"), 1)
+    return html.replace(_LESSON_MORE, details, 1)
+
+
+def _text(value: str) -> str:
+    return str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _attr(value: str) -> str:

@@ -43,7 +43,7 @@ def inlined(site_url, preset=DEFAULT):
     in the widget, another's in its template): (attributes, markup)."""
     html = urllib.request.urlopen(site_url + "index.html").read().decode("utf-8")
     if preset != DEFAULT:
-        html = re.search(rf'<template id="gw-graph-{re.escape(preset)}">(.*?)</template>', html, re.S).group(1)
+        html = re.search(rf'<template id="gw-graph-{re.escape(preset)}"[^>]*>(.*?)</template>', html, re.S).group(1)
     found = re.search(r'<svg id="graph"([^>]*)>(.*?)</svg>', html, re.S)
     attrs = {"id": "graph", **dict(re.findall(r'\s([\w:-]+)="([^"]*)"', found.group(1)))}
     return attrs, found.group(2)
@@ -155,3 +155,27 @@ def test_a_query_not_at_a_start_is_drawn_by_the_script(page, site_url):
     page.wait_for_function("() => gwRoot()?.querySelector?.('svg[data-graph=diamond] [data-node]')")
     assert page.evaluate(SHOWN) == {"graph": True, "placeholder": False}
     wait_ready(page)
+
+
+@pytest.mark.allow_console_errors
+def test_the_texts_above_the_graph_are_the_scripts(page, site_url):
+    """index.html's title, summary and zoom tools for the default preset, and those the
+    gate writes for another one, are what the script shows once it has taken over
+    (the zoom's figure and which buttons are disabled aside: they follow the fit),
+    so the graph does not move then."""
+    texts = """() => {
+      const r = gwRoot();
+      const tools = r.getElementById('graph-tools').innerHTML.replace(/ disabled(="")?/g, '').replace(/\\d+%/, 'N%');
+      return {title: r.getElementById('preset-title').textContent, summary: r.getElementById('preset-summary').textContent,
+              lesson: !r.getElementById('lesson-more').hidden, tools};
+    }"""
+    for query in ["", "?preset=diamond", "?preset=square"]:
+        page.route("**/page.js", lambda route: route.abort())
+        page.goto(site_url + query)
+        page.wait_for_function("() => gwRoot()?.getElementById?.('graph-tools')?.firstChild")
+        painted = page.evaluate(texts)
+        assert painted["title"] != "Loading…"
+        page.unroute("**/page.js")
+        page.goto(site_url + query)
+        wait_ready(page)
+        assert page.evaluate(texts) == painted, query

@@ -146,6 +146,8 @@ export function showPresetText(w, id, detail) {
   w.ui.summary.textContent = detail?.summary ?? listed?.summary ?? "";
   w.ui.lesson.textContent = (detail?.lesson ?? "").trim();
   w.$("lesson-more").hidden = w.ui.lesson.textContent === "";
+  // index.html's texts for its default preset (buildtools/graph_svg.py) are now these.
+  for (const el of [w.ui.title, w.ui.summary, w.$("lesson-more")]) el.removeAttribute("data-prerendered");
 }
 
 // Load a preset or a program, {preset, values?} or {program, values?}, with an

@@ -9,11 +9,14 @@
 // This classic script runs twice, and must stay tiny and import nothing:
 // - last in the head, before the widget's markup is parsed: when the query asks
 //   for anything but the default preset's start it hides that graph before the
-//   first paint (<html data-prerendered="off">: page.css and style.css);
+//   first paint, with its texts (<html data-prerendered="off">: page.css and
+//   style.css);
 // - after the templates (the same URL, from the memory cache): when the query
 //   asks for another preset's start that has a template, it swaps that preset's
-//   <svg> in for the default's and shows it, still before the first paint; the
-//   script adopts it just as it adopts the default's (panels/graph.js).
+//   <svg> in for the default's, writes its title and summary (the template's
+//   data-*) in place of the default's and shows them, still before the
+//   first paint; the script adopts the graph just as it adopts the default's
+//   (panels/graph.js).
 (() => {
   const root = document.documentElement;
   const shown = document.querySelector('meta[name="gw-prerendered"]')?.content;
@@ -27,8 +30,16 @@
     return;
   }
   const template = start && asked !== shown && document.getElementById(`gw-graph-${asked}`);
-  const svg = document.getElementById("gradwalk")?.shadowRoot?.getElementById("graph");
+  const widget = document.getElementById("gradwalk")?.shadowRoot;
+  const svg = widget?.getElementById("graph");
   if (!template || !svg) return;
   svg.replaceWith(template.content.cloneNode(true));
+  // The texts above the graph, as actions/load.js's showPresetText writes them.
+  // The lesson's text, in a closed <details>, moves nothing: the script writes it.
+  const { title, summary, lesson } = template.dataset;
+  widget.getElementById("preset-title").textContent = title;
+  widget.getElementById("preset-summary").textContent = summary;
+  widget.getElementById("preset-lesson").textContent = "";
+  widget.getElementById("lesson-more").hidden = lesson === undefined;
   delete root.dataset.prerendered;
 })();

@@ -62,8 +62,8 @@ def svg_element(attributes: dict, markup: str, preset_id: str, head: str) -> str
 
 def inline_presets(site: Path, log=lambda *a: None) -> list[str]:
     """Write every preset's graph into site/index.html: the default's (the chooser's
-    first) in the widget's <svg id="graph">, each other one's in a <template> after
-    the widget for the gate to swap in. Returns the inlined ids, the default first;
+    first) in the widget's <svg id="graph">, each other one's in a <template> in the
+    head for the gate to swap in (the gate runs again right after the widget). Returns the inlined ids, the default first;
     [] when the default cannot be drawn (then the script draws every graph, as
     before). A preset that cannot be drawn is left to the script."""
     page = site / PAGE
@@ -87,10 +87,14 @@ def inline_presets(site: Path, log=lambda *a: None) -> list[str]:
     for p in ids[1:]:
         if p not in others:
             log(f"index.html: the {p} graph is drawn by script ({drawn[p]['skipped']})")
+    # The templates go in the head: parsed before the body, where nothing is painted
+    # yet, so that the parser goes from the widget's <svg> to the gate's second run
+    # (which swaps the asked-for one in) with little in between, where it might
+    # yield and let the browser paint a frame without the graph.
     gate = f'<script src="{GATE}"></script>'
-    head = f'<meta name="gw-prerendered" content="{_attr(default)}">\n  {gate}'
-    body = "".join(f'<template id="gw-graph-{_attr(p)}"{template_texts(texts(all_json, p))}>{svg(p)}</template>\n    '
-                   for p in others) + gate
+    head = "".join(f'<template id="gw-graph-{_attr(p)}"{template_texts(texts(all_json, p))}>{svg(p)}</template>\n  '
+                   for p in others) + f'<meta name="gw-prerendered" content="{_attr(default)}">\n  {gate}'
+    body = gate
     html = html.replace(marker.group(0), head, 1)
     html = html.replace(found.group(0), svg(default), 1)
     html = write_texts(html, texts(all_json, default))

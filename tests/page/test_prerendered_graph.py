@@ -1,6 +1,6 @@
 """index.html carries every preset's graph at its start, drawn by the build with the
 page's own modules under Node (buildtools/graph_svg.py): the default's in the widget,
-the others' in templates the gate swaps in. Each must be byte for byte the SVG the
+the others' in templates (in the head) the gate swaps in. Each must be byte for byte the SVG the
 script draws for that preset, the script must adopt it (not draw it again), and a
 query that asks for something else must never show one."""
 
@@ -44,6 +44,8 @@ def inlined(site_url, preset=DEFAULT):
     html = urllib.request.urlopen(site_url + "index.html").read().decode("utf-8")
     if preset != DEFAULT:
         html = re.search(rf'<template id="gw-graph-{re.escape(preset)}"[^>]*>(.*?)</template>', html, re.S).group(1)
+    else:
+        html = re.sub(r'<template id="gw-graph-.*?</template>', "", html, flags=re.S)
     found = re.search(r'<svg id="graph"([^>]*)>(.*?)</svg>', html, re.S)
     attrs = {"id": "graph", **dict(re.findall(r'\s([\w:-]+)="([^"]*)"', found.group(1)))}
     return attrs, found.group(2)

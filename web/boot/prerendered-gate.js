@@ -1,7 +1,7 @@
 // index.html carries every preset's graph at its start, drawn by the build, so that
 // the graph the page's query asks for is painted with the page
 // (buildtools/graph_svg.py): the default preset's in the widget's <svg id="graph">,
-// each other one in a <template id="gw-graph-<preset>"> after the widget. A query
+// each other one in a <template id="gw-graph-<preset>"> in the head. A query
 // asks for a preset's start only with the "preset" parameter and the boot
 // parameters of url.js (the rule of actions/load.js's firstPaintFits); for any
 // other query the script draws what was asked for.
@@ -11,7 +11,7 @@
 //   for anything but the default preset's start it hides that graph before the
 //   first paint, with its texts (<html data-prerendered="off">: page.css and
 //   style.css);
-// - after the templates (the same URL, from the memory cache): when the query
+// - right after the widget (the same URL, from the memory cache): when the query
 //   asks for another preset's start that has a template, it swaps that preset's
 //   <svg> in for the default's, writes its title and summary (the template's
 //   data-*) in place of the default's and shows them, still before the

@@ -25,6 +25,11 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
+// A failure is said in its own words (Node would print the minified line it came from).
+process.on("uncaughtException", (error) => {
+  process.stderr.write(`${error?.stack ?? error}\n`, () => process.exit(1));
+});
+
 const args = process.argv.slice(2);
 const option = (name) => {
   const at = args.indexOf(name);

@@ -61,7 +61,7 @@ class StdlibFallback:
                 with open(FULL_ZIP, "wb") as out:
                     out.write(data)
             except Exception as error:  # any failure: said once, the same way every time
-                self.error = f"{type(error).__name__}: {error}"
+                self.error = str(error) or type(error).__name__
             else:
                 self.mounted = True
                 sys.path.append(FULL_ZIP)

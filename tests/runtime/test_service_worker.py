@@ -226,10 +226,11 @@ def test_precache_takes_only_the_fast_path_and_waits_for_engine_ready(browser, l
     url, log = logged_site
     info = json.loads((built_dist / "build.json").read_text())
     manifest = manifest_of(built_dist)
-    # The stock path's own files, and nothing the fast path uses.
-    stock_only = {info["stdlib"], info["micropip_wheel"], info["engine_wheel"]}
-    assert set(manifest["on_demand"]) == stock_only
-    assert not stock_only & {info["stdlib_pyc"], info["engine_wheel_pyc"]}
+    # The stock path's own files and the full precompiled stdlib (the fast path boots
+    # the trimmed one), and nothing the fast path uses.
+    on_demand = {info["stdlib"], info["micropip_wheel"], info["engine_wheel"], info["stdlib_pyc_full"]}
+    assert set(manifest["on_demand"]) == on_demand
+    assert not on_demand & {info["stdlib_pyc"], info["engine_wheel_pyc"]}
 
     context = browser.new_context(service_workers="allow")
     context.set_default_timeout(TIMEOUT_MS)

@@ -3,13 +3,14 @@
 The page's Python boots with a trimmed standard library: only the modules the
 engine and Pyodide's bootstrap were seen to import (buildtools/stdlib_trim.py).
 This module ships inside that trimmed zip as `_stdlib_fallback` (with
-`_stdlib_full_names`, the module names of the full library). `install(url,
-fetch_bytes)` appends a finder to sys.meta_path: when an import of a module
-of the full library finds nothing (every other finder has looked), it
-downloads the full precompiled library once, with `fetch_bytes(url)` (a
-synchronous download the worker provides), puts it on sys.path behind the
-trimmed one, and finds the module there. If the download fails, that import
-and every later one of a missing module raise an ImportError that says so.
+`_stdlib_full_names`, the module names of the full library). `install(url)`
+appends a finder to sys.meta_path: when an import of a module of the full
+library finds nothing (every other finder has looked), it downloads the full
+precompiled library once, with a synchronous XMLHttpRequest (allowed in the
+worker; under Node the tests pass their own `fetch_bytes`), puts it on sys.path
+behind the trimmed one, and finds the module there. If the download fails, that
+import and every later one of a missing module raise an ImportError that says so.
+Nothing of JavaScript's is held until then (a memory snapshot stays possible).
 
 It imports nothing beyond what a booted Python already has, so that it is
 itself always in the trimmed zip's reach.
@@ -76,7 +77,20 @@ def _path_finder():
     return next(finder for finder in sys.meta_path if getattr(finder, "__name__", "") == "PathFinder")
 
 
-def install(url, fetch_bytes):
+def download(url):
+    """The bytes at url, by a synchronous request (a worker may make one)."""
+    from js import XMLHttpRequest  # Pyodide's; imported only when a module is missing
+
+    request = XMLHttpRequest.new()
+    request.open("GET", url, False)
+    request.responseType = "arraybuffer"
+    request.send()
+    if request.status != 200:
+        raise OSError(f"{url.rsplit('/', 1)[-1]} answered {request.status}")
+    return request.response.to_bytes()
+
+
+def install(url, fetch_bytes=download):
     """Append the fallback finder (once) and return it."""
     for finder in sys.meta_path:
         if isinstance(finder, StdlibFallback):

@@ -137,7 +137,8 @@ def trim(cache: Path, runtime_dir: Path, pyodide_version: str, python: str, full
         if result["failed"]:
             raise BuildError(f"The engine failed in Pyodide on {result['failed'][0]!r}; fix it and run the "
                              "build again.")
-        write_trimmed(full_zip, set(result["all"]), fallback_modules, tmp / "trimmed.zip")
+        # (Everything loaded at boot is still loaded at the end; the union says so plainly.)
+        write_trimmed(full_zip, set(result["boot"]) | set(result["all"]), fallback_modules, tmp / "trimmed.zip")
         (tmp / "trimmed.zip").replace(out)
     return out
 

@@ -128,19 +128,13 @@ async function bootFast(build, indexURL, progress, orFail, downloads) {
 
 // The fast path's standard library holds only the modules the engine and
 // Pyodide were seen to import at build time (buildtools/stdlib_trim.py). An
-// import of any other stdlib module fetches the full library once, here,
-// synchronously (allowed in a worker), and finds the module there; a failed
-// download becomes an ImportError that says so (buildtools/stdlib_fallback.py).
+// import of any other stdlib module fetches the full library once, synchronously
+// (allowed in a worker), and finds the module there; a failed download becomes
+// an ImportError that says so (buildtools/stdlib_fallback.py).
 function installStdlibFallback(pyodide, fullURL) {
-  const fetchBytes = (url) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open("GET", url, false);
-    xhr.responseType = "arraybuffer";
-    xhr.send();
-    if (xhr.status !== 200) throw new Error(`${url.split("/").pop()} answered ${xhr.status}`);
-    return new Uint8Array(xhr.response);
-  };
-  pyodide.pyimport("_stdlib_fallback").install(fullURL, fetchBytes);
+  const fallback = pyodide.pyimport("_stdlib_fallback");
+  fallback.install(fullURL).destroy();
+  fallback.destroy();
 }
 
 // A failure deep inside Pyodide, prefixed with what it means for the learner.

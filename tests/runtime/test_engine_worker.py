@@ -173,7 +173,7 @@ def test_a_missing_full_stdlib_is_said_when_a_module_needs_it(serve_copy, open_b
     assert re.fullmatch(
         r"ImportError: The module tomllib is not in the trimmed standard library, and the full one "
         rf"\(http://[^ ]*/{re.escape(full[0])}\) could not be downloaded "
-        r"\(Error: python_stdlib_full\.zip answered 404\)\.", result.get("failed", "")), result.get("failed")
+        r"\(python_stdlib_full\.zip answered 404\)\.", result.get("failed", "")), result.get("failed")
 
 
 @pytest.mark.allow_console_errors

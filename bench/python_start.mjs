@@ -7,7 +7,7 @@
 //   node bench/python_start.mjs [--rounds 5] [--dist DIR]    (after `python build.py`)
 //
 // Prints the median of each, and the ratios to stock. A dist/ built before the
-// stdlib was trimmed (no "stdlib_pyc_full" in build.json) has no "full" variant.
+// stdlib was trimmed (no "stdlib_pyc_full" in build.json) has no "trimmed" variant.
 
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -21,7 +21,10 @@ const option = (name, fallback) => {
 };
 const dist = path.resolve(option("--dist", path.join(here, "..", "dist")));
 const build = JSON.parse(readFileSync(path.join(dist, "build.json"), "utf8"));
-const STDLIB = { trimmed: build.stdlib_pyc, full: build.stdlib_pyc_full, stock: build.stdlib };
+// (Before the stdlib was trimmed, build.stdlib_pyc was the full one.)
+const STDLIB = build.stdlib_pyc_full
+  ? { trimmed: build.stdlib_pyc, full: build.stdlib_pyc_full, stock: build.stdlib }
+  : { full: build.stdlib_pyc, stock: build.stdlib };
 
 if (process.argv[2] === "--child") {
   const which = process.argv[3];

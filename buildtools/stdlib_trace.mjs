@@ -35,8 +35,8 @@ const pyodide = await loadPyodide({
   stderr: (line) => console.error(line),
 });
 
-// Recorded through a function defined in Python's own builtins-only namespace,
-// so that recording imports nothing itself.
+// The recorder imports only sys; defining it with runPython may load a few of
+// Pyodide's own modules more than the worker needs (kept: too many is safe).
 const loaded = pyodide.runPython(`
 import sys
 def loaded(prefix):

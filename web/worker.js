@@ -13,7 +13,9 @@
 //
 //   fast (default)  the standard library and the engine precompiled to .pyc at
 //                   build time (buildtools/precompile.py); loadPyodide gets the
-//                   compiled stdlib as `stdLibURL`, and the engine wheel, fetched
+//                   compiled stdlib, trimmed to the modules the page imports, as
+//                   `stdLibURL` (the full one comes only if an import needs it:
+//                   installStdlibFallback), and the engine wheel, fetched
 //                   while Python starts, is unpacked with pyodide.unpackArchive.
 //                   No micropip, no compiling Python source in the browser.
 //   stock           Pyodide as shipped: the source-only standard library, then
@@ -109,6 +111,7 @@ async function bootFast(build, indexURL, progress, orFail, downloads) {
     }), "Python could not start; a runtime file (pyodide.asm.mjs, pyodide-lock.json or the standard library) may be damaged"),
   );
   mark("loadPyodide");
+  installStdlibFallback(pyodide, new URL(build.stdlib_pyc_full, SITE).href);
 
   progress.stage("installing the engine");
   try {
@@ -121,6 +124,17 @@ async function bootFast(build, indexURL, progress, orFail, downloads) {
   mark("import engine");
   progress.done();
   return (request) => api.handle(request);
+}
+
+// The fast path's standard library holds only the modules the engine and
+// Pyodide were seen to import at build time (buildtools/stdlib_trim.py). An
+// import of any other stdlib module fetches the full library once, synchronously
+// (allowed in a worker), and finds the module there; a failed download becomes
+// an ImportError that says so (buildtools/stdlib_fallback.py).
+function installStdlibFallback(pyodide, fullURL) {
+  const fallback = pyodide.pyimport("_stdlib_fallback");
+  fallback.install(fullURL).destroy();
+  fallback.destroy();
 }
 
 // A failure deep inside Pyodide, prefixed with what it means for the learner.

@@ -392,12 +392,17 @@ export function generated(answer) {
     const node = nodes[frame.node];
     const label = nodes[parent].label;
     const after = pushes[pushes.length - 1].after; // its grad after this visit
-    const sums = pushes.map((p) => `${p.rule}: ${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}`);
+    // The texts are written when a question is shown: a big program has a thousand.
     out.push({
       id: `auto-b${k}`, auto: true, pass: "backward", step: k, kind: "number", tolerance: 1e-3, check: `${label}.grad`,
-      question: `Visiting ${node.label} = ${node.expr}: what will ${label}.grad be after this visit?`,
+      get question() {
+        return `Visiting ${node.label} = ${node.expr}: what will ${label}.grad be after this visit?`;
+      },
       answerValue: after,
-      explanation: `${sums.join("; ")}. Added to what ${label}.grad held (${fmt(pushes[0].before)}), that makes ${fmt(after)}.`,
+      get explanation() {
+        const sums = pushes.map((p) => `${p.rule}: ${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}`);
+        return `${sums.join("; ")}. Added to what ${label}.grad held (${fmt(pushes[0].before)}), that makes ${fmt(after)}.`;
+      },
     });
   });
   return out;

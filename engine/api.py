@@ -435,8 +435,8 @@ def _sent(frames: list[dict]) -> list[dict]:
     (the node's data; the seed's before and after; each push's parent, before and after),
     so their ``changes`` are left out. A push leaves out what its edge says (``parent``,
     ``local``, ``rule``) and what its frame says (``upstream``). A big program's answer is
-    a fifth smaller for it, and as much quicker to write, send and read. A pull visit (its grad is
-    a sum the pulls don't list) is sent whole.
+    a fifth smaller for it, and as much quicker to write, send and read. A pull visit (its
+    grad is a sum the pulls don't list) is sent whole.
     """
     for frame in frames:
         kind = frame.get("kind")

@@ -1,0 +1,157 @@
+// A memory snapshot of Python with the engine imported, made in the learner's
+// own browser after the first visit's boot and kept in this build's Cache
+// Storage, so that a later visit restores Python's memory instead of starting
+// Python and importing ~200 modules again (CPU, not download: a second visit
+// gets every file from the cache and was hardly faster than the first).
+// Nothing of it is ever downloaded.
+//
+// Pyodide's snapshots are private API (loadPyodide's `_makeSnapshot` and
+// `_loadSnapshot`, pyodide.makeMemorySnapshot()), so everything here is pinned
+// and checked, and any doubt means the normal boot:
+//
+// * A snapshot is the whole WebAssembly heap plus a JSON list of the JavaScript
+//   objects Python holds (only globalThis and Pyodide's own: nothing of ours is
+//   handed to Python before it is made), stamped by Pyodide with its build id.
+//   It is kept under a key naming the exact runtime folder (content-hashed),
+//   the standard library and the engine wheel it was made with, in the cache of
+//   this site build ("gradwalk-<build id>", which sw.js deletes with its build).
+// * Python is started with a fixed environment (PYTHONHASHSEED=0: the same
+//   hashes, so the same dict and set orders, whether restored or not); after a
+//   restore `random` is reseeded, so visits do not share a random sequence.
+// * It is made only while the heap is Pyodide's initial size: a restore copies
+//   the heap into a fresh instance's memory, which has that size.
+// * The stored bytes carry their SHA-256; a snapshot that is missing, truncated,
+//   corrupted, from another Pyodide build, or that fails or stalls to restore
+//   is dropped (and made again by the normal boot that follows).
+//
+// The worker (web/worker.js) uses it like this:
+//
+//   const store = snapshotStore(build, stdLibURL, cacheName, SITE); // or null
+//   const bytes = await store.load();                 // verified bytes, or null
+//   const pyodide = await restorePython(loadPyodide, options, bytes);  // throws on failure
+//   // ... or boot normally with {...options, ...makeOptions()}, import the engine, then
+//   const snapshot = takeSnapshot(pyodide);            // before any request is answered
+//   await store.save(snapshot);                        // later, when the worker is idle
+//
+// tests/runtime/pyodide_parity.mjs imports this module under Node to prove that
+// a restored engine answers byte for byte what a freshly started one answers.
+
+// What Python is started with whenever a snapshot may be made or restored
+// (fresh objects each time: loadPyodide writes defaults into them).
+export const pythonEnv = () => ({ PYTHONHASHSEED: "0" });
+export const makeOptions = () => ({ _makeSnapshot: true, env: pythonEnv() });
+
+// The initial memory of the pinned pyodide.asm.wasm (314.0.7): 480 pages of
+// 64 KiB. A fresh instance has exactly this much; the parity test checks it.
+export const INITIAL_HEAP_BYTES = 30 * 1024 * 1024;
+
+// A restore takes ~0.2 s under Node here; one that takes this long has gone
+// wrong (Pyodide waits forever on some failures instead of saying so).
+const RESTORE_TIMEOUT_MS = 15000;
+
+const SHA_HEADER = "x-gradwalk-sha256";
+
+// Where a build keeps its snapshot, or null when this browser has no Cache
+// Storage (then there is simply no snapshot).
+export function snapshotStore(build, stdLibURL, cacheName, site) {
+  if (!globalThis.caches) return null;
+  const key = new URL("snapshots/python.bin", site);
+  key.searchParams.set("pyodide", `${build.pyodide_version}:${build.pyodide_index}`);
+  key.searchParams.set("stdlib", new URL(stdLibURL, site).pathname);
+  key.searchParams.set("engine", build.engine_wheel_pyc);
+  return new SnapshotStore(cacheName, key.href);
+}
+
+class SnapshotStore {
+  constructor(cacheName, key) {
+    this.cacheName = cacheName;
+    this.key = key;
+    this.dropped = null; // why the stored snapshot was thrown away, if it was
+  }
+
+  // The stored snapshot's bytes if they are exactly what was stored, else null
+  // (a damaged one is dropped on the way).
+  async load() {
+    let response;
+    try {
+      response = await (await caches.open(this.cacheName)).match(this.key);
+    } catch {
+      return null; // no Cache Storage after all (private mode, quota): no snapshot
+    }
+    if (!response) return null;
+    try {
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      const expected = response.headers.get(SHA_HEADER);
+      if (!expected || (await sha256Hex(bytes)) !== expected) throw new Error("its bytes do not match their SHA-256");
+      return bytes;
+    } catch (error) {
+      await this.drop(`the stored snapshot is damaged: ${error?.message ?? error}`);
+      return null;
+    }
+  }
+
+  async save(bytes) {
+    const headers = { "content-type": "application/octet-stream", [SHA_HEADER]: await sha256Hex(bytes) };
+    await (await caches.open(this.cacheName)).put(this.key, new Response(bytes, { headers }));
+  }
+
+  async drop(why) {
+    this.dropped = why;
+    try {
+      await (await caches.open(this.cacheName)).delete(this.key);
+    } catch {
+      // Nothing more to do: the next visit finds it damaged again and tries again.
+    }
+  }
+}
+
+// Python restored from a snapshot, with the engine's files back in place and
+// `random` reseeded. Throws if the restore fails or stalls; the caller then
+// drops the snapshot and boots normally (a failed instance is simply left for
+// the garbage collector).
+export async function restorePython(loadPyodide, options, bytes, { siteWheel = null } = {}) {
+  let timer;
+  const stalled = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the restore took over ${RESTORE_TIMEOUT_MS / 1000} s`)), RESTORE_TIMEOUT_MS);
+  });
+  try {
+    const pyodide = await Promise.race([loadPyodide({ ...options, env: pythonEnv(), _loadSnapshot: bytes }), stalled]);
+    // The file system is JavaScript's, not part of the heap: the standard library
+    // zip is written again by loadPyodide, the engine's files by the caller.
+    if (siteWheel) pyodide.unpackArchive(siteWheel.bytes, "wheel", { extractDir: siteWheel.extractDir });
+    pyodide.runPython(RESEED_AND_CHECK);
+    return pyodide;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// After a restore every visit would otherwise draw the same random numbers.
+// The engine must be importable (it was imported before the snapshot was made).
+const RESEED_AND_CHECK = `
+import sys
+if "random" in sys.modules:
+    sys.modules["random"].seed()
+import engine.api
+`;
+
+// A snapshot of this Python now (its whole heap: ~30 MB), or null with the reason
+// when it cannot be made. Call it right after the engine is imported and before
+// it answers anything, from JavaScript (no Python running), holding no
+// JavaScript object in Python.
+export function takeSnapshot(pyodide) {
+  const heap = pyodide._module?.HEAP8?.length;
+  if (!(heap <= INITIAL_HEAP_BYTES)) {
+    return { bytes: null, why: `the heap has grown to ${heap} bytes; a restore would not fit` };
+  }
+  try {
+    return { bytes: pyodide.makeMemorySnapshot(), why: null };
+  } catch (error) {
+    return { bytes: null, why: String(error?.message ?? error) };
+  }
+}
+
+async function sha256Hex(bytes) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}

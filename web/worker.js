@@ -183,7 +183,10 @@ async function bootFromSnapshot(code, store, loadPyodide, options, bytes, build,
     mark("import engine");
     return api;
   } catch (error) {
-    await store.drop(`the snapshot did not restore: ${sentence(error)}`);
+    // Pyodide's own errors say what is wrong on their first line (a build id
+    // mismatch lists both ids below it); Python's tracebacks on their last.
+    const text = String(error?.message ?? error).trim();
+    await store.drop(`the snapshot did not restore: ${text.startsWith("Traceback") ? sentence(text) : text.split("\n")[0]}`);
     mark("snapshot failed");
     return null;
   }

@@ -22,7 +22,10 @@ TIMEOUT_MS = 60_000
 SNAPSHOT_PATH = "/snapshots/python.bin"
 
 # How the page's engine worker booted: {boot, snapshot} from its ready message.
-BOOTED = "() => performance.getEntriesByName('gw:worker-ready')[0]?.detail ?? null"
+BOOTED = """() => {
+  const detail = performance.getEntriesByName('gw:worker-ready')[0]?.detail;
+  return detail ? { boot: detail.boot, snapshot: detail.snapshot } : null;
+}"""
 
 # The stored snapshot's SHA-256 header (null when there is none).
 STORED = """async ([name, path]) => {

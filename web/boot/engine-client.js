@@ -225,7 +225,7 @@ export class Engine {
       } else if (data?.type === "ready") {
         booted = true;
         this.bootInfo = { boot: data.boot ?? null, ms: data.ms ?? null, timings: data.timings ?? {}, snapshot: data.snapshot ?? null };
-        globalThis.performance?.mark?.("gw:worker-ready", { detail: { boot: data.boot ?? null, snapshot: data.snapshot ?? null } });
+        globalThis.performance?.mark?.("gw:worker-ready", { detail: { boot: data.boot ?? null, snapshot: data.snapshot ?? null, timings: data.timings ?? {} } });
         clearTimeout(bootTimer);
         this.readyWorker = worker;
         this.setStatus({ state: "ready", stage: "ready", fraction: 1, message: null });

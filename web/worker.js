@@ -126,10 +126,9 @@ async function bootFast(build, indexURL, progress, orFail, downloads) {
     stdLibURL,
     stdout: () => {},
   };
-  const { code, store, bytes } = await kept;
-  if (bytes) {
-    mark("snapshot read");
-    const api = await bootFromSnapshot(code, store, loadPyodide, options, bytes, build, wheel, orFail);
+  const { code, store, snapshot } = await kept;
+  if (snapshot) {
+    const api = await bootFromSnapshot(code, store, loadPyodide, options, snapshot, build, wheel, orFail);
     if (api) {
       progress.done();
       return { handle: (request) => api.handle(request), how: "snapshot", snapshot: "restored" };
@@ -162,22 +161,23 @@ async function bootFast(build, indexURL, progress, orFail, downloads) {
 
 // ---- The memory snapshot (web/boot/snapshot.js) -------------------------------
 
-// The snapshot module, this build's store and the verified bytes it holds; the
-// store is null where there is no Cache Storage, the bytes when nothing (good) is kept.
+// The snapshot module, this build's store and the snapshot it keeps (its bytes
+// still being read and checked); the store is null where there is no Cache
+// Storage, the snapshot when none is kept.
 async function keptSnapshot(build, stdLibURL) {
   const code = await snapshotCode;
   const store = code?.snapshotStore(build, stdLibURL, CACHE_PREFIX + build.build_id, SITE) ?? null;
-  const bytes = store ? await store.load().catch(() => null) : null;
-  return { code, store, bytes };
+  const snapshot = store ? await store.open().catch(() => null) : null;
+  return { code, store, snapshot };
 }
 
 // The engine's API in Python restored from the kept snapshot, or null when that
 // fails in any way: the snapshot is then dropped and the caller boots the fast way
 // (which makes a new one).
-async function bootFromSnapshot(code, store, loadPyodide, options, bytes, build, wheel, orFail) {
+async function bootFromSnapshot(code, store, loadPyodide, options, snapshot, build, wheel, orFail) {
   try {
     const siteWheel = { bytes: await orFail(wheel), extractDir: build.site_packages };
-    const pyodide = await orFail(code.restorePython(loadPyodide, options, bytes, { siteWheel }));
+    const pyodide = await orFail(code.restorePython(loadPyodide, options, snapshot, { siteWheel }));
     mark("restore snapshot");
     const api = pyodide.pyimport("engine.api");
     mark("import engine");
@@ -186,7 +186,9 @@ async function bootFromSnapshot(code, store, loadPyodide, options, bytes, build,
     // Pyodide's own errors say what is wrong on their first line (a build id
     // mismatch lists both ids below it); Python's tracebacks on their last.
     const text = String(error?.message ?? error).trim();
-    await store.drop(`the snapshot did not restore: ${text.startsWith("Traceback") ? sentence(text) : text.split("\n")[0]}`);
+    if (!error?.damaged) { // (a damaged one has been dropped already)
+      await store.drop(`the snapshot did not restore: ${text.startsWith("Traceback") ? sentence(text) : text.split("\n")[0]}`);
+    }
     mark("snapshot failed");
     return null;
   }

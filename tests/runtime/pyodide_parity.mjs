@@ -101,9 +101,9 @@ async function madeAndRestored(first, wheel) {
   // A damaged snapshot must fail to restore, not restore into nonsense.
   const damaged = bytes.slice();
   damaged[0] ^= 0xff;
-  snapshotFacts.damaged_restore = await snapshotCode.restorePython(loadPyodide, options, damaged)
+  snapshotFacts.damaged_restore = await snapshotCode.restorePython(loadPyodide, options, { bytes: damaged })
     .then(() => "restored", (error) => String(error?.message ?? error).split("\n")[0]);
-  const restored = await snapshotCode.restorePython(loadPyodide, options, bytes,
+  const restored = await snapshotCode.restorePython(loadPyodide, options, { bytes },
     { siteWheel: { bytes: wheel, extractDir: build.site_packages } });
   snapshotFacts.restored_heap = restored._module.HEAP8.length;
   snapshotFacts.initial_heap = snapshotCode.INITIAL_HEAP_BYTES;

@@ -27,11 +27,11 @@
 // The worker (web/worker.js) uses it like this:
 //
 //   const store = snapshotStore(build, stdLibURL, cacheName, SITE); // or null
-//   const bytes = await store.load();                 // verified bytes, or null
-//   const pyodide = await restorePython(loadPyodide, options, bytes);  // throws on failure
+//   const kept = await store.open();      // {bytes, verified} (promises), or null
+//   const pyodide = await restorePython(loadPyodide, options, kept);  // throws on failure
 //   // ... or boot normally with {...options, ...makeOptions()}, import the engine, then
-//   const snapshot = takeSnapshot(pyodide);            // before any request is answered
-//   await store.save(snapshot);                        // later, when the worker is idle
+//   const { bytes } = takeSnapshot(pyodide);         // before any request is answered
+//   await store.save(bytes);                         // later, when the worker is idle
 //
 // tests/runtime/pyodide_parity.mjs imports this module under Node to prove that
 // a restored engine answers byte for byte what a freshly started one answers.
@@ -69,9 +69,11 @@ class SnapshotStore {
     this.dropped = null; // why the stored snapshot was thrown away, if it was
   }
 
-  // The stored snapshot's bytes if they are exactly what was stored, else null
-  // (a damaged one is dropped on the way).
-  async load() {
+  // The kept snapshot, or null when there is none: {bytes, verified}, two
+  // promises, so that Pyodide starts loading while the ~30 MB are read and
+  // hashed. `verified` rejects (with error.damaged set) if the bytes are not
+  // exactly what was stored; the damaged snapshot is then dropped.
+  async open() {
     let response;
     try {
       response = await (await caches.open(this.cacheName)).match(this.key);
@@ -79,15 +81,18 @@ class SnapshotStore {
       return null; // no Cache Storage after all (private mode, quota): no snapshot
     }
     if (!response) return null;
-    try {
-      const bytes = new Uint8Array(await response.arrayBuffer());
-      const expected = response.headers.get(SHA_HEADER);
-      if (!expected || (await sha256Hex(bytes)) !== expected) throw new Error("its bytes do not match their SHA-256");
-      return bytes;
-    } catch (error) {
-      await this.drop(`the stored snapshot is damaged: ${error?.message ?? error}`);
-      return null;
-    }
+    const expected = response.headers.get(SHA_HEADER);
+    const bytes = response.arrayBuffer().then((buffer) => new Uint8Array(buffer));
+    const verified = bytes.then(async (b) => {
+      if (!expected || (await sha256Hex(b)) !== expected) {
+        const why = "the stored snapshot is damaged: its bytes do not match their SHA-256";
+        await this.drop(why);
+        throw Object.assign(new Error(why), { damaged: true });
+      }
+    });
+    bytes.catch(() => {});
+    verified.catch(() => {}); // the caller hears of it through restorePython
+    return { bytes, verified };
   }
 
   async save(bytes) {
@@ -105,17 +110,33 @@ class SnapshotStore {
   }
 }
 
-// Python restored from a snapshot, with the engine's files back in place and
-// `random` reseeded. Throws if the restore fails or stalls; the caller then
-// drops the snapshot and boots normally (a failed instance is simply left for
-// the garbage collector).
-export async function restorePython(loadPyodide, options, bytes, { siteWheel = null } = {}) {
+// Python restored from a kept snapshot ({bytes, verified}: promises, as open()
+// gives them), with the engine's files back in place and `random` reseeded.
+// Pyodide needs the bytes before it instantiates the WebAssembly; the SHA-256 is
+// checked meanwhile, and Python's memory is not restored before it has passed:
+// loadPyodide runs its fsInit hook (awaited, as a run dependency) before it
+// restores the heap. Throws if the check fails or the restore fails or stalls;
+// the caller then drops the snapshot and boots normally (an abandoned instance
+// is simply left for the garbage collector).
+export async function restorePython(loadPyodide, options, { bytes, verified = Promise.resolve() },
+  { siteWheel = null } = {}) {
   let timer;
   const stalled = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(`the restore took over ${RESTORE_TIMEOUT_MS / 1000} s`)), RESTORE_TIMEOUT_MS);
   });
+  const never = new Promise(() => {});
   try {
-    const pyodide = await Promise.race([loadPyodide({ ...options, env: pythonEnv(), _loadSnapshot: bytes }), stalled]);
+    const pyodide = await Promise.race([
+      loadPyodide({
+        ...options,
+        env: pythonEnv(),
+        _loadSnapshot: bytes,
+        // Damaged bytes: the instance waits forever, and the race below ends.
+        fsInit: () => verified.catch(() => never),
+      }),
+      verified.then(() => never),
+      stalled,
+    ]);
     // The file system is JavaScript's, not part of the heap: the standard library
     // zip is written again by loadPyodide, the engine's files by the caller.
     if (siteWheel) pyodide.unpackArchive(siteWheel.bytes, "wheel", { extractDir: siteWheel.extractDir });

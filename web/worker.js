@@ -186,9 +186,8 @@ async function bootFromSnapshot(code, store, loadPyodide, options, snapshot, bui
     // Pyodide's own errors say what is wrong on their first line (a build id
     // mismatch lists both ids below it); Python's tracebacks on their last.
     const text = String(error?.message ?? error).trim();
-    if (!error?.damaged) { // (a damaged one has been dropped already)
-      await store.drop(`the snapshot did not restore: ${text.startsWith("Traceback") ? sentence(text) : text.split("\n")[0]}`);
-    }
+    await store.drop(error?.damaged ? text
+      : `the snapshot did not restore: ${text.startsWith("Traceback") ? sentence(text) : text.split("\n")[0]}`);
     mark("snapshot failed");
     return null;
   }

@@ -140,6 +140,8 @@ def test_restored_snapshot_answers_like_a_fresh_boot(pyodide_runs):
     # was still the size a fresh instance has, which is what snapshot.js assumes.
     assert probe["first_heap"] == probe["restored_heap"] == probe["initial_heap"] == 30 * 1024 * 1024
     assert 0 < probe["snapshot_bytes"] - probe["first_heap"] < 64 * 1024
+    # Stored without its pages of zeros, and read back exactly.
+    assert probe["unpacked_identical"] and probe["packed_bytes"] < probe["snapshot_bytes"] * 0.6
     assert probe["hash_seed"] == 0  # PYTHONHASHSEED=0: hash randomization off, made and restored
     assert probe["random_after"] != probe["random_before"]  # reseeded after the restore
     assert probe["damaged_restore"] == "Snapshot has invalid magic number"

@@ -20,7 +20,8 @@
 //   restore `random` is reseeded, so visits do not share a random sequence.
 // * It is made only while the heap is Pyodide's initial size: a restore copies
 //   the heap into a fresh instance's memory, which has that size.
-// * The stored bytes carry their SHA-256; a snapshot that is missing, truncated,
+// * It is stored without its pages of zeros (packPages), with the SHA-256 of
+//   what is stored; a snapshot that is missing, truncated,
 //   corrupted, from another Pyodide build, or that fails or stalls to restore
 //   is dropped (and made again by the normal boot that follows).
 //
@@ -70,9 +71,9 @@ class SnapshotStore {
   }
 
   // The kept snapshot, or null when there is none: {bytes, verified}, two
-  // promises, so that Pyodide starts loading while the ~30 MB are read and
-  // hashed. `verified` rejects (with error.damaged set) if the bytes are not
-  // exactly what was stored; the damaged snapshot is then dropped.
+  // promises, so that Pyodide starts loading while it is read and hashed.
+  // Either rejects (with error.damaged set) if the stored bytes are not exactly
+  // what was stored; the caller then drops it.
   async open() {
     let response;
     try {
@@ -82,22 +83,20 @@ class SnapshotStore {
     }
     if (!response) return null;
     const expected = response.headers.get(SHA_HEADER);
-    const bytes = response.arrayBuffer().then((buffer) => new Uint8Array(buffer));
-    const verified = bytes.then(async (b) => {
-      if (!expected || (await sha256Hex(b)) !== expected) {
-        const why = "the stored snapshot is damaged: its bytes do not match their SHA-256";
-        await this.drop(why);
-        throw Object.assign(new Error(why), { damaged: true });
-      }
+    const stored = response.arrayBuffer().then((buffer) => new Uint8Array(buffer));
+    const verified = stored.then(async (packed) => {
+      if (!expected || (await sha256Hex(packed)) !== expected) throw damaged("its bytes do not match their SHA-256");
     });
+    const bytes = stored.then(unpackPages);
     bytes.catch(() => {});
-    verified.catch(() => {}); // the caller hears of it through restorePython
+    verified.catch(() => {}); // the caller hears of both through restorePython
     return { bytes, verified };
   }
 
   async save(bytes) {
-    const headers = { "content-type": "application/octet-stream", [SHA_HEADER]: await sha256Hex(bytes) };
-    await (await caches.open(this.cacheName)).put(this.key, new Response(bytes, { headers }));
+    const packed = packPages(bytes);
+    const headers = { "content-type": "application/octet-stream", [SHA_HEADER]: await sha256Hex(packed) };
+    await (await caches.open(this.cacheName)).put(this.key, new Response(packed, { headers }));
   }
 
   async drop(why) {
@@ -170,6 +169,69 @@ export function takeSnapshot(pyodide) {
   } catch (error) {
     return { bytes: null, why: String(error?.message ?? error) };
   }
+}
+
+// Stored without its pages of zeros: 60% of a fresh heap is untouched, so the
+// stored copy is ~12 MB instead of ~30, read from disk and hashed in less than
+// half the time. Layout: "GWSNAP1\0", the snapshot's length (u32), a bitmap of
+// its 4 KiB pages (1 = stored), then the stored pages in order (the last page
+// may be short).
+const PAGE = 4096;
+const MAGIC = new TextEncoder().encode("GWSNAP1\0");
+
+export function packPages(bytes) {
+  const pages = Math.ceil(bytes.length / PAGE);
+  const bitmap = new Uint8Array(Math.ceil(pages / 8));
+  const kept = [];
+  for (let p = 0; p < pages; p++) {
+    const page = bytes.subarray(p * PAGE, (p + 1) * PAGE);
+    if (!isZero(page)) {
+      bitmap[p >> 3] |= 1 << (p & 7);
+      kept.push(page);
+    }
+  }
+  const head = MAGIC.length + 4;
+  const out = new Uint8Array(head + bitmap.length + kept.reduce((n, page) => n + page.length, 0));
+  out.set(MAGIC);
+  new DataView(out.buffer).setUint32(MAGIC.length, bytes.length, true);
+  out.set(bitmap, head);
+  let at = head + bitmap.length;
+  for (const page of kept) {
+    out.set(page, at);
+    at += page.length;
+  }
+  return out;
+}
+
+export function unpackPages(packed) {
+  const head = MAGIC.length + 4;
+  if (packed.length < head || MAGIC.some((b, i) => packed[i] !== b)) throw damaged("it is not a stored snapshot");
+  const length = new DataView(packed.buffer, packed.byteOffset).getUint32(MAGIC.length, true);
+  const pages = Math.ceil(length / PAGE);
+  const bitmap = packed.subarray(head, head + Math.ceil(pages / 8));
+  const bytes = new Uint8Array(length); // zeros, where nothing is stored
+  let at = head + bitmap.length;
+  for (let p = 0; p < pages; p++) {
+    if (!(bitmap[p >> 3] & (1 << (p & 7)))) continue;
+    const size = Math.min(PAGE, length - p * PAGE);
+    if (at + size > packed.length) throw damaged("it is cut short");
+    bytes.set(packed.subarray(at, at + size), p * PAGE);
+    at += size;
+  }
+  if (at !== packed.length) throw damaged("it has bytes to spare");
+  return bytes;
+}
+
+function isZero(page) {
+  // Whole 4 KiB pages are compared 32 bits at a time (the snapshot's buffer starts aligned).
+  const words = page.length === PAGE && page.byteOffset % 4 === 0
+    ? new Uint32Array(page.buffer, page.byteOffset, PAGE / 4) : page;
+  for (let i = 0; i < words.length; i++) if (words[i] !== 0) return false;
+  return true;
+}
+
+function damaged(why) {
+  return Object.assign(new Error(`the stored snapshot is damaged: ${why}`), { damaged: true });
 }
 
 async function sha256Hex(bytes) {

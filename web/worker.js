@@ -213,8 +213,9 @@ function keepSnapshot(code, store, pyodide) {
     );
 }
 
-// Resolves once no request has been handled for `quietMs`.
-function whenIdle(quietMs = 400) {
+// Resolves once no request has been handled for `quietMs` (the page's first
+// requests after ready come within a few hundred ms of each other).
+function whenIdle(quietMs = 1000) {
   return new Promise((resolve) => {
     const check = () => {
       const quiet = performance.now() - lastMessageAt;

@@ -52,9 +52,11 @@ const STAGE_START = { "starting Python": 0.85, "installing the engine": 0.9 };
 self.addEventListener("securitypolicyviolation", (e) =>
   console.error(`CSP violation: ${e.effectiveDirective} blocked ${e.blockedURI || "inline"} in ${e.sourceFile}`));
 
-// The snapshot code is loaded beside the boot, not before it (a failure to load
-// it only means no snapshot).
-const snapshotCode = import(new URL("boot/snapshot.js", SITE).href).catch(() => null);
+// The snapshot code (fast path only) is loaded beside the boot, not before it (a
+// failure to load it only means no snapshot).
+const snapshotCode = MODE === "fast"
+  ? import(new URL("boot/snapshot.js", SITE).href).catch(() => null)
+  : Promise.resolve(null);
 let lastMessageAt = 0; // performance.now() of the last request handled (see whenIdle)
 
 const boot = bootEngine().then(

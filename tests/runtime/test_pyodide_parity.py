@@ -121,8 +121,9 @@ def pyodide_runs(node, built_dist, tmp_path_factory):
         if mode not in done:
             requests = parity_requests() + prerender_requests()
             script_args = ()
-            if mode == "fast":
+            if mode != "stock":  # both run on the trimmed stdlib
                 requests += trimmed_stdlib_requests()
+            if mode == "fast":
                 script_args = ("--then-import", ",".join(ABSENT_MODULES))
             result = run_in_pyodide(node, built_dist, tmp_path_factory.mktemp(mode), requests, mode,
                                     script_args=script_args)

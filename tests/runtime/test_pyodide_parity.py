@@ -9,6 +9,9 @@ formatting, float rounding in math functions, ordering: anything).
     fast   the precompiled stdlib and engine wheel (buildtools/precompile.py);
            this run also proves that dist/prerender/all.json, which the page
            draws before the engine is ready, is exactly what Pyodide computes
+    snapshot the fast boot as a first visit does it, a memory snapshot taken
+           (web/boot/snapshot.js), and a second Pyodide restored from it as a
+           later visit does: that one answers
 
 The fast path's stdlib is trimmed to the modules the build saw imported
 (buildtools/stdlib_trim.py); the fast run answers the build's whole request
@@ -118,8 +121,9 @@ def pyodide_runs(node, built_dist, tmp_path_factory):
         if mode not in done:
             requests = parity_requests() + prerender_requests()
             script_args = ()
-            if mode == "fast":
+            if mode != "stock":  # both run on the trimmed stdlib
                 requests += trimmed_stdlib_requests()
+            if mode == "fast":
                 script_args = ("--then-import", ",".join(ABSENT_MODULES))
             result = run_in_pyodide(node, built_dist, tmp_path_factory.mktemp(mode), requests, mode,
                                     script_args=script_args)
@@ -129,7 +133,7 @@ def pyodide_runs(node, built_dist, tmp_path_factory):
     return run
 
 
-@pytest.fixture(params=["stock", "fast"])
+@pytest.fixture(params=["stock", "fast", "snapshot"])
 def pyodide_run(request, pyodide_runs):
     return pyodide_runs(request.param)
 
@@ -153,6 +157,24 @@ def test_prerendered_first_paint_is_what_pyodide_computes(pyodide_runs, built_di
     assert computed == served, describe_difference("prerender/all.json", served.decode(), computed.decode())
     # ... and the same file again from CPython: the three agree.
     assert prerender.compute(api.handle) == served
+
+
+def test_restored_snapshot_answers_like_a_fresh_boot(pyodide_runs):
+    # Byte for byte, every parity and prerender request: the snapshot run against
+    # the fast run (each is also compared with CPython above).
+    _, fresh, _ = pyodide_runs("fast")
+    _, restored, probe = pyodide_runs("snapshot")
+    differ = [request for request in fresh if restored[request] != fresh[request]]
+    assert not differ, describe_difference(differ[0], fresh[differ[0]], restored[differ[0]])
+    # The snapshot is the heap (plus Pyodide's small header), made while the heap
+    # was still the size a fresh instance has, which is what snapshot.js assumes.
+    assert probe["first_heap"] == probe["restored_heap"] == probe["initial_heap"] == 30 * 1024 * 1024
+    assert 0 < probe["snapshot_bytes"] - probe["first_heap"] < 64 * 1024
+    # Stored without its pages of zeros, and read back exactly.
+    assert probe["unpacked_identical"] and probe["packed_bytes"] < probe["snapshot_bytes"] * 0.6
+    assert probe["hash_seed"] == 0  # PYTHONHASHSEED=0: hash randomization off, made and restored
+    assert probe["random_after"] != probe["random_before"]  # reseeded after the restore
+    assert probe["damaged_restore"] == "Snapshot has invalid magic number"
 
 
 def test_fast_path_really_runs_precompiled_python(pyodide_run, built_dist):

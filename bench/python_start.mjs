@@ -1,11 +1,13 @@
 // Python's own start, without a browser: loadPyodide under Node with the
-// precompiled standard library (the page's fast path) and with the source one
-// (stock), side by side, each in a fresh process. It is the floor under the
-// page's "engine ready": no downloads, no page, no other threads competing.
+// precompiled standard library the page's fast path loads (trimmed to the
+// modules it imports), with the full precompiled one it had before, and with
+// the source one (stock), side by side, each in a fresh process. It is the floor
+// under the page's "engine ready": no downloads, no page, no other threads competing.
 //
-//   node bench/python_start.mjs [--rounds 5]      (after `python build.py`)
+//   node bench/python_start.mjs [--rounds 5] [--dist DIR]    (after `python build.py`)
 //
-// Prints the median of each, and the ratio.
+// Prints the median of each, and the ratios to stock. A dist/ built before the
+// stdlib was trimmed (no "stdlib_pyc_full" in build.json) has no "trimmed" variant.
 
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -13,32 +15,47 @@ import { fileURLToPath } from "node:url";
 import path from "node:path";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const dist = path.join(here, "..", "dist");
+const option = (name, fallback) => {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? fallback : process.argv[at + 1];
+};
+const dist = path.resolve(option("--dist", path.join(here, "..", "dist")));
+const build = JSON.parse(readFileSync(path.join(dist, "build.json"), "utf8"));
+// (Before the stdlib was trimmed, build.stdlib_pyc was the full one.)
+const STDLIB = build.stdlib_pyc_full
+  ? { trimmed: build.stdlib_pyc, full: build.stdlib_pyc_full, stock: build.stdlib }
+  : { full: build.stdlib_pyc, stock: build.stdlib };
 
 if (process.argv[2] === "--child") {
-  const [, , , which] = process.argv;
-  const build = JSON.parse(readFileSync(path.join(dist, "build.json"), "utf8"));
+  const which = process.argv[3];
   const indexURL = path.join(dist, build.pyodide_index) + "/";
   const { loadPyodide } = await import(path.join(indexURL, "pyodide.mjs"));
-  const stdLibURL = path.join(dist, which === "fast" ? build.stdlib_pyc : build.stdlib);
   const started = performance.now();
-  await loadPyodide({ indexURL, stdLibURL, stdout: () => {} });
+  await loadPyodide({ indexURL, stdLibURL: path.join(dist, STDLIB[which]), stdout: () => {} });
   console.log(JSON.stringify({ ms: performance.now() - started }));
   process.exit(0);
 }
 
-const rounds = Number(process.argv[process.argv.indexOf("--rounds") + 1]) || 5;
+const rounds = Number(option("--rounds", 5)) || 5;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const runs = { fast: [], stock: [] };
+const variants = Object.keys(STDLIB).filter((which) => STDLIB[which]);
+const runs = Object.fromEntries(variants.map((which) => [which, []]));
 for (let i = 0; i < rounds; i++) {
-  for (const which of i % 2 ? ["stock", "fast"] : ["fast", "stock"]) {
-    const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--child", which], { encoding: "utf8" });
+  const order = [...variants.slice(i % variants.length), ...variants.slice(0, i % variants.length)];
+  for (const which of order) {
+    const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--child", which, "--dist", dist],
+      { encoding: "utf8" });
     runs[which].push(JSON.parse(out.trim().split("\n").pop()).ms);
   }
 }
-const fast = median(runs.fast);
+const LABEL = {
+  trimmed: "precompiled stdlib, trimmed (fast)",
+  full: "precompiled stdlib, full",
+  stock: "source stdlib (stock)",
+};
 const stock = median(runs.stock);
-console.log(`loadPyodide under Node, median of ${rounds} fresh processes (ms)`);
-console.log(`  precompiled stdlib (fast)  ${Math.round(fast)}`);
-console.log(`  source stdlib (stock)      ${Math.round(stock)}`);
-console.log(`  ratio fast / stock         ${(fast / stock).toFixed(2)}×`);
+console.log(`loadPyodide under Node, median of ${rounds} fresh processes (ms; ${dist})`);
+for (const which of variants) {
+  const ms = median(runs[which]);
+  console.log(`  ${LABEL[which].padEnd(36)} ${String(Math.round(ms)).padStart(5)}  ${(ms / stock).toFixed(2)}× stock`);
+}

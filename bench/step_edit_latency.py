@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Step and edit latency on the page, in headless Chromium.
 
-    python bench/step_edit_latency.py [--steps 200] [--edits 20]
+    python bench/step_edit_latency.py [--steps 200] [--edits 20] [--dist DIR] [--compare DIR]
 
 step     a key press (→ or ←) until the SVG and the table show the new frame: no
          Python involved, the page renders frame i of a trace it already has
@@ -20,12 +20,18 @@ updated); each latency is from the input event's own timestamp (or the moment
 the change was dispatched) to the last such mark it caused. "frame" is to the
 end of the next animation frame after that mark (so style, layout and paint
 are included). Prints p50/p95 and checks issue 4's targets: a step p95
-<= 16 ms, an edit p95 <= 50 ms on the presets, <= 300 ms for 1,000 nodes.
+<= 16 ms, an edit p95 <= 50 ms on the presets, <= 300 ms for 1,000 nodes
+(issue 17's too), with a verdict line for each.
+
+With --compare DIR a second built site (say, main's dist/) gets a server and a
+page of its own in the same browser, and the two are measured in turn, edit by
+edit (the order turning every round), so both see the same machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 
@@ -167,73 +173,134 @@ def summary(name, samples, limit=None):
             "" if limit is None else f"{common.verdict(p95, limit)} (≤ {limit})"], p95
 
 
+LIMITS = {"step (key → SVG + table)": 16, "edit: preset": 50, "edit: Run order": 50,
+          "edit: value (↑)": 50, "edit: 1,000-node program": 300, "edit: value in it (↑)": 300}
+
+
+class Variant:
+    """One built site in the run: its server, its own browser context and page."""
+
+    def __init__(self, label: str, url: str, browser):
+        self.label = label
+        self.context = browser.new_context(service_workers="block", viewport={"width": 1400, "height": 1000})
+        self.context.add_init_script(PROBE)
+        self.page = self.context.new_page()
+        self.page.goto(url + "?preset=double-diamond")
+        wait_ready(self.page)
+        self.page.locator("body").click(position={"x": 2, "y": 2})  # keys go to the page, not a field
+        self.page.evaluate("window.__gwLatency.start()")
+        self.results: dict[str, list[dict]] = {}
+        self.notes: list[str] = []
+
+    def add(self, name: str, sample: dict):
+        self.results.setdefault(name, []).append(sample)
+
+
+def rounds(variants: list[Variant], count: int):
+    """(i, variant) for count rounds, each round every variant once, the order turning
+    round by round, so that neither build is always measured first."""
+    for i in range(count):
+        shift = i % len(variants)
+        for variant in variants[shift:] + variants[:shift]:
+            yield i, variant
+
+
+def measure(variants: list[Variant], args) -> None:
+    pages = [v.page for v in variants]
+    first_keys = [p.evaluate("window.__gwLatency.keys.length") for p in pages]
+    for i, v in rounds(variants, max(1, args.steps // 12)):  # 12 presses at a time, in turn
+        page = v.page
+        page.bring_to_front()
+        for k in range(12):
+            page.keyboard.press("ArrowRight" if k < 6 else "ArrowLeft")
+            page.wait_for_timeout(40)
+    for v, before in zip(variants, first_keys):
+        v.page.wait_for_timeout(100)
+        v.results["step (key → SVG + table)"] = v.page.evaluate(STEP_RESULT, before)
+
+    presets = pages[0].eval_on_selector_all("#preset option", "os => os.map(o => o.value).filter(Boolean)")
+    for i, v in rounds(variants, args.edits):
+        v.add("edit: preset", measure_edit(v.page, "preset", presets[(i + 1) % len(presets)]))
+    for v in variants:
+        v.page.evaluate("""() => { const s = document.getElementById('gradwalk').shadowRoot.querySelector('#preset');
+            s.value = 'double-diamond'; s.dispatchEvent(new Event('change', {bubbles: true})); }""")
+        v.page.wait_for_function("() => document.getElementById('gradwalk').shadowRoot.querySelector('#graph')?.dataset.graph === 'double-diamond'")
+        v.page.wait_for_timeout(200)
+    for _, v in rounds(variants, args.edits):
+        v.add("edit: Run order", measure_edit(v.page, "order"))
+    for _, v in rounds(variants, args.edits):
+        v.add("edit: value (↑)", measure_edit(v.page, "value", "a"))
+
+    program = thousand_node_program()
+    with_editor = [v for v in variants
+                   if v.page.evaluate("!!document.getElementById('gradwalk').shadowRoot.querySelector('#edit-program')")]
+    for v in variants:
+        if v not in with_editor:
+            v.notes.append("the page has no program editor (#edit-program): 1,000-node edits not measured")
+        else:
+            v.page.click("#edit-program")
+    big = max(1, args.edits // 2)
+    for i, v in rounds(with_editor, big):
+        # The first over a preset's small graph, then each time a new shape (one edge
+        # moved: the engine keeps layouts by shape, so nothing to reuse).
+        program_i = program if i == 0 else program.replace("relu(x0 * x1 + 0.1)", f"relu(x0 * x{i + 1} + 0.1)")
+        sample = measure_edit(v.page, "program", program_i, settle_ms=200)
+        v.add("edit: 1,000-node program", sample)
+        if i == 0:
+            nodes = v.page.evaluate("document.getElementById('gradwalk').shadowRoot.querySelectorAll('#graph [data-node]').length")
+            v.notes.append(f"1,000-node program: {nodes} nodes drawn; first load {common.fmt_ms(sample['ms'])} ms")
+    # The program is on screen: now change one of its values.
+    for _, v in rounds(with_editor, big):
+        v.add("edit: value in it (↑)", measure_edit(v.page, "value", "x0", settle_ms=200))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=200, help="key presses (default 200)")
     parser.add_argument("--edits", type=int, default=20, help="edits of each kind (default 20)")
     parser.add_argument("--dist", type=Path, default=None,
                         help="serve this built copy of the site instead of building dist/")
+    parser.add_argument("--label", default=None, help="its name in the table (default: the folder)")
+    parser.add_argument("--compare", type=Path, default=None,
+                        help="a second built site (say, main's dist/), measured in turn with the first")
+    parser.add_argument("--compare-label", default=None, help="its name in the table (default: the folder)")
     args = parser.parse_args(argv)
 
     if args.dist is None:
         common.build_site()
-    rows, notes = [], []
-    with common.serve(dist=args.dist) as site, common.chromium() as browser:
-        context = browser.new_context(service_workers="block", viewport={"width": 1400, "height": 1000})
-        context.add_init_script(PROBE)
-        page = context.new_page()
-        page.goto(site + "?preset=double-diamond")
-        wait_ready(page)
-        page.locator("body").click(position={"x": 2, "y": 2})  # keys go to the page, not a field
-        page.evaluate("window.__gwLatency.start()")
+    dist = args.dist or common.ROOT / "dist"
+    sites = [(args.label or dist.name, args.dist)]
+    if args.compare is not None:
+        sites.append((args.compare_label or args.compare.name, args.compare))
+    with contextlib.ExitStack() as stack:
+        urls = [stack.enter_context(common.serve(dist=site_dist)) for _, site_dist in sites]
+        browser = stack.enter_context(common.chromium())
+        variants = [Variant(label, url, browser) for (label, _), url in zip(sites, urls)]
+        measure(variants, args)
+        for v in variants:
+            v.context.close()
 
-        results = {}
-        results["step (key → SVG + table)"] = measure_steps(page, args.steps)
-
-        presets = page.eval_on_selector_all("#preset option", "os => os.map(o => o.value).filter(Boolean)")
-        samples = []
-        for i in range(args.edits):
-            samples.append(measure_edit(page, "preset", presets[(i + 1) % len(presets)]))
-        results["edit: preset"] = samples
-
-        page.evaluate("""() => { const s = document.getElementById('gradwalk').shadowRoot.querySelector('#preset');
-            s.value = 'double-diamond'; s.dispatchEvent(new Event('change', {bubbles: true})); }""")
-        page.wait_for_function("() => document.getElementById('gradwalk').shadowRoot.querySelector('#graph')?.dataset.graph === 'double-diamond'")
-        page.wait_for_timeout(200)
-        results["edit: Run order"] = [measure_edit(page, "order") for _ in range(args.edits)]
-        results["edit: value (↑)"] = [measure_edit(page, "value", "a") for _ in range(args.edits)]
-
-        program = thousand_node_program()
-        has_editor = page.evaluate("!!document.getElementById('gradwalk').shadowRoot.querySelector('#edit-program')")
-        if has_editor:
-            page.click("#edit-program")
-            first = measure_edit(page, "program", program, settle_ms=200)
-            nodes = page.evaluate("document.getElementById('gradwalk').shadowRoot.querySelectorAll('#graph [data-node]').length")
-            notes.append(f"1,000-node program: {nodes} nodes drawn; first load {common.fmt_ms(first['ms'])} ms")
-            samples = [first]
-            for i in range(max(1, args.edits // 2) - 1):
-                # Each one a new shape (the engine keeps layouts by shape: nothing to reuse).
-                program_i = program.replace("relu(x0 * x1 + 0.1)", f"relu(x0 * x{i + 2} + 0.1)")
-                assert program_i != program
-                samples.append(measure_edit(page, "program", program_i, settle_ms=200))
-            results["edit: 1,000-node program"] = samples
-            # The program is on screen: now change one of its values.
-            results["edit: value in it (↑)"] = [measure_edit(page, "value", "x0", settle_ms=200)
-                                                for _ in range(max(1, args.edits // 2))]
-        else:
-            notes.append("the page has no program editor (#edit-program): 1,000-node edits not measured")
-        context.close()
-
-    limits = {"step (key → SVG + table)": 16, "edit: preset": 50, "edit: Run order": 50,
-              "edit: value (↑)": 50, "edit: 1,000-node program": 300, "edit: value in it (↑)": 300}
-    for name, samples in results.items():
-        row, _ = summary(name, samples, limits.get(name))
-        rows.append(row)
+    rows, verdicts = [], []
+    named = len(variants) > 1
+    for name in LIMITS:
+        for v in variants:
+            if name not in v.results:
+                continue
+            row, p95 = summary(f"{v.label}: {name}" if named else name, v.results[name], LIMITS[name])
+            rows.append(row)
+            p50 = common.percentile([s["ms"] for s in v.results[name] if s.get("ms") is not None], 50)
+            what = f"{v.label}: {name}" if named else name
+            verdicts.append(f"  {common.verdict(p95, LIMITS[name])}  {what}, p95 <= {LIMITS[name]} ms: "
+                            f"{common.fmt_ms(p95, 1)} ms (p50 {common.fmt_ms(p50, 1)}, "
+                            f"n {len(v.results[name])})")
     print("\nStep and edit latency (ms, headless Chromium, localhost; to the page's gw:render mark, "
-          "and to after the next frame)\n")
+          "and to after the next frame)" + (": the builds measured in turn, in one run" if named else "") + "\n")
     print(common.table(["what", "n", "p50", "p95", "frame p50", "frame p95", "target (p95)"], rows))
-    for note in notes:
-        print("\n" + note)
+    for v in variants:
+        for note in v.notes:
+            print("\n" + (f"{v.label}: " if named else "") + note)
+    print()
+    print("\n".join(verdicts))
     return 0
 
 

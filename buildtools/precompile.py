@@ -127,12 +127,17 @@ def _assemble_stdlib(source_zip: Path, pyc_zip: Path, out: Path) -> None:
                 zf.writestr(info, src.read(info), info.compress_type)
 
 
-def _run_node(runtime_dir: Path, tmp: Path, jobs: list[dict], stdlib: Path | None) -> dict:
+def _node() -> str:
     node = shutil.which("node")
     if node is None:
         raise BuildError(
             "node was not found on PATH; install Node.js (for example `apt-get install "
             "nodejs npm`) and run the build again.")
+    return node
+
+
+def _run_node(runtime_dir: Path, tmp: Path, jobs: list[dict], stdlib: Path | None) -> dict:
+    node = _node()
     spec = tmp / "jobs.json"
     spec.write_text(json.dumps({"stdlib": str(stdlib) if stdlib else None, "jobs": jobs}))
     failure = ("Pyodide could not precompile the Python files under Node; run the build "

@@ -3,7 +3,8 @@ engine wheels, the precompiled standard library, the prerendered first paint,
 the web front end, the service worker, build.json and compressed copies.
 
     dist/pyodide/<hash>/   the npm runtime, its lock file and micropip (stock path)
-    dist/stdlib/<hash>/    the precompiled standard library (fast path)
+    dist/stdlib/<hash>/    the precompiled standard library (fast path): trimmed to
+                           what is imported, and the full one (on demand)
     dist/wheels/<hash>/    the engine wheel: source (micropip) and precompiled
     dist/prerender/        the engine's answers for every preset (first paint)
     dist/sw.js             web/sw.js with this build's id and file list
@@ -31,7 +32,7 @@ try:
 except ImportError:  # pragma: no cover
     fcntl = None
 
-from . import BuildError, bundle, compress, graph_svg, precompile, prerender, widget_markup
+from . import BuildError, bundle, compress, graph_svg, precompile, prerender, stdlib_trim, widget_markup
 from .hashing import sha256_hex
 from .wheel import write_wheel
 
@@ -45,7 +46,7 @@ RUNTIME_FILES = (
     "pyodide-lock.json",
 )
 PYODIDE_DIR = "pyodide"  # dist/pyodide/<hash>/: the runtime, its lock file and micropip
-STDLIB_DIR = "stdlib"    # dist/stdlib/<hash>/python_stdlib.zip: the precompiled stdlib
+STDLIB_DIR = "stdlib"    # dist/stdlib/<hash>/python_stdlib[_full].zip: the precompiled stdlib
 WHEELS_DIR = "wheels"    # dist/wheels/<hash>/: the engine wheels (source; precompiled)
 BUILD_JSON = "build.json"
 SW_JS = "sw.js"          # the service worker: a template in web/, filled in per build
@@ -141,10 +142,16 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
         # The fast path's Python: bytecode compiled by this very Pyodide.
         stdlib_pyc, pycs = precompile.precompile(
             cache, runtime, pins.pyodide_version, pins.pyodide_python, engine_files, log)
-        stdlib_rel = _add_hashed(staging, STDLIB_DIR, "python_stdlib.zip", stdlib_pyc.read_bytes())
+        stdlib_full_rel = _add_hashed(staging, STDLIB_DIR, "python_stdlib_full.zip", stdlib_pyc.read_bytes())
         # Stored, not deflated: brotli over the whole wheel (compress.py) sends it in
         # 161 kB instead of the deflated wheel's 242 kB; the worker unpacks it in memory.
         engine_pyc_rel = _add_wheel(root, staging, {**engine_files, **pycs}, stored=True)
+        # What the fast path loads: only the modules the engine and Pyodide import
+        # (the full library above is fetched only if an import ever needs it).
+        stdlib_trimmed = stdlib_trim.trim(
+            cache, runtime, pins.pyodide_version, pins.pyodide_python, stdlib_pyc,
+            staging / engine_pyc_rel, stdlib_trim.run_corpus(root), log)
+        stdlib_rel = _add_hashed(staging, STDLIB_DIR, "python_stdlib.zip", stdlib_trimmed.read_bytes())
 
         # Content-hashed runtime folder: cacheable forever, never stale.
         runtime_rel = f"{PYODIDE_DIR}/{_folder_hash(runtime)}"
@@ -159,7 +166,7 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
         prerendered["inlined_others"] = inlined[1:]
 
         downloads = [f"{runtime_rel}/{name}" for name in runtime_files]
-        downloads += [stdlib_rel, engine_rel, engine_pyc_rel]
+        downloads += [stdlib_rel, stdlib_full_rel, engine_rel, engine_pyc_rel]
         micropip_rel = f"{runtime_rel}/{micropip_whl.name}"
         info = {
             "build_id": build_id,
@@ -172,8 +179,10 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
             "micropip_wheel": micropip_rel,
             "engine_wheel": engine_rel,
             "engine_wheel_sha256": sha256_hex(staging / engine_rel),
-            # The fast path: precompiled stdlib and engine, no micropip.
+            # The fast path: precompiled stdlib (trimmed to what is imported; the
+            # full one on demand) and engine, no micropip.
             "stdlib_pyc": stdlib_rel,
+            "stdlib_pyc_full": stdlib_full_rel,
             "engine_wheel_pyc": engine_pyc_rel,
             "prerender": prerendered,
             # Sizes let the worker turn downloaded bytes into a progress fraction.
@@ -186,8 +195,10 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
         files = {p.relative_to(staging).as_posix(): sha256_hex(p)
                  for p in sorted(staging.rglob("*")) if p.is_file()}
         files.pop(SW_JS, None)
-        # What only the stock path downloads: the service worker does not precache it.
-        on_demand = sorted({info["stdlib"], info["micropip_wheel"], info["engine_wheel"]})
+        # What only the stock path downloads, and the full precompiled stdlib (only a
+        # rare import needs it): the service worker does not precache them.
+        on_demand = sorted({info["stdlib"], info["micropip_wheel"], info["engine_wheel"],
+                            info["stdlib_pyc_full"]})
         _write_service_worker(root / "web" / SW_JS, staging / SW_JS, build_id, files, on_demand)
         compress.precompress(staging, cache)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .text import expression_text, rule_text
+from .text import expression_text, local_text, rule_text
 from .value import Value, topological_order
 
 
@@ -63,9 +63,15 @@ class Graph:
         return [expression_text(value) for value in self.values]
 
     @cached_property
+    def local_texts(self) -> list[str]:
+        """Each edge's local derivative written as code, ``b.data``."""
+        return [local_text(self.values[edge.child], edge.slot) for edge in self.edges]
+
+    @cached_property
     def rules(self) -> list[str]:
         """Each edge's backward rule as micrograd writes it, ``a.grad += b.data * c.grad``."""
-        return [rule_text(self.values[edge.child], edge.slot) for edge in self.edges]
+        return [rule_text(self.values[edge.child], edge.slot, local)
+                for edge, local in zip(self.edges, self.local_texts)]
 
     @property
     def inputs(self) -> list[int]:

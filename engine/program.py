@@ -456,19 +456,30 @@ def _parse_python(source) -> ast.Module:
 
 
 def _check_line_complexity(source: str):
-    """Refuse a statement with hundreds of operators before Python's parser sees it.
+    """Refuse a statement with hundreds of operators, or brackets nested deeper than
+    MAX_DEPTH, before Python's parser sees it.
 
     Python turns ``1+1+1+…`` into a tree as deep as the number of operators, and builds it
-    with one C stack frame per level. CPython has room for thousands; Pyodide in a browser
-    worker does not and dies outright. Counting operator tokens needs no recursion at all.
+    with one C stack frame per level; each open bracket costs several more. CPython has
+    room for thousands; Pyodide in a browser worker does not and dies outright (a fresh
+    worker overflowed at 199 nested brackets, below the 200 at which Python's own
+    tokenizer refuses them). Counting tokens needs no recursion at all.
     """
     if _surely_within_operator_limit(source):
         return
-    count, first_line = 0, 1
+    count, first_line, depth = 0, 1, 0
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for token in tokenize.generate_tokens(io.StringIO(source).readline):
+                if token.type == tokenize.OP and token.string in "([{":
+                    depth += 1
+                    if depth > MAX_DEPTH:
+                        line, col = token.start
+                        raise ProgramError(f"This expression is nested more than {MAX_DEPTH} levels deep; "
+                                           "split it into steps.", line, col + 1)
+                elif token.type == tokenize.OP and token.string in ")]}":
+                    depth -= 1
                 if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
                     count, first_line = 0, token.end[0] + 1
                 elif token.type == tokenize.OP and token.string not in _NEUTRAL_TOKENS:
@@ -499,7 +510,10 @@ def _surely_within_operator_limit(source: str) -> bool:
     depth = chars = 0
     for line in source.split("\n"):
         code = line.split("#", 1)[0]  # no strings, so '#' always starts a comment
-        depth += sum(map(code.count, "([{")) - sum(map(code.count, ")]}"))
+        opening = sum(map(code.count, "([{"))
+        if depth + opening > MAX_DEPTH:  # perhaps nested too deep: the tokens will tell
+            return False
+        depth += opening - sum(map(code.count, ")]}"))
         chars += len(_OPERATOR_CHARS.findall(code))
         if chars > MAX_OPERATORS_PER_STATEMENT:
             return False

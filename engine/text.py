@@ -106,10 +106,13 @@ def local_text(child: Value, slot: int) -> str:
     return entry.derivative[slot].format(x=x, y=y, out=f"{code_name(child.label)}.data", y_minus_1=number_less_1)
 
 
-def rule_text(child: Value, slot: int) -> str:
-    """The backward rule of one edge, as micrograd's _backward writes it."""
+def rule_text(child: Value, slot: int, local: str | None = None) -> str:
+    """The backward rule of one edge, as micrograd's _backward writes it (``local``: the
+    edge's local_text, if already written)."""
     parent = child._prev[slot]
-    return f"{code_name(parent.label)}.grad += {local_text(child, slot)} * {code_name(child.label)}.grad"
+    if local is None:
+        local = local_text(child, slot)
+    return f"{code_name(parent.label)}.grad += {local} * {code_name(child.label)}.grad"
 
 
 def forward_text(node: Value, symbolic: str | None = None) -> str:

@@ -54,7 +54,10 @@ BAD_PROGRAMS = [
     ("a = 2\nb = a if a else a", 2, 5, "has no branches"),
     ("a = 2\nb = a.backward()\nc = 1", 2, 5, ".backward() can't be used here"),
     ("a = 2\na.backward()\nb = a", 2, 1, "only on the last line"),
-    ("a = " + "(" * 300 + "1" + ")" * 300, 1, 205, "too many nested parentheses"),
+    ("a = " + "(" * 300 + "1" + ")" * 300, 1, 105, "nested more than 100 levels"),
+    ("a = " + "(" * 199 + "1" + ")" * 199, 1, 105, "nested more than 100 levels"),  # overflowed a fresh worker
+    # 120 brackets on a line but never more than 60 deep: not refused for its brackets.
+    ("a = " + "(" * 60 + "1" + ")" * 60 + " + " + "(" * 60 + "b" + ")" * 60, 1, 189, "b is used before it has a value"),
     ("a = " + "9" * 5000, 1, 1, "too many digits"),
     ("a = 1\n" + "a = a + a + a + a + a\n" * 600, 502, 5, "more than 2,000 nodes"),
     ("a = 1\n" + "a = a + 1\n" * 2500, 2001, 1, "more than 2,000 lines"),
@@ -87,7 +90,7 @@ BAD_PROGRAMS = [
     ("a = 2 ** 2 ** 2 ** 2 ** 2 ** 2", 1, 10, "Exponents must be between"),
     ("a = 1e308 * 10", 1, 5, "too large"),
     ("a = " + "1+" * 20000 + "1", 1, 1, "nested too deeply or too large"),
-    ("a = 2\nb = " + "tanh(" * 150 + "a" + ")" * 150, 2, 505, "nested more than 100 levels"),
+    ("a = 2\nb = " + "tanh(" * 150 + "a" + ")" * 150, 2, 509, "nested more than 100 levels"),  # the 101st bracket
     ("a = 2\nb = a" + ".tanh()" * 500, 2, 1, "nested too deeply or too large"),
     ("a = 1\nb = a" + " * a" * 301, 2, 1, "more than 300 operators"),
     ("a = 2" + " " * 49_990 + "\nb = a", 1, 1, "the limit is 50,000"),

@@ -14,6 +14,7 @@ from functools import lru_cache
 from urllib.parse import parse_qs, urlsplit
 
 from engine.api import handle
+from trace_helpers import changes
 
 SETTLE_TIMEOUT_S = 20.0
 
@@ -97,8 +98,6 @@ def engine_answer(state, mode="push"):
     return answer
 
 
-def changes(frame):
-    return frame.get("changes", [])
 
 
 def expected_nodes(answer, pass_, step):
@@ -109,19 +108,19 @@ def expected_nodes(answer, pass_, step):
     grad = [None] * n
     if pass_ == "forward":
         for frame in answer["forward"][: step + 1]:
-            for c in changes(frame):
+            for c in changes(frame, answer):
                 if c["field"] == "data":
                     data[c["node"]] = c["after"]
     elif pass_ in ("backward", "experiment"):
         for frame in answer["forward"]:
-            for c in changes(frame):
+            for c in changes(frame, answer):
                 if c["field"] == "data":
                     data[c["node"]] = c["after"]
         grad = [0.0] * n
         frames = answer["backward"] if pass_ == "backward" else answer["experiment"]["frames"]
         assert 0 <= step < len(frames), f"step {step} is outside the {pass_} pass ({len(frames)} frames)"
         for frame in frames[: step + 1]:
-            for c in changes(frame):
+            for c in changes(frame, answer):
                 if c["field"] == "grad":
                     grad[c["node"]] = c["after"]
     else:

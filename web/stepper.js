@@ -16,32 +16,49 @@
 //   {pass: "experiment", index: j}      all data, the experiment's frames 0..j applied
 //   {pass: "mode", index: j}            the mode's start state, its frames 0..j applied
 //
-// Every state is computed once, up front, as arrays, so stepping back returns exactly
-// the previous state and no step ever calls Python.
+// Every state is made from the frames the answer brought (class States), so stepping
+// back returns exactly the previous state and no step ever calls Python.
 
 export const FIELDS = ["data", "grad", "tangent", "pathsum"];
 
 export function buildTrace(answer) {
   const n = answer.nodes.length;
-  const forwardStates = applyChanges(answer.forward, { data: new Array(n).fill(null) }, n);
-  const forwardData = forwardStates.map((state) => state.data);
-  const fullData = forwardData.length ? forwardData[forwardData.length - 1] : new Array(n).fill(null);
+  completePushes(answer.backward, answer.edges);
+  const forwardStates = new States(answer.forward, { data: new Array(n).fill(null) }, n);
   return {
     n,
     forward: answer.forward,
-    forwardData,
-    fullData,
+    forwardStates,
+    fullData: answer.forward.length ? forwardStates.at(answer.forward.length - 1).data : new Array(n).fill(null),
     backward: answer.backward,
-    backwardGrads: gradStates(answer.backward, n),
+    backwardStates: gradStates(answer.backward, n),
+    edges: answer.edges,
     experiment: null,
-    experimentGrads: null,
+    experimentStates: null,
     mode: null, // {name, frames, start: {field: values}, ...} while a teaching mode is on
     modeStates: null,
   };
 }
 
-// The changes a frame makes. Engine frames list them; an older answer without the
-// list is read the way its frames were read before (forward data, seed, pushes).
+// A graph answer sends each push's numbers once (docs/api.md): a push visit's pushes
+// leave out what their edge says (parent, local, rule) and what the frame says
+// (upstream). Written back in, once, in place, every panel reads whole pushes.
+export function completePushes(frames, edges) {
+  for (const frame of frames ?? []) {
+    if (frame.kind !== "visit") continue;
+    for (const push of frame.pushes) {
+      const edge = edges[push.edge];
+      push.parent ??= edge.parent;
+      push.local ??= edge.local;
+      push.upstream ??= frame.upstream;
+      push.rule ??= edge.rule;
+    }
+  }
+}
+
+// The changes a frame makes. A mode's frames list them; a graph answer's forward
+// steps, seed and push visits leave them out (docs/api.md), and are read for what
+// they change: the node's data, the seed's grad, each push's parent's grad.
 export function changesOf(frame) {
   if (Array.isArray(frame.changes)) return frame.changes;
   if ("data" in frame && !("kind" in frame)) return [{ node: frame.node, field: "data", before: null, after: frame.data }];
@@ -49,30 +66,54 @@ export function changesOf(frame) {
   return (frame.pushes ?? []).map((p) => ({ node: p.parent, field: "grad", before: p.before, after: p.after }));
 }
 
-// states[j] = {field: values} after frames 0..j, starting from `start`. A field no
-// frame has touched yet keeps its start array (or is missing); arrays are shared
-// between states until a frame changes them.
-export function applyChanges(frames, start, n) {
-  const out = [];
-  let state = { ...start };
-  for (const frame of frames) {
-    state = { ...state };
-    const copied = new Set();
-    for (const change of changesOf(frame)) {
-      if (!copied.has(change.field)) {
-        state[change.field] = state[change.field] ? state[change.field].slice() : new Array(n).fill(null);
-        copied.add(change.field);
+// Every state of a pass: states.at(j) = {field: values} after frames 0..j, starting
+// from `start`; a field no frame has touched yet keeps its start array (or is missing).
+// One state in every KEPT is kept whole, and the one asked for is made from the kept
+// one before it (at most KEPT - 1 frames to apply): a thousand-frame pass holds 32
+// arrays per field, not a thousand, and a step still never calls Python.
+const KEPT = 32;
+
+export class States {
+  constructor(frames, start, n) {
+    this.frames = frames;
+    this.n = n;
+    this.length = frames.length;
+    this.kept = []; // kept[k]: the state before frame k × KEPT
+    let state = { ...start };
+    frames.forEach((frame, j) => {
+      if (j % KEPT === 0) {
+        this.kept.push(state);
+        state = copied(state);
       }
-      state[change.field][change.node] = change.after;
-    }
-    out.push(state);
+      apply(state, frame, n);
+    });
+    this.last = { index: null, state: null }; // a render asks for the same state more than once
   }
-  return out;
+
+  at(index) {
+    if (this.last.index === index) return this.last.state;
+    const k = Math.floor(index / KEPT);
+    const state = copied(this.kept[k]);
+    for (let j = k * KEPT; j <= index; j++) apply(state, this.frames[j], this.n);
+    this.last = { index, state };
+    return state;
+  }
 }
 
-// grads[j] = every node's grad after backward frames 0..j (every grad starts at 0).
+function copied(state) {
+  return Object.fromEntries(Object.entries(state).map(([field, values]) => [field, values.slice()]));
+}
+
+function apply(state, frame, n) {
+  for (const change of changesOf(frame)) {
+    state[change.field] ??= new Array(n).fill(null);
+    state[change.field][change.node] = change.after;
+  }
+}
+
+// The states of a backward pass (every grad starts at 0, or at `start`).
 export function gradStates(frames, n, start = null) {
-  return applyChanges(frames, { grad: start ? start.slice() : new Array(n).fill(0) }, n).map((state) => state.grad);
+  return new States(frames, { grad: start ? start.slice() : new Array(n).fill(0) }, n);
 }
 
 export class Stepper {
@@ -102,14 +143,15 @@ export class Stepper {
     const t = this.trace;
     t.mode = mode;
     t.modeStates = mode
-      ? applyChanges(mode.frames, { data: t.fullData, grad: new Array(t.n).fill(null), ...mode.start }, t.n)
+      ? new States(mode.frames, { data: t.fullData, grad: new Array(t.n).fill(null), ...mode.start }, t.n)
       : null;
     if (!mode && this.pos.pass === "mode") this.pos = { pass: "start", index: -1 };
   }
 
   setExperiment(experiment) {
+    if (experiment) completePushes(experiment.frames, this.trace.edges);
     this.trace.experiment = experiment;
-    this.trace.experimentGrads = experiment ? gradStates(experiment.frames, this.trace.n) : null;
+    this.trace.experimentStates = experiment ? gradStates(experiment.frames, this.trace.n) : null;
     if (this.pos.pass === "backward" || this.pos.pass === "experiment") {
       this.pos = { pass: "start", index: -1 };
     }
@@ -195,13 +237,13 @@ export class Stepper {
       data = new Array(t.n).fill(null);
       grad = new Array(t.n).fill(null);
     } else if (pass === "forward") {
-      data = t.forwardData[index];
+      data = t.forwardStates.at(index).data;
       grad = new Array(t.n).fill(null);
     } else if (pass === "mode") {
-      ({ data, grad, ...more } = t.modeStates[index]);
+      ({ data, grad, ...more } = t.modeStates.at(index));
     } else {
       data = t.fullData;
-      grad = (pass === "experiment" ? t.experimentGrads : t.backwardGrads)[index];
+      grad = (pass === "experiment" ? t.experimentStates : t.backwardStates).at(index).grad;
     }
     const frames = this.frames(pass);
     return {

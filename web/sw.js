@@ -10,7 +10,9 @@
 //   fails the install, and the browser tries again later. Nothing is half-cached.
 //   The files only the stock path (`?boot=stock`) uses, listed by build.py as
 //   `on_demand` (the source standard library, micropip, the source engine
-//   wheel: ~2.8 MB a learner's page never asks for), are not downloaded.
+//   wheel: ~2.8 MB a learner's page never asks for), are not downloaded, nor
+//   is the full precompiled standard library (the fast path boots a trimmed
+//   one and asks for the full one only if an import needs a module left out).
 //   The page registers this worker only once its engine is ready
 //   (boot/sw-register.js), so the precache never shares the link with the boot.
 // * fetch: files of the build come from its cache (cache-first), and one that
@@ -27,7 +29,7 @@ const BUILD = typeof MANIFEST === "object" ? MANIFEST : null; // null: web/ not 
 const PREFIX = "gradwalk-";
 const CACHE = BUILD ? PREFIX + BUILD.build_id : null;
 const SCOPE = new URL("./", self.location.href);
-// Files of the build fetched only when asked for (the stock path's), never precached.
+// Files of the build fetched only when asked for (the stock path's, the full stdlib), never precached.
 const ON_DEMAND = new Set(BUILD?.on_demand ?? []);
 const PARALLEL = 4;
 // Content-hashed files (in a folder named by 16 hex digits) never change, so

@@ -5,17 +5,29 @@
 //   page -> worker   {id, request: "<json string>"}
 //   worker -> page   {id, response: "<json string>"}  or  {id, error: "...", detail}
 //   during boot      {type: "progress", stage, fraction}   fraction: overall, 0..1
-//   end of boot      {type: "ready", boot: "fast"|"stock", ms, timings}  or  {type: "failed", message}
-//                    (timings: ms since the worker started at which each boot stage ended)
+//   end of boot      {type: "ready", boot: "fast"|"snapshot"|"stock", ms, timings, snapshot}
+//                    or  {type: "failed", message}
+//                    (timings: ms since the worker started at which each boot stage ended;
+//                    snapshot: what became of the kept memory snapshot, see below)
+//   after ready      {type: "snapshot", state: "stored"|"not made"|"not stored", ms, bytes, why}
+//                    (fast boot only: the snapshot made for the next visit)
 //
 // Two ways to boot, chosen by the worker URL's `boot` parameter (engine-client.js
 // copies it from the page's URL, so `index.html?boot=stock` selects the stock path):
 //
 //   fast (default)  the standard library and the engine precompiled to .pyc at
 //                   build time (buildtools/precompile.py); loadPyodide gets the
-//                   compiled stdlib as `stdLibURL`, and the engine wheel, fetched
+//                   compiled stdlib, trimmed to the modules the page imports, as
+//                   `stdLibURL` (the full one comes only if an import needs it:
+//                   installStdlibFallback), and the engine wheel, fetched
 //                   while Python starts, is unpacked with pyodide.unpackArchive.
 //                   No micropip, no compiling Python source in the browser.
+//                   Right after the engine is imported, before it answers
+//                   anything, a memory snapshot of Python is taken and, once
+//                   the worker is idle, kept in the build's Cache Storage; the
+//                   next visit restores it instead of starting Python
+//                   (boot: "snapshot"; web/boot/snapshot.js), and boots the fast
+//                   way if the snapshot is missing, damaged or fails.
 //   stock           Pyodide as shipped: the source-only standard library, then
 //                   micropip installs the source engine wheel. Kept so that
 //                   bench/page_load.py can measure the difference side by side.
@@ -42,9 +54,18 @@ const STAGE_START = { "starting Python": 0.85, "installing the engine": 0.9 };
 self.addEventListener("securitypolicyviolation", (e) =>
   console.error(`CSP violation: ${e.effectiveDirective} blocked ${e.blockedURI || "inline"} in ${e.sourceFile}`));
 
+// The snapshot code (fast path only) is loaded beside the boot, not before it (a
+// failure to load it only means no snapshot).
+const snapshotCode = MODE === "fast"
+  ? import(new URL("boot/snapshot.js", SITE).href).catch(() => null)
+  : Promise.resolve(null);
+let lastMessageAt = 0; // performance.now() of the last request handled (see whenIdle)
+
 const boot = bootEngine().then(
-  (handle) => {
-    self.postMessage({ type: "ready", boot: MODE, ms: performance.now() - STARTED, timings });
+  ({ handle, how, snapshot, afterReady }) => {
+    self.postMessage({ type: "ready", boot: how, ms: performance.now() - STARTED, timings, snapshot });
+    // Still before any request is answered (they wait for `boot`, which settles after this).
+    afterReady?.();
     return handle;
   },
   (error) => {
@@ -67,6 +88,7 @@ self.onmessage = async (event) => {
   } catch (error) {
     self.postMessage({ id, error: sentence(error), detail: String(error?.message ?? error) });
   }
+  lastMessageAt = performance.now();
 };
 
 async function bootEngine() {
@@ -97,18 +119,32 @@ async function bootFast(build, indexURL, progress, orFail, downloads) {
   const wheel = self.fetch(new URL(build.engine_wheel_pyc, SITE).href).then((r) => r.arrayBuffer());
   wheel.catch(() => {}); // reported through downloads.failed
   import(new URL("pyodide.asm.mjs", indexURL).href).catch(() => {}); // loadPyodide reports it
+  // A snapshot kept by an earlier visit is read (and checked) meanwhile.
+  const kept = keptSnapshot(build, stdLibURL);
 
   const { loadPyodide } = await orFail(importRuntime(build, indexURL));
   mark("pyodide.mjs");
+  const options = {
+    indexURL,
+    packageBaseUrl: indexURL, // never a CDN
+    stdLibURL,
+    stdout: () => {},
+  };
+  const { code, store, snapshot } = await kept;
+  if (snapshot) {
+    const api = await bootFromSnapshot(code, store, loadPyodide, options, snapshot, build, wheel, orFail);
+    if (api) {
+      progress.done();
+      return { handle: (request) => api.handle(request), how: "snapshot", snapshot: "restored" };
+    }
+  }
+
   const pyodide = await orFail(
-    explained(loadPyodide({
-      indexURL,
-      packageBaseUrl: indexURL, // never a CDN
-      stdLibURL,
-      stdout: () => {},
-    }), "Python could not start; a runtime file (pyodide.asm.mjs, pyodide-lock.json or the standard library) may be damaged"),
+    explained(loadPyodide({ ...options, ...(code ? code.makeOptions() : {}) }),
+      "Python could not start; a runtime file (pyodide.asm.mjs, pyodide-lock.json or the standard library) may be damaged"),
   );
   mark("loadPyodide");
+  installStdlibFallback(pyodide, new URL(build.stdlib_pyc_full, SITE).href);
 
   progress.stage("installing the engine");
   try {
@@ -120,8 +156,93 @@ async function bootFast(build, indexURL, progress, orFail, downloads) {
   const api = pyodide.pyimport("engine.api");
   mark("import engine");
   progress.done();
-  return (request) => api.handle(request);
+  return {
+    handle: (request) => api.handle(request),
+    how: "fast",
+    snapshot: store ? store.dropped ?? "none kept" : "unavailable",
+    afterReady: store ? () => keepSnapshot(code, store, pyodide) : null,
+  };
 }
+
+// The fast path's standard library holds only the modules the engine and
+// Pyodide were seen to import at build time (buildtools/stdlib_trim.py). An
+// import of any other stdlib module fetches the full library once, synchronously
+// (allowed in a worker), and finds the module there; a failed download becomes
+// an ImportError that says so (buildtools/stdlib_fallback.py).
+function installStdlibFallback(pyodide, fullURL) {
+  const fallback = pyodide.pyimport("_stdlib_fallback");
+  fallback.install(fullURL).destroy();
+  fallback.destroy();
+}
+
+// ---- The memory snapshot (web/boot/snapshot.js) -------------------------------
+
+// The snapshot module, this build's store and the snapshot it keeps (its bytes
+// still being read and checked); the store is null where there is no Cache
+// Storage, the snapshot when none is kept.
+async function keptSnapshot(build, stdLibURL) {
+  const code = await snapshotCode;
+  const store = code?.snapshotStore(build, stdLibURL, CACHE_PREFIX + build.build_id, SITE) ?? null;
+  const snapshot = store ? await store.open().catch(() => null) : null;
+  return { code, store, snapshot };
+}
+
+// The engine's API in Python restored from the kept snapshot, or null when that
+// fails in any way: the snapshot is then dropped and the caller boots the fast way
+// (which makes a new one).
+async function bootFromSnapshot(code, store, loadPyodide, options, snapshot, build, wheel, orFail) {
+  try {
+    const siteWheel = { bytes: await orFail(wheel), extractDir: build.site_packages };
+    const pyodide = await orFail(code.restorePython(loadPyodide, options, snapshot, { siteWheel }));
+    mark("restore snapshot");
+    const api = pyodide.pyimport("engine.api");
+    mark("import engine");
+    return api;
+  } catch (error) {
+    // Pyodide's own errors say what is wrong on their first line (a build id
+    // mismatch lists both ids below it); Python's tracebacks on their last.
+    const text = String(error?.message ?? error).trim();
+    await store.drop(error?.damaged ? text
+      : `the snapshot did not restore: ${text.startsWith("Traceback") ? sentence(text) : text.split("\n")[0]}`);
+    mark("snapshot failed");
+    return null;
+  }
+}
+
+// Called once the first visit's engine is ready and before it answers anything:
+// takes the snapshot now (a copy of the heap, while it still holds nothing but
+// the imported engine) and stores it once the worker is idle, so that neither
+// the boot nor the first answers wait for the ~30 MB to be hashed and written.
+function keepSnapshot(code, store, pyodide) {
+  const started = performance.now();
+  const { bytes, why } = code.takeSnapshot(pyodide);
+  const ms = Math.round(performance.now() - started);
+  if (!bytes) {
+    self.postMessage({ type: "snapshot", state: "not made", ms, why });
+    return;
+  }
+  whenIdle()
+    .then(() => store.save(bytes))
+    .then(
+      () => self.postMessage({ type: "snapshot", state: "stored", ms, bytes: bytes.byteLength }),
+      (error) => self.postMessage({ type: "snapshot", state: "not stored", ms, why: sentence(error) }),
+    );
+}
+
+// Resolves once no request has been handled for `quietMs` (the page's first
+// requests after ready come within a few hundred ms of each other).
+function whenIdle(quietMs = 1000) {
+  return new Promise((resolve) => {
+    const check = () => {
+      const quiet = performance.now() - lastMessageAt;
+      if (quiet >= quietMs) resolve();
+      else setTimeout(check, quietMs - quiet);
+    };
+    setTimeout(check, quietMs);
+  });
+}
+
+// ---------------------------------------------------------------------------------
 
 // A failure deep inside Pyodide, prefixed with what it means for the learner.
 function explained(promise, what) {
@@ -163,7 +284,7 @@ async function bootStock(build, indexURL, progress, orFail) {
   const api = pyodide.pyimport("engine.api");
   mark("import engine");
   progress.done();
-  return (request) => api.handle(request);
+  return { handle: (request) => api.handle(request), how: "stock", snapshot: "unused" };
 }
 
 function importRuntime(build, indexURL) {

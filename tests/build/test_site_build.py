@@ -266,10 +266,10 @@ def test_runtime_files_live_in_content_hashed_folders(built_dist):
     for rel in info["downloads"]:
         folder = rel.rsplit("/", 1)[0]
         assert re.fullmatch(r"(pyodide|stdlib|wheels)/[0-9a-f]{16}", folder), rel
-    for key in ("stdlib_pyc", "engine_wheel", "engine_wheel_pyc", "micropip_wheel", "stdlib"):
+    for key in ("stdlib_pyc", "stdlib_pyc_full", "engine_wheel", "engine_wheel_pyc", "micropip_wheel", "stdlib"):
         assert info[key] in info["downloads"], key
-    # The wheels and the stdlib zip are named by their own content.
-    for key in ("engine_wheel", "engine_wheel_pyc", "stdlib_pyc"):
+    # The wheels and the stdlib zips are named by their own content.
+    for key in ("engine_wheel", "engine_wheel_pyc", "stdlib_pyc", "stdlib_pyc_full"):
         rel = info[key]
         assert rel.split("/")[1] == hashlib.sha256((built_dist / rel).read_bytes()).hexdigest()[:16]
 
@@ -277,7 +277,7 @@ def test_runtime_files_live_in_content_hashed_folders(built_dist):
 def test_precompiled_stdlib_replaces_sources_with_bytecode(built_dist):
     info = build_info(built_dist)
     source = built_dist / info["stdlib"]
-    compiled = built_dist / info["stdlib_pyc"]
+    compiled = built_dist / info["stdlib_pyc_full"]
     with zipfile.ZipFile(source) as src, zipfile.ZipFile(compiled) as pyc:
         src_names, pyc_names = src.namelist(), pyc.namelist()
         py = [n for n in src_names if n.endswith(".py")]
@@ -294,6 +294,28 @@ def test_precompiled_stdlib_replaces_sources_with_bytecode(built_dist):
         for name in [n for n in pyc_names if n.endswith(".pyc")][:50]:
             assert int.from_bytes(pyc.read(name)[4:8], "little") == 0b01, name
 
+
+
+def test_trimmed_stdlib_is_part_of_the_full_one_with_the_fallback(built_dist):
+    # What the fast path boots: members of the full precompiled zip, byte for byte and
+    # in its order, then the fallback finder and the full zip's module names.
+    info = build_info(built_dist)
+    with zipfile.ZipFile(built_dist / info["stdlib_pyc_full"]) as full, \
+            zipfile.ZipFile(built_dist / info["stdlib_pyc"]) as trimmed:
+        names = trimmed.namelist()
+        assert names[-2:] == ["_stdlib_fallback.py", "_stdlib_full_names.py"]
+        kept = names[:-2]
+        assert kept == [n for n in full.namelist() if n in set(kept)]
+        assert all(trimmed.read(n) == full.read(n) for n in kept)
+        modules = [n for n in kept if n.endswith(".pyc")]
+        assert 100 < len(modules) < len(full.namelist()) / 3
+        # Pyodide's start and the engine's imports, and not what neither uses.
+        assert {"_pyodide/_base.pyc", "encodings/utf_8.pyc", "json/__init__.pyc", "tomllib/__init__.pyc",
+                "tokenize.pyc", "ast.pyc", "dataclasses.pyc"} <= set(modules)
+        assert not {"fractions.pyc", "xml/__init__.pyc", "email/__init__.pyc", "unittest/__init__.pyc"} & set(modules)
+        names_module = trimmed.read("_stdlib_full_names.py").decode()
+        assert "'fractions'," in names_module and "'xml.dom.minidom'," in names_module
+    assert (built_dist / info["stdlib_pyc"]).stat().st_size < (built_dist / info["stdlib_pyc_full"]).stat().st_size / 3
 
 def test_precompiled_engine_wheel_has_sources_bytecode_and_a_valid_record(built_dist):
     info = build_info(built_dist)

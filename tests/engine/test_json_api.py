@@ -5,7 +5,12 @@ import math
 
 import pytest
 
-from engine.api import handle
+from engine import Program
+from engine.api import _dumps, handle  # _dumps: the engine's frames written as an answer writes them
+from engine.graph import Graph
+from engine.presets import load_presets
+from engine.trace import correct_backward, experiment, forward_frames
+from trace_helpers import changes, pushes
 
 
 def ask(**request):
@@ -31,7 +36,8 @@ def test_load_a_preset_gives_graph_layout_and_frames():
     assert len(answer["layout"]["nodes"]) == 4 and len(answer["layout"]["edges"]) == len(answer["edges"]) == 4
     assert answer["experiment"] is None
     edge = answer["edges"][0]
-    assert set(edge) == {"id", "parent", "child", "slot", "local", "local_text"}
+    assert set(edge) == {"id", "parent", "child", "slot", "local", "local_text", "rule"}
+    assert answer["edges"][2]["rule"] == "b.grad += c.data * d.grad"
 
 
 def test_load_with_new_values_rewrites_the_program():
@@ -50,6 +56,33 @@ def test_load_with_an_order_runs_the_experiment():
     ex = answer["experiment"]
     assert ex["grads"][0] == 9.0 and ex["correct_grads"][0] == 15.0
     assert ex["explanation"][0].startswith("b was visited before d")
+
+
+@pytest.mark.parametrize("request_", [
+    {"cmd": "load", "preset": preset["id"]} for preset in load_presets()] + [
+    {"cmd": "load", "preset": "diamond", "order": ["b", "d", "c", "a"]},
+    {"cmd": "load", "preset": "diamond", "order": ["a", "d", "c", "b"], "mode": "pull"},
+    {"cmd": "load", "program": "a = 0.0\nb = log(a) * a\nc = b + a * a"},
+])
+def test_a_graph_answer_sends_each_number_once_and_loses_nothing(request_):
+    """The frames of a graph answer, read as docs/api.md says (tests/trace_helpers.py, as
+    web/stepper.js reads them), are exactly the engine's whole frames."""
+    answer = ask(**request_)
+    graph = Graph.of(Program.parse(answer["program"]).output)
+    backward, grads = correct_backward(graph, [f["node"] for f in answer["backward"][1:]])
+    whole = {"forward": forward_frames(graph), "backward": backward}
+    if request_.get("order"):
+        ran = experiment(graph, answer["experiment"]["order"], grads, request_.get("mode", "push"))
+        whole["experiment"] = ran["frames"]
+    sent = {"forward": answer["forward"], "backward": answer["backward"],
+            "experiment": (answer["experiment"] or {}).get("frames")}
+    for name, frames in whole.items():
+        read = [{**frame, "changes": changes(frame, answer), **({"pushes": pushes(frame, answer)} if "pushes" in frame else {})}
+                for frame in sent[name]]
+        assert json.dumps(read, sort_keys=True) == json.dumps(json.loads(_dumps(frames)), sort_keys=True), name
+    # The pushes of push visits carry their own numbers only.
+    for frame in answer["backward"][1:]:
+        assert all(set(p) == {"edge", "contribution", "before", "after", "late"} for p in frame["pushes"])
 
 
 @pytest.mark.parametrize("request_, kind, text", [

@@ -16,6 +16,7 @@ import sympy as sp
 
 from engine.api import handle
 from engine.presets import PresetError, get_preset, read_presets
+from trace_helpers import changes
 
 
 def load(request: dict) -> dict:
@@ -33,7 +34,7 @@ def grads_after(answer: dict, frame: int) -> dict[str, float]:
     """Every node's grad once backward frames 0..frame are applied (the page's rule)."""
     grads = [0.0] * len(answer["nodes"])
     for f in answer["backward"][: frame + 1]:
-        for change in f["changes"]:
+        for change in changes(f, answer):
             grads[change["node"]] = change["after"]
     return {node["label"]: grads[node["id"]] for node in answer["nodes"]}
 

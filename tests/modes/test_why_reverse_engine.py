@@ -255,12 +255,24 @@ def test_mode_requests_with_bad_arguments_get_a_clear_error(request_, text):
 
 
 def test_every_frame_lists_its_changes_so_the_page_can_step_any_mode():
-    answers = [ask(cmd="load", preset="diamond", order=["b", "d", "c", "a"]), ask(cmd="naive", preset="diamond"),
-               ask(cmd="forward_mode", preset="diamond", wrt="a"), ask(cmd="again", preset="diamond", zero_grad=True),
-               ask(cmd="paths", preset="diamond", wrt="a"), ask(cmd="descend", preset="diamond", moves=[{}, {}])]
-    frames = (answers[0]["forward"] + answers[0]["backward"] + answers[0]["experiment"]["frames"]
-              + [frame for answer in answers[1:] for frame in answer["frames"]])
-    for frame in frames:
+    answers = [ask(cmd="naive", preset="diamond"), ask(cmd="forward_mode", preset="diamond", wrt="a"),
+               ask(cmd="again", preset="diamond", zero_grad=True), ask(cmd="paths", preset="diamond", wrt="a"),
+               ask(cmd="descend", preset="diamond", moves=[{}, {}])]
+    for frame in [frame for answer in answers for frame in answer["frames"]]:
         assert isinstance(frame["changes"], list) and frame["text"]
         for change in frame["changes"]:
             assert set(change) == {"node", "field", "before", "after"}
+
+
+@pytest.mark.parametrize("mode", ["push", "pull"])
+def test_a_graph_answer_lists_only_the_changes_its_frames_do_not_say(mode):
+    """Forward steps, the seed and push visits change what they say (docs/api.md); a pull
+    visit sets a grad its pulls don't show, so it lists its change."""
+    answer = ask(cmd="load", preset="diamond", order=["b", "d", "c", "a"], mode=mode)
+    implied = answer["forward"] + answer["backward"]
+    listed = []
+    for frame in answer["experiment"]["frames"]:
+        (listed if frame["kind"] == "pull" else implied).append(frame)
+    assert all("changes" not in frame and frame["text"] for frame in implied)
+    assert all(isinstance(frame["changes"], list) and frame["text"] for frame in listed)
+    assert bool(listed) == (mode == "pull")

@@ -169,7 +169,7 @@ def test_pull_mode_works_on_a_graph_with_a_custom_operation():
     assert right["experiment"]["grads"] == right["experiment"]["correct_grads"] == [n["grad"] for n in right["nodes"]]
     assert not right["experiment"]["late"] and right["experiment"]["lost_path_count"] == 0
     # Each pull quotes the edge's rule as the graph wrote it, the number its own _backward gave.
-    push_rules = {p["edge"]: p["rule"] for f in right["backward"] for p in f.get("pushes", [])}
+    push_rules = {e["id"]: e["rule"] for e in right["edges"]}  # every push along an edge quotes its rule
     pulls = [p for f in right["experiment"]["frames"] for p in f.get("pushes", [])]
     assert len(pulls) == 3 and all(p["rule"] == push_rules[p["edge"]] for p in pulls)
     assert push_rules[2] == f"h.grad += {0.5 / math.sqrt(5):.4g} * r.grad"

@@ -13,6 +13,7 @@ import json
 from engine.api import handle
 from page_helpers import open_page, show_tab
 from robust_helpers import settle
+from trace_helpers import pushes
 
 from test_hostile_programs_page import SUBMIT_JS
 
@@ -210,7 +211,7 @@ def test_a_new_graph_reuses_the_old_ones_elements_but_shows_nothing_of_it(page, 
     want = expected_numbers(page, drawn)
     assert all(n["shown"] == want[n["label"]] for n in drawn["nodes"])
     frame = answer["backward"][3]
-    tagged = {labels[frame["node"]]} | {labels[p["parent"]] for p in frame["pushes"]}
+    tagged = {labels[frame["node"]]} | {labels[p["parent"]] for p in pushes(frame, answer)}
     assert {n["label"] for n in drawn["nodes"] if n["tag"]} == tagged
     texts = page.evaluate("""() => ({
       labels: [...gwRoot().querySelectorAll('#graph [data-node]')].map((g) =>

@@ -17,6 +17,7 @@ import pytest
 
 from engine import api
 from engine.text import fmt
+from trace_helpers import pushes
 from page_helpers import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, WIDGET_HELPERS, axe_audit, axe_report, button, choose, nodes, order, show_tab, wait_ready
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -146,7 +147,7 @@ def test_code_panel_marks_the_line_and_fills_in_the_backward_rule(lp):
         if not frame["pushes"]:
             assert len(rows) == 1 and "is an input: nothing to pass back" in rows[0][1]
             continue
-        for p, (rule, text) in zip(frame["pushes"], rows, strict=True):
+        for p, (rule, text) in zip(pushes(frame, answer), rows, strict=True):
             lhs = p["rule"].split(" += ")[0]
             assert rule == p["rule"]
             assert text.startswith(p["rule"])

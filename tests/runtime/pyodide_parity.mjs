@@ -4,20 +4,53 @@
 //   stock  the source-only stdlib; micropip installs the source engine wheel
 //   fast   the precompiled stdlib as stdLibURL; the precompiled engine wheel
 //          unpacked into site-packages with pyodide.unpackArchive
+//   snapshot the fast boot as the worker does it on a first visit (with the
+//          snapshot options), the engine imported, a memory snapshot taken with
+//          web/boot/snapshot.js; then a second Pyodide restored from it as a
+//          later visit does, and that one answers
 //
-//   node tests/pyodide_parity.mjs <dist dir> <requests.json> <answers.json> [stock|fast]
+//   node tests/pyodide_parity.mjs <dist dir> <requests.json> <answers.json> [stock|fast|snapshot]
+//        [--stdlib <zip>] [--no-fallback] [--full-stdlib <zip>] [--then-import a,b.c]
+//
+// The snapshot mode does not install the stdlib fallback: under Node it needs a
+// JavaScript function to read the full zip, and a snapshot cannot hold one (the
+// worker's fallback takes only a URL; tests/runtime/test_memory_snapshot.py
+// restores the worker's own snapshot in a browser).
 //
 // requests.json holds a JSON array of request strings; answers.json receives a
 // JSON array of engine.api.handle's answer strings, in the same order.
 // tests/runtime/test_pyodide_parity.py compares them byte for byte with CPython's.
+//
+// The fast path's stdlib is trimmed to what the page imports; as in the worker,
+// the fallback finder (buildtools/stdlib_fallback.py) fetches the full one (here:
+// reads it from dist/) if an import needs it, and the probe lists what it found
+// there. --stdlib boots another stdlib zip instead; --no-fallback leaves the
+// finder out (a missing module is then an ImportError); --full-stdlib names the
+// zip the finder reads; --then-import imports modules after the requests and
+// reports where each came from.
 
+import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [distDir, requestsPath, answersPath, mode = "stock"] = process.argv.slice(2);
-if (!answersPath || !["stock", "fast"].includes(mode)) {
-  console.error("usage: node tests/pyodide_parity.mjs <dist dir> <requests.json> <answers.json> [stock|fast]");
+// A failure is said in its own words (Node would print the minified line it came from).
+process.on("uncaughtException", (error) => {
+  process.stderr.write(`${error?.stack ?? error}\n`, () => process.exit(1));
+});
+
+const args = process.argv.slice(2);
+const option = (name) => {
+  const at = args.indexOf(name);
+  return at < 0 ? undefined : args.splice(at, name.startsWith("--no-") ? 1 : 2).slice(1)[0] ?? true;
+};
+const stdlibOverride = option("--stdlib");
+const noFallback = option("--no-fallback") !== undefined;
+const fullStdlibOverride = option("--full-stdlib");
+const thenImport = option("--then-import");
+const [distDir, requestsPath, answersPath, mode = "stock"] = args;
+if (!answersPath || !["stock", "fast", "snapshot"].includes(mode)) {
+  console.error("usage: node tests/pyodide_parity.mjs <dist dir> <requests.json> <answers.json> [stock|fast|snapshot]");
   process.exit(2);
 }
 
@@ -25,18 +58,30 @@ const build = JSON.parse(await readFile(path.join(distDir, "build.json"), "utf8"
 const indexDir = path.resolve(distDir, build.pyodide_index) + path.sep;
 const { loadPyodide } = await import(pathToFileURL(path.join(indexDir, "pyodide.mjs")).href);
 
+// The worker's own snapshot code, as built into dist/.
+const snapshotCode = await import(pathToFileURL(path.join(distDir, "boot", "snapshot.js")).href);
+
 // packageBaseUrl keeps package loads in dist/pyodide/ (never a CDN); Python's
 // own output goes to stderr so it cannot mix with anything we print.
-const pyodide = await loadPyodide({
+const options = {
   indexURL: indexDir,
   packageBaseUrl: indexDir,
-  ...(mode === "fast" ? { stdLibURL: path.resolve(distDir, build.stdlib_pyc) } : {}),
+  ...(mode !== "stock" ? { stdLibURL: stdlibOverride ?? path.resolve(distDir, build.stdlib_pyc) } : {}),
   stdout: (line) => console.error(line),
   stderr: (line) => console.error(line),
-});
-if (mode === "fast") {
+};
+let pyodide = await loadPyodide({ ...options, ...(mode === "snapshot" ? snapshotCode.makeOptions() : {}) });
+const snapshotFacts = {};
+let fallback = null;
+if (mode === "fast" && !noFallback) {
+  const full = fullStdlibOverride ?? path.resolve(distDir, build.stdlib_pyc_full);
+  const fetchBytes = (url) => new Uint8Array(readFileSync(url)); // throws when it is not there, like a failed download
+  fallback = pyodide.pyimport("_stdlib_fallback").install(full, fetchBytes);
+}
+if (mode !== "stock") {
   const wheel = new Uint8Array(await readFile(path.join(distDir, build.engine_wheel_pyc)));
   pyodide.unpackArchive(wheel, "wheel", { extractDir: build.site_packages });
+  if (mode === "snapshot") pyodide = await madeAndRestored(pyodide, wheel);
 } else {
   await pyodide.loadPackage("micropip", { messageCallback: () => {} });
   if (!pyodide.loadedPackages.micropip) throw new Error("micropip did not load");
@@ -74,5 +119,48 @@ json.dumps({
 
 const requests = JSON.parse(await readFile(requestsPath, "utf8"));
 const answers = requests.map((request) => api.handle(request));
-await writeFile(answersPath, JSON.stringify({ answers, probe }));
+// The stdlib modules no request should have needed from the full library.
+probe.fallback_used = fallback ? fallback.used.toJs() : null;
+// Then modules the trimmed library surely lacks: {name: where it came from, or the error}.
+probe.imported = {};
+for (const name of thenImport ? thenImport.split(",") : []) {
+  try {
+    probe.imported[name] = pyodide.pyimport("importlib").import_module(name).__spec__.origin;
+  } catch (error) {
+    probe.imported[name] = `error: ${String(error.message).trim().split("\n").pop()}`;
+  }
+}
+await writeFile(answersPath, JSON.stringify({ answers, probe: { ...probe, ...snapshotFacts } }));
 process.exit(0);
+
+// The engine imported, a snapshot taken exactly as the worker takes it, and a
+// new Pyodide restored from it exactly as the worker restores it; what the test
+// checks about the two goes into snapshotFacts.
+async function madeAndRestored(first, wheel) {
+  first.pyimport("engine.api");
+  // Compared whole: hashlib is not in the trimmed standard library this Python runs on.
+  const randomState = "import random; repr(random.getstate())";
+  snapshotFacts.random_before = first.runPython(randomState);
+  const { bytes, why } = snapshotCode.takeSnapshot(first);
+  if (!bytes) throw new Error(`no snapshot: ${why}`);
+  snapshotFacts.first_heap = first._module.HEAP8.length;
+  snapshotFacts.snapshot_bytes = bytes.byteLength;
+  // A damaged snapshot must fail to restore, not restore into nonsense.
+  const damaged = bytes.slice();
+  damaged[0] ^= 0xff;
+  snapshotFacts.damaged_restore = await snapshotCode.restorePython(loadPyodide, options, { bytes: damaged })
+    .then(() => "restored", (error) => String(error?.message ?? error).split("\n")[0]);
+  // Restored from what the worker stores (its pages of zeros left out) and reads back.
+  const packed = snapshotCode.packPages(bytes);
+  snapshotFacts.packed_bytes = packed.byteLength;
+  const unpacked = snapshotCode.unpackPages(packed);
+  snapshotFacts.unpacked_identical = unpacked.length === bytes.length && unpacked.every((b, i) => b === bytes[i]);
+  const restored = await snapshotCode.restorePython(loadPyodide, options, { bytes: Promise.resolve(unpacked) },
+    { siteWheel: { bytes: wheel, extractDir: build.site_packages } });
+  snapshotFacts.restored_heap = restored._module.HEAP8.length;
+  snapshotFacts.initial_heap = snapshotCode.INITIAL_HEAP_BYTES;
+  snapshotFacts.random_after = restored.runPython(randomState);
+  snapshotFacts.hash_seed = restored.runPython("import sys; sys.flags.hash_randomization");
+  snapshotFacts.modules_before_request = restored.runPython("import sys; len(sys.modules)");
+  return restored;
+}

@@ -3,6 +3,8 @@ the site's own files, answers like CPython, reports progress, and every way it
 can go wrong ends in a readable rejection within its time limit, not a hang."""
 
 import json
+import re
+import zipfile
 
 import pytest
 
@@ -123,6 +125,55 @@ def test_missing_runtime_file_fails_fast(serve_copy, open_blank, boot, missing, 
     assert result["errorName"] == "EngineError"
     if boot == "fast":  # the stock path only asks for its wheel after a full boot
         assert result["ms"] < 15_000
+
+
+def trimmed_without(package: str):
+    """A damage for serve_copy: the fast path's trimmed stdlib without `package`
+    (its compressed copies removed, so the server sends the changed zip)."""
+    def damage(site):
+        info = json.loads((site / "build.json").read_text())
+        path = site / info["stdlib_pyc"]
+        with zipfile.ZipFile(path) as src:
+            kept = [(item, src.read(item)) for item in src.infolist()
+                    if not item.filename.startswith(package + "/")]
+        assert len(kept) < len(zipfile.ZipFile(path).infolist())
+        with zipfile.ZipFile(path, "w") as out:
+            for item, data in kept:
+                out.writestr(item, data)
+        for copy in (path.with_name(path.name + ".gz"), path.with_name(path.name + ".br")):
+            copy.unlink(missing_ok=True)
+        info["downloads"][info["stdlib_pyc"]] = path.stat().st_size
+        (site / "build.json").write_text(json.dumps(info))
+        return info
+    return damage
+
+
+def test_a_module_left_out_of_the_trimmed_stdlib_is_fetched_from_the_full_one(serve_copy, open_blank):
+    # The engine imports tomllib: with it gone from the trimmed library, the worker's
+    # fallback downloads the full one (a synchronous request) and the engine works.
+    page = open_blank(serve_copy(trimmed_without("tomllib")))
+    requests = [{"cmd": "presets"}, {"cmd": "load", "preset": "diamond"}]
+    result = boot_and_call(page, requests)
+    assert "failed" not in result, result.get("failed")
+    assert result["answers"] == [cpython(r) for r in requests]
+
+
+@pytest.mark.allow_console_errors
+def test_a_missing_full_stdlib_is_said_when_a_module_needs_it(serve_copy, open_blank):
+    def damage(site):
+        info = trimmed_without("tomllib")(site)
+        rel = info["stdlib_pyc_full"]
+        for path in (site / rel, site / (rel + ".gz"), site / (rel + ".br")):
+            path.unlink()
+        full.append(rel)
+
+    full = []
+    page = open_blank(serve_copy(damage))
+    result = boot_and_call(page, [{"cmd": "presets"}])
+    assert re.fullmatch(
+        r"ImportError: The module tomllib is not in the trimmed standard library, and the full one "
+        rf"\(http://[^ ]*/{re.escape(full[0])}\) could not be downloaded "
+        r"\(python_stdlib_full\.zip answered 404\)\.", result.get("failed", "")), result.get("failed")
 
 
 @pytest.mark.allow_console_errors

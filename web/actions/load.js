@@ -4,7 +4,7 @@
 // graph, and (with modes/visit-order.js and the requests of learn.js and the modes)
 // its only callers of the engine; an answer overtaken by a newer request is dropped.
 
-import { Stepper, buildTrace } from "../stepper.js";
+import { Stepper, buildTrace, completePushes } from "../stepper.js";
 import { prerendered } from "../boot/first-paint.js";
 import { showExperiment } from "../panels/experiment.js";
 import { parametersOf } from "../url.js";
@@ -256,6 +256,7 @@ export function confirmsPrerendered(w, source, answer, { order, place, keepPlace
   const shown = w.state.unverified;
   if (!shown || order || place || keepPlace || message) return false;
   if (Object.keys(source).join() !== "preset" || source.preset !== shown.preset) return false;
+  completePushes(answer.backward, answer.edges); // as the answer on screen was
   if (JSON.stringify(answer) !== JSON.stringify(shown)) return false;
   w.state.unverified = null;
   return true;

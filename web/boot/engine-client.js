@@ -26,7 +26,8 @@
 // before the page's modules have loaded; the first engine with the same worker
 // URL takes it over. The worker boots the fast way (precompiled Python) unless
 // asked otherwise: createEngine({boot: "stock"}), or `?boot=stock` in the page's
-// URL. `engine.bootInfo` says how the current worker booted ({boot, ms, timings}).
+// URL. `engine.bootInfo` says how the current worker booted ({boot, ms, timings, snapshot}):
+// boot "fast", "snapshot" (restored from the memory snapshot a previous visit kept) or "stock".
 
 import { siteURL } from "../site.js";
 import { markBusy } from "./busy.js";
@@ -224,8 +225,8 @@ export class Engine {
         this.setStatus({ state: "loading", stage: data.stage, fraction: data.fraction, message: null });
       } else if (data?.type === "ready") {
         booted = true;
-        this.bootInfo = { boot: data.boot ?? null, ms: data.ms ?? null, timings: data.timings ?? {} };
-        globalThis.performance?.mark?.("gw:worker-ready");
+        this.bootInfo = { boot: data.boot ?? null, ms: data.ms ?? null, timings: data.timings ?? {}, snapshot: data.snapshot ?? null };
+        globalThis.performance?.mark?.("gw:worker-ready", { detail: { boot: data.boot ?? null, snapshot: data.snapshot ?? null, timings: data.timings ?? {} } });
         clearTimeout(bootTimer);
         this.readyWorker = worker;
         this.setStatus({ state: "ready", stage: "ready", fraction: 1, message: null });

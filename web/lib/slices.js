@@ -2,7 +2,7 @@
 // slice per animation frame, so that no single frame has to style and lay out
 // all of them: the first rows at once, the rest a batch per frame, in order.
 //
-//   const filling = appendInSlices(tbody, rows);   // tbody's children become rows
+//   const filling = appendInSlices(tbody, rows, { arrived(from, to) {} });   // tbody's children become rows
 //   const kept = keepInPlace(parent, children);     // drop all but the reused prefix
 //   filling.cancel();                              // (a newer list replaces it)
 //   await filling.done;                            // every row is on the page
@@ -29,17 +29,20 @@ export function keepInPlace(parent, elements) {
   return kept;
 }
 
-// Children already in place stay (keepInPlace); the rest arrive in slices.
-export function appendInSlices(parent, elements, { eager = EAGER_ROWS, perFrame = ROWS_PER_FRAME } = {}) {
+// Children already in place stay (keepInPlace); the rest arrive in slices, and
+// arrived(from, to) is told each time elements[from..to) are put on the page.
+export function appendInSlices(parent, elements, { eager = EAGER_ROWS, perFrame = ROWS_PER_FRAME, arrived = () => {} } = {}) {
   const kept = keepInPlace(parent, elements);
   let next = Math.max(kept, Math.min(eager, elements.length));
   parent.append(...elements.slice(kept, next));
+  arrived(kept, next);
   let frame = null;
   let finish;
   const done = new Promise((resolve) => (finish = resolve));
   const slice = () => {
     frame = null;
     parent.append(...elements.slice(next, next + perFrame));
+    arrived(next, Math.min(next + perFrame, elements.length));
     next += perFrame;
     if (next < elements.length) frame = requestAnimationFrame(slice);
     else finish();

@@ -83,7 +83,7 @@ export class Checkpoints {
       }
       list.push({ ...cp, step, answerValue, edited });
     }
-    if (!detail) list.push(...generated(answer, stepperTrace));
+    if (!detail) list.push(...generated(answer));
     this.list = list;
   }
 
@@ -94,9 +94,9 @@ export class Checkpoints {
     const id = this.answer.nodes.findIndex((n) => n.label === m[1]);
     if (id < 0) return null;
     const t = this.trace;
-    if (m[2] === "data") return pass === "forward" ? t.forwardData[step][id] : t.fullData[id];
+    if (m[2] === "data") return pass === "forward" ? t.forwardStates.at(step).data[id] : t.fullData[id];
     if (pass !== "backward") return null;
-    return t.backwardGrads[step][id];
+    return t.backwardStates.at(step).grad[id];
   }
 
   // The cards for a position. One question at a time: the first one asked here that is
@@ -372,7 +372,7 @@ function askedLabel(cp) {
 
 // Questions for a learner's own program, made from its trace: the seed, then before
 // each backward visit that pushes something, the grad of the first parent it pushes into.
-export function generated(answer, trace) {
+export function generated(answer) {
   const nodes = answer.nodes;
   const out = [];
   const backward = answer.backward;
@@ -391,13 +391,18 @@ export function generated(answer, trace) {
     const pushes = frame.pushes.filter((p) => p.parent === parent);
     const node = nodes[frame.node];
     const label = nodes[parent].label;
-    const after = trace.backwardGrads[k][parent];
-    const sums = pushes.map((p) => `${p.rule}: ${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}`);
+    const after = pushes[pushes.length - 1].after; // its grad after this visit
+    // The texts are written when a question is shown: a big program has a thousand.
     out.push({
       id: `auto-b${k}`, auto: true, pass: "backward", step: k, kind: "number", tolerance: 1e-3, check: `${label}.grad`,
-      question: `Visiting ${node.label} = ${node.expr}: what will ${label}.grad be after this visit?`,
+      get question() {
+        return `Visiting ${node.label} = ${node.expr}: what will ${label}.grad be after this visit?`;
+      },
       answerValue: after,
-      explanation: `${sums.join("; ")}. Added to what ${label}.grad held (${fmt(pushes[0].before)}), that makes ${fmt(after)}.`,
+      get explanation() {
+        const sums = pushes.map((p) => `${p.rule}: ${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}`);
+        return `${sums.join("; ")}. Added to what ${label}.grad held (${fmt(pushes[0].before)}), that makes ${fmt(after)}.`;
+      },
     });
   });
   return out;

@@ -46,10 +46,15 @@ export class NodeTable {
       row.expr.textContent = node.is_input ? `${node.expr} (input)` : node.expr;
       return row;
     });
-    // A big program's rows arrive over a few frames (lib/slices.js); update() keeps
-    // the ones not on the page yet up to date all the same.
+    // A big program's rows arrive over a few frames (lib/slices.js); update() writes
+    // the ones on the page, and each of the others is written when it arrives.
+    this.shown = null; // what update() last showed: {view, marks}
     this.filling?.cancel();
-    this.filling = appendInSlices(this.tbody, this.rows.map((row) => row.tr));
+    this.filling = appendInSlices(this.tbody, this.rows.map((row) => row.tr), {
+      arrived: (from, to) => {
+        if (this.shown) for (let i = from; i < to; i++) this.write(i, this.shown.view, this.shown.marks);
+      },
+    });
     const head = this.tbody.parentElement?.tHead?.rows[0];
     if (head && !this.extraHead) {
       this.extraHead = document.createElement("th");
@@ -83,56 +88,68 @@ export class NodeTable {
       for (const row of this.rows ?? []) row.last = null;
     }
     this.showColumn(marks.column ?? null);
+    this.shown = { view, marks };
     this.rows.forEach((row, i) => {
-      const data = view.data[i];
-      const grad = view.grad[i];
-      const shouldBe = grad !== null && marks.shouldBe && marks.wrong.has(i) ? marks.shouldBe[i] : null;
-      let badge = "";
-      if (marks.current === i) badge = "new";
-      if (marks.visiting === i) badge = marks.visitTag ?? "visiting";
-      if (marks.receiving.has(i)) badge = "+=";
-      const cls = [
-        marks.current === i ? "is-current" : "",
-        marks.visiting === i ? "is-visiting" : "",
-        marks.receiving.has(i) ? "is-receiving" : "",
-        marks.wrong.has(i) ? "is-wrong" : "",
-      ].filter(Boolean).join(" ");
-      // A step changes a few rows: the rest (hundreds, in a big program) keep theirs.
-      const last = row.last;
-      if (last && Object.is(last.data, data) && Object.is(last.grad, grad) && Object.is(last.shouldBe, shouldBe)
-          && last.badge === badge && last.cls === cls) return;
-      row.last = { data, grad, shouldBe, badge, cls };
-      row.data.textContent = data === null ? "—" : fmt(data);
-      row.data.dataset.value = exact(data);
-      row.grad.dataset.value = exact(grad);
-      row.grad.replaceChildren();
-      if (grad === null) {
-        row.grad.textContent = "—";
-      } else if (shouldBe !== null) {
-        const wrong = document.createElement("span");
-        wrong.className = "wrong-value";
-        wrong.textContent = `✗ ${fmt(grad)} `;
-        const right = document.createElement("span");
-        right.className = "should-be";
-        right.textContent = `(should be ${fmt(shouldBe)})`;
-        row.grad.append(wrong, right);
-      } else {
-        row.grad.textContent = fmt(grad);
-      }
-      row.badge.textContent = badge;
-      row.tr.className = cls;
+      if (row.tr.parentNode === this.tbody) this.write(i, view, marks);
+      else row.last = null; // written when it arrives
     });
+  }
+
+  // Row i as it is at this view.
+  write(i, view, marks) {
+    const row = this.rows[i];
+    const data = view.data[i];
+    const grad = view.grad[i];
+    const shouldBe = grad !== null && marks.shouldBe && marks.wrong.has(i) ? marks.shouldBe[i] : null;
+    let badge = "";
+    if (marks.current === i) badge = "new";
+    if (marks.visiting === i) badge = marks.visitTag ?? "visiting";
+    if (marks.receiving.has(i)) badge = "+=";
+    const cls = [
+      marks.current === i ? "is-current" : "",
+      marks.visiting === i ? "is-visiting" : "",
+      marks.receiving.has(i) ? "is-receiving" : "",
+      marks.wrong.has(i) ? "is-wrong" : "",
+    ].filter(Boolean).join(" ");
+    // A step changes a few rows: the rest (hundreds, in a big program) keep theirs.
+    const last = row.last;
+    if (last && Object.is(last.data, data) && Object.is(last.grad, grad) && Object.is(last.shouldBe, shouldBe)
+        && last.badge === badge && last.cls === cls) return;
+    row.last = { data, grad, shouldBe, badge, cls };
+    row.data.textContent = data === null ? "—" : fmt(data);
+    row.data.dataset.value = exact(data);
+    row.grad.dataset.value = exact(grad);
+    row.grad.replaceChildren();
+    if (grad === null) {
+      row.grad.textContent = "—";
+    } else if (shouldBe !== null) {
+      const wrong = document.createElement("span");
+      wrong.className = "wrong-value";
+      wrong.textContent = `✗ ${fmt(grad)} `;
+      const right = document.createElement("span");
+      right.className = "should-be";
+      right.textContent = `(should be ${fmt(shouldBe)})`;
+      row.grad.append(wrong, right);
+    } else {
+      row.grad.textContent = fmt(grad);
+    }
+    row.badge.textContent = badge;
+    row.tr.className = cls;
   }
 }
 
+// A row is a copy of one made once: a thousand-node program's first table makes a
+// thousand of them, and copying is several times quicker than building each.
+let blankRow = null;
+
 function makeRow() {
-  const label = h("span", { class: "row-label" });
-  const badge = h("span", { class: "row-badge" });
-  const expr = h("td", { class: "row-expr col-expr" });
-  const data = h("td", { class: "num row-data" });
-  const grad = h("td", { class: "num row-grad" });
-  const extra = h("td", { class: "num row-extra", hidden: true });
-  const tr = h("tr", {}, h("th", { scope: "row" }, label, badge), expr, data, grad, extra);
+  blankRow ??= h("tr", {},
+    h("th", { scope: "row" }, h("span", { class: "row-label" }), h("span", { class: "row-badge" })),
+    h("td", { class: "row-expr col-expr" }), h("td", { class: "num row-data" }), h("td", { class: "num row-grad" }),
+    h("td", { class: "num row-extra", hidden: true }));
+  const tr = blankRow.cloneNode(true);
+  const [th, expr, data, grad, extra] = tr.children;
+  const [label, badge] = th.children;
   return { tr, label, badge, expr, data, grad, extra };
 }
 

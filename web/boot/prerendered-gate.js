@@ -10,7 +10,7 @@
 // - last in the head, before the widget's markup is parsed: when the query asks
 //   for anything but the default preset's start it hides that graph before the
 //   first paint, with its texts (<html data-prerendered="off">: page.css and
-//   style.css);
+//   style.css), and on its second run empties that graph when no template fits;
 // - right after the widget (the same URL, from the memory cache): when the query
 //   asks for another preset's start that has a template, it swaps that preset's
 //   <svg> in for the default's, writes its title and summary (the template's
@@ -32,6 +32,12 @@
   const template = start && asked !== shown && document.getElementById(`gw-graph-${asked}`);
   const widget = document.getElementById("gradwalk")?.shadowRoot;
   const svg = widget?.getElementById("graph");
+  if (svg && !template && root.dataset.prerendered === "off") {
+    // Hidden is not enough: its nodes would still be in the DOM (the DOM contract's
+    // `svg [data-node]`) as if they were the graph asked for, until the script draws.
+    svg.replaceChildren();
+    return;
+  }
   if (!template || !svg) return;
   svg.replaceWith(template.content.cloneNode(true));
   // The texts above the graph, as actions/load.js's showPresetText writes them.

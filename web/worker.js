@@ -322,16 +322,10 @@ function watchDownloads(progress) {
     let response;
     try {
       response = cacheName && self.caches
-        ? await throughCache(url.href, cacheName, realFetch, progress.expectedSize(url)).catch((error) => {
-          if (error instanceof DamagedFile) throw error;
-          return realFetch(input, init); // no Cache Storage here (private mode, quota): plain fetch
-        })
+        ? await throughCache(url.href, cacheName, realFetch, progress.expectedSize(url), reject).catch(() =>
+          realFetch(input, init)) // no Cache Storage here (private mode, quota): plain fetch
         : await realFetch(input, init);
     } catch (error) {
-      if (error instanceof DamagedFile) {
-        reject(error);
-        throw error;
-      }
       const why = init?.integrity ? "network error or failed integrity check" : "network error";
       reject(new Error(`Could not download ${name} (${why}).`));
       throw error;
@@ -369,23 +363,39 @@ function watchDownloads(progress) {
 // served by the service worker's route gets it from the third visit on, but
 // loses the size check below.)
 //
-// Only a file of the size the build recorded goes into the cache: a truncated
-// download kept there would fail every later boot, Retry included, and Pyodide
-// waits forever on a .wasm it cannot compile instead of failing.
-async function throughCache(href, cacheName, realFetch, expectedSize) {
+// The caller gets the bytes as they arrive, so that the .wasm is compiled while
+// it downloads (WebAssembly.instantiateStreaming; reading it whole first cost a
+// slow link the whole compile after the last byte). Only a file of the size the
+// build recorded goes into the cache: a truncated download kept there would fail
+// every later boot, Retry included. A truncated one is said at once through
+// `onDamaged` (the boot's `failed`), before its stream ends in an error, so the
+// learner reads "arrived damaged" rather than whatever the compiler makes of it.
+async function throughCache(href, cacheName, realFetch, expectedSize, onDamaged) {
   const cache = await caches.open(cacheName);
   const hit = await cache.match(href);
   if (hit) return hit;
   const response = await realFetch(href);
-  if (!response.ok) return response;
-  const body = await response.arrayBuffer();
+  if (!response.ok || !response.body) return response;
   const name = new URL(href).pathname.split("/").pop();
-  if (expectedSize != null && body.byteLength !== expectedSize) {
-    throw new DamagedFile(`${name} arrived damaged (${body.byteLength} of ${expectedSize} bytes); try again.`);
-  }
-  const copy = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-  await cache.put(href, copy.clone());
-  return copy;
+  let seen = 0;
+  const checked = response.body.pipeThrough(new TransformStream({
+    transform(chunk, stream) {
+      seen += chunk.byteLength;
+      stream.enqueue(chunk);
+    },
+    flush(stream) {
+      if (expectedSize == null || seen === expectedSize) return;
+      const error = new DamagedFile(`${name} arrived damaged (${seen} of ${expectedSize} bytes); try again.`);
+      onDamaged(error);
+      stream.error(error);
+    },
+  }));
+  const [toCaller, toCache] = checked.tee();
+  const init = { status: response.status, statusText: response.statusText, headers: response.headers };
+  new Response(toCache, init).arrayBuffer()
+    .then((body) => cache.put(href, new Response(body, init)))
+    .catch(() => {}); // damaged (said above), or no room: the next visit downloads it again
+  return new Response(toCaller, init);
 }
 
 class DamagedFile extends Error {}

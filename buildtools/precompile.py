@@ -137,13 +137,18 @@ def _node() -> str:
 
 
 def _run_node(runtime_dir: Path, tmp: Path, jobs: list[dict], stdlib: Path | None) -> dict:
-    node = _node()
     spec = tmp / "jobs.json"
     spec.write_text(json.dumps({"stdlib": str(stdlib) if stdlib else None, "jobs": jobs}))
-    failure = ("Pyodide could not precompile the Python files under Node; run the build "
-               "again with -v to see why.")
+    return run_pyodide_script(SCRIPT, runtime_dir, spec, "Pyodide could not precompile the Python files under Node")
+
+
+def run_pyodide_script(script: Path, runtime_dir: Path, spec: Path, failure: str) -> dict:
+    """Run a build script that boots this Pyodide under Node (`node script
+    runtime_dir spec`) and return the JSON of its last stdout line. Any failure is
+    one BuildError, `failure` plus how to see why; the script's output is kept for -v."""
+    failure += "; run the build again with -v to see why."
     try:
-        done = subprocess.run([node, str(SCRIPT), str(runtime_dir), str(spec)],
+        done = subprocess.run([_node(), str(script), str(runtime_dir), str(spec)],
                               capture_output=True, text=True, timeout=NODE_TIMEOUT_S,
                               stdin=subprocess.DEVNULL)
     except (subprocess.TimeoutExpired, OSError) as e:

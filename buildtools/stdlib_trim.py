@@ -23,7 +23,7 @@ import zipfile
 from pathlib import Path
 
 from . import BuildError
-from .precompile import NODE_TIMEOUT_S, _digest, _NodeOutput, _node, stdlib_prefix
+from .precompile import _digest, run_pyodide_script, stdlib_prefix
 from .wheel import FIXED_DATE
 
 HERE = Path(__file__).resolve().parent
@@ -133,7 +133,9 @@ def trim(cache: Path, runtime_dir: Path, pyodide_version: str, python: str, full
                 "site_packages": f"/lib/python{python}/site-packages", "prefix": stdlib_prefix(python),
                 "fallback": str(fallback_dir), "requests": str(tmp / "requests.json")}
         (tmp / "spec.json").write_text(json.dumps(spec))
-        result = _run_trace(runtime_dir, tmp / "spec.json")
+        result = run_pyodide_script(SCRIPT, runtime_dir, tmp / "spec.json",
+                                    "Pyodide could not run the engine under Node to find the standard "
+                                    "library modules it needs")
         if result["failed"]:
             raise BuildError(f"The engine failed in Pyodide on {result['failed'][0]!r}; fix it and run the "
                              "build again.")
@@ -181,17 +183,3 @@ def write_trimmed(full_zip: Path, keep: set[str], extra: dict[str, str], out: Pa
             zf.writestr(entry, source.encode(), zipfile.ZIP_STORED)
 
 
-def _run_trace(runtime_dir: Path, spec: Path) -> dict:
-    failure = ("Pyodide could not run the engine under Node to find the standard library modules "
-               "it needs; run the build again with -v to see why.")
-    try:
-        done = subprocess.run([_node(), str(SCRIPT), str(runtime_dir), str(spec)], capture_output=True,
-                              text=True, timeout=NODE_TIMEOUT_S, stdin=subprocess.DEVNULL)
-    except (subprocess.TimeoutExpired, OSError) as e:
-        raise BuildError(failure) from e
-    if done.returncode != 0:
-        raise BuildError(failure) from _NodeOutput(done.stderr or done.stdout)
-    try:
-        return json.loads(done.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError) as e:
-        raise BuildError(failure) from _NodeOutput(done.stdout + done.stderr)

@@ -38,8 +38,7 @@ PINS = site.Pins(
 )
 
 
-def build(dist: Path = ROOT / "dist", cache: Path = ROOT / ".cache",
-          force: bool = False, log=print) -> dict | None:
+def build(dist: Path = ROOT / "dist", cache: Path = ROOT / ".cache", force: bool = False, log=print) -> dict | None:
     """Make dist/ current. Returns build.json's content when it built, None when
     dist/ was already up to date. Raises BuildError on a fixable failure."""
     compress.ensure_brotli(ROOT, log)  # before anything: a build without it is not the site
@@ -58,8 +57,7 @@ def build(dist: Path = ROOT / "dist", cache: Path = ROOT / ".cache",
             return None
         started = time.monotonic()
         tgz = fetch.pyodide_tarball(cache, PINS.pyodide_version, PINS.pyodide_integrity, log)
-        whl = fetch.micropip_wheel(cache, PINS.micropip_version, PINS.micropip_sha256,
-                                   PINS.pyodide_python, log)
+        whl = fetch.micropip_wheel(cache, PINS.micropip_version, PINS.micropip_sha256, PINS.pyodide_python, log)
         info = site.assemble(ROOT, dist, PINS, build_id, tgz, whl, cache=cache, log=log)
         log(f"built {dist} (build {build_id}) in {time.monotonic() - started:.1f} s.")
         return info
@@ -86,22 +84,24 @@ def _interrupt(signum, frame):
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--dist", type=Path, default=ROOT / "dist",
-                        help="output folder (default: dist/)")
-    common.add_argument("--cache", type=Path, default=ROOT / ".cache",
-                        help="download cache (default: .cache/)")
+    common.add_argument("--dist", type=Path, default=ROOT / "dist", help="output folder (default: dist/)")
+    common.add_argument("--cache", type=Path, default=ROOT / ".cache", help="download cache (default: .cache/)")
     common.add_argument("--force", action="store_true", help="rebuild even if up to date")
-    common.add_argument("-v", "--verbose", action="store_true",
-                        help="on a failure, also show the failing tool's output")
+    common.add_argument(
+        "-v", "--verbose", action="store_true", help="on a failure, also show the failing tool's output"
+    )
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("build", parents=[common], help="build dist/ (the default)")
-    commands.add_parser("test", help="install the test dependencies and Chromium if missing, then run "
-                                     "every test (further arguments go to pytest)")
-    serve_cmd = commands.add_parser("serve", parents=[common],
-                                    help="build if needed, then serve dist/")
+    commands.add_parser(
+        "test",
+        help="install the test dependencies and Chromium if missing, then run "
+        "every test (further arguments go to pytest)",
+    )
+    serve_cmd = commands.add_parser("serve", parents=[common], help="build if needed, then serve dist/")
     serve_cmd.add_argument("--port", type=int, default=8000, help="default: 8000 (0: any free port)")
     serve_cmd.add_argument("--host", default="127.0.0.1", help="default: 127.0.0.1")
 
@@ -114,6 +114,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["test"]:  # everything after `test` belongs to pytest
         from buildtools import run_tests
+
         return run_tests.main(argv[1:])
     if argv[:1] == ["notebook"]:  # only the notebook's front end (setup.py runs this)
         try:
@@ -135,8 +136,7 @@ def main(argv: list[str]) -> int:
         return 1
     except OSError as e:  # disk full, permissions, ...: still one sentence, no traceback
         where = f" ({e.filename})" if e.filename else ""
-        print(f"build.py: {e.strerror or e}{where}; fix that and run the build again.",
-              file=sys.stderr)
+        print(f"build.py: {e.strerror or e}{where}; fix that and run the build again.", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("\nbuild.py: interrupted.", file=sys.stderr)

@@ -19,8 +19,10 @@ class BuildPyWithFrontEnd(build_py):
         if (ROOT / "build.py").exists():  # a clone; an sdist would carry the built file
             status = subprocess.call([sys.executable, str(ROOT / "build.py"), "notebook"], cwd=ROOT)
             if status != 0:
-                raise SystemExit("gradwalk: the notebook front end could not be built (the reason is above); "
-                                 "install Node.js with npm, then install again.")
+                raise SystemExit(
+                    "gradwalk: the notebook front end could not be built (the reason is above); "
+                    "install Node.js with npm, then install again."
+                )
         elif not FRONT_END.exists():
             raise SystemExit(f"gradwalk: {FRONT_END} is missing and there is no build.py to make it.")
         super().run()

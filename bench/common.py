@@ -33,14 +33,19 @@ def serve(port: int = 0, dist: Path | None = None):
     if dist is None:
         command = [sys.executable, str(ROOT / "build.py"), "serve", "--port", str(port)]
     else:  # an already built copy, served as it is (not rebuilt)
-        command = [sys.executable, "-c",
-                   "import sys; sys.path.insert(0, sys.argv[1]); from buildtools import serve; "
-                   "s = serve.make_server(sys.argv[2], int(sys.argv[3]), quiet=True); "
-                   "print('Serving at', serve.url_of(s), flush=True); s.serve_forever()",
-                   str(ROOT), str(dist), str(port)]
+        command = [
+            sys.executable,
+            "-c",
+            "import sys; sys.path.insert(0, sys.argv[1]); from buildtools import serve; "
+            "s = serve.make_server(sys.argv[2], int(sys.argv[3]), quiet=True); "
+            "print('Serving at', serve.url_of(s), flush=True); s.serve_forever()",
+            str(ROOT),
+            str(dist),
+            str(port),
+        ]
     proc = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True
+    )
     try:
         url = None
         deadline = time.monotonic() + 120
@@ -49,7 +54,7 @@ def serve(port: int = 0, dist: Path | None = None):
             if not line and proc.poll() is not None:
                 raise RuntimeError("build.py serve exited before it printed its URL")
             if "http://" in line:
-                url = line[line.index("http://"):].split()[0]
+                url = line[line.index("http://") :].split()[0]
         if url is None:
             raise RuntimeError("build.py serve printed no URL within 120 s")
         yield url
@@ -103,9 +108,10 @@ def ratio(a, b):
 def table(headers: list[str], rows: list[list[str]]) -> str:
     """A plain-text table with right-aligned columns after the first."""
     widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
+
     def line(cells):
-        return "  ".join(str(c).ljust(widths[0]) if i == 0 else str(c).rjust(widths[i])
-                         for i, c in enumerate(cells))
+        return "  ".join(str(c).ljust(widths[0]) if i == 0 else str(c).rjust(widths[i]) for i, c in enumerate(cells))
+
     rule = "  ".join("-" * w for w in widths)
     return "\n".join([line(headers), rule, *map(line, rows)])
 

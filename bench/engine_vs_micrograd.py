@@ -63,12 +63,18 @@ def run_once(Value, width: int, depth: int, label: bool, collect: bool = True) -
         done = time.perf_counter()
     finally:
         gc.enable()
-    return {"build": built - started, "backward": done - built, "total": done - started,
-            "grads": [v.grad for v in inputs], "out": out.data}
+    return {
+        "build": built - started,
+        "backward": done - built,
+        "total": done - started,
+        "grads": [v.grad for v in inputs],
+        "out": out.data,
+    }
 
 
 def count_nodes(root) -> int:
     from engine.value import topological_order
+
     return len(topological_order(root))
 
 
@@ -77,9 +83,12 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=7, help="runs of each (default 7; at least 5)")
     parser.add_argument("--width", type=int, default=100)
     parser.add_argument("--depth", type=int, default=333)
-    parser.add_argument("--no-gc", action="store_true",
-                        help="switch Python's cyclic garbage collector off while timing (micrograd's "
-                             "closures make cycles that the collector keeps scanning; ours makes none)")
+    parser.add_argument(
+        "--no-gc",
+        action="store_true",
+        help="switch Python's cyclic garbage collector off while timing (micrograd's "
+        "closures make cycles that the collector keeps scanning; ours makes none)",
+    )
     args = parser.parse_args(argv)
     collect = not args.no_gc
 
@@ -103,11 +112,14 @@ def main(argv=None) -> int:
             run_once(MicrogradValue, args.width, args.depth, False)
             for i in range(args.rounds):
                 order = [("engine", EngineValue, True), ("micrograd", MicrogradValue, False)]
-                for name, Value, label in (order if i % 2 == 0 else order[::-1]):
+                for name, Value, label in order if i % 2 == 0 else order[::-1]:
                     results[name].append(run_once(Value, args.width, args.depth, label, collect))
                 e, m = results["engine"][-1], results["micrograd"][-1]
-                print(f"round {i + 1}/{args.rounds}: engine {e['total'] * 1000:.0f} ms, "
-                      f"micrograd {m['total'] * 1000:.0f} ms", file=sys.stderr)
+                print(
+                    f"round {i + 1}/{args.rounds}: engine {e['total'] * 1000:.0f} ms, "
+                    f"micrograd {m['total'] * 1000:.0f} ms",
+                    file=sys.stderr,
+                )
         except BaseException as error:  # reported from the main thread
             failure.append(error)
 
@@ -120,25 +132,40 @@ def main(argv=None) -> int:
 
     e, m = results["engine"][-1], results["micrograd"][-1]
     same = math.isclose(e["out"], m["out"], rel_tol=1e-12) and all(
-        math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(e["grads"], m["grads"]))
+        math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(e["grads"], m["grads"])
+    )
     if not same:
         print("the two libraries disagree on the gradients; the timing means nothing", file=sys.stderr)
         return 1
 
-    med = {name: {k: common.median([r[k] * 1000 for r in results[name]])
-                  for k in ("build", "backward", "total")} for name in ("engine", "micrograd")}
-    rows = [[name, common.fmt_ms(v["build"]), common.fmt_ms(v["backward"]), common.fmt_ms(v["total"])]
-            for name, v in med.items()]
-    rows.append(["ratio engine / micrograd",
-                 *(common.fmt_ratio(common.ratio(med["engine"][k], med["micrograd"][k]))
-                   for k in ("build", "backward", "total"))])
-    print(f"\nEngine vs micrograd 0.1.0 in CPython {sys.version.split()[0]}: {results['nodes']:,} nodes "
-          f"({args.width} lanes x {args.depth} layers), median of {args.rounds} alternating runs, ms, "
-          f"garbage collector {'on' if collect else 'off'}\n")
+    med = {
+        name: {k: common.median([r[k] * 1000 for r in results[name]]) for k in ("build", "backward", "total")}
+        for name in ("engine", "micrograd")
+    }
+    rows = [
+        [name, common.fmt_ms(v["build"]), common.fmt_ms(v["backward"]), common.fmt_ms(v["total"])]
+        for name, v in med.items()
+    ]
+    rows.append(
+        [
+            "ratio engine / micrograd",
+            *(
+                common.fmt_ratio(common.ratio(med["engine"][k], med["micrograd"][k]))
+                for k in ("build", "backward", "total")
+            ),
+        ]
+    )
+    print(
+        f"\nEngine vs micrograd 0.1.0 in CPython {sys.version.split()[0]}: {results['nodes']:,} nodes "
+        f"({args.width} lanes x {args.depth} layers), median of {args.rounds} alternating runs, ms, "
+        f"garbage collector {'on' if collect else 'off'}\n"
+    )
     print(common.table(["library", "build", "backward", "build + backward"], rows))
     total_ratio = common.ratio(med["engine"]["total"], med["micrograd"]["total"])
-    print(f"\n  {common.verdict(total_ratio, 0.6):7} build + backward <= 0.6 x micrograd: "
-          f"{common.fmt_ratio(total_ratio)}   (gradients agree: yes)")
+    print(
+        f"\n  {common.verdict(total_ratio, 0.6):7} build + backward <= 0.6 x micrograd: "
+        f"{common.fmt_ratio(total_ratio)}   (gradients agree: yes)"
+    )
     return 0
 
 

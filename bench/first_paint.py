@@ -85,8 +85,11 @@ def floor_html(index_html: str, svg: str | None) -> str:
     html = re.sub(r'\s*<template id="gw-graph-.*?</template>', "", html, flags=re.S)  # the other presets' graphs
     if svg is not None:
         html = re.sub(r'<svg id="graph".*?</svg>', lambda _: svg, html, count=1, flags=re.S)
-        html = html.replace('<p id="graph-placeholder" class="graph-placeholder">',
-                            '<p id="graph-placeholder" class="graph-placeholder" data-prerendered>', 1)
+        html = html.replace(
+            '<p id="graph-placeholder" class="graph-placeholder">',
+            '<p id="graph-placeholder" class="graph-placeholder" data-prerendered>',
+            1,
+        )
     return html
 
 
@@ -106,8 +109,11 @@ def make_floors(site: Path, presets: list[str]) -> str:
         (site / f"floor-{preset}.html").write_text(floor_html(index, svg), encoding="utf-8")
     # Compressed like every page of the build, so that the server sends them alike.
     floors = [p.name for p in site.glob("floor-*.html")]
-    compress.precompress(site, common.ROOT / ".cache", skip=[p.relative_to(site).as_posix() for p in site.rglob("*")
-                                                             if p.is_file() and p.name not in floors])
+    compress.precompress(
+        site,
+        common.ROOT / ".cache",
+        skip=[p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file() and p.name not in floors],
+    )
     return default
 
 
@@ -126,10 +132,17 @@ def visit(browser, url: str, preset: str) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=7, help="rounds (default 7, the targets' minimum)")
-    parser.add_argument("--presets", default="diamond,double-diamond,neuron",
-                        help="the other presets, or 'all' (default diamond,double-diamond,neuron)")
-    parser.add_argument("--compare", type=Path, default=None, help="another built site to load side by side (today's page)")
-    parser.add_argument("--port", type=int, default=0, help="this build's server port (the comparison's is the next one)")
+    parser.add_argument(
+        "--presets",
+        default="diamond,double-diamond,neuron",
+        help="the other presets, or 'all' (default diamond,double-diamond,neuron)",
+    )
+    parser.add_argument(
+        "--compare", type=Path, default=None, help="another built site to load side by side (today's page)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=0, help="this build's server port (the comparison's is the next one)"
+    )
     args = parser.parse_args(argv)
     presets = [p for p in args.presets.split(",") if p]
 
@@ -149,9 +162,13 @@ def main(argv=None) -> int:
             if args.compare:
                 variants.append((f"compare {preset}", preset, "compare", query))
         runs = {name: [] for name, *_ in variants}
-        with common.serve(args.port, dist=site) as url, \
-                (common.serve(args.port + 1 if args.port else 0, dist=args.compare) if args.compare
-                 else _nothing()) as compare_url, common.chromium() as browser:
+        with (
+            common.serve(args.port, dist=site) as url,
+            (
+                common.serve(args.port + 1 if args.port else 0, dist=args.compare) if args.compare else _nothing()
+            ) as compare_url,
+            common.chromium() as browser,
+        ):
             servers = {"site": url, "compare": compare_url}
 
             visit(browser, url, default)  # unmeasured: warms the OS cache and the server
@@ -159,33 +176,50 @@ def main(argv=None) -> int:
                 shift = i % len(variants)
                 for name, preset, server, path in variants[shift:] + variants[:shift]:
                     runs[name].append(visit(browser, servers[server] + path, preset))
-                print(f"round {i + 1}/{args.rounds}: " + ", ".join(
-                    f"{name} {round(r[-1]['graph'])}" for name, r in runs.items()), file=sys.stderr)
+                print(
+                    f"round {i + 1}/{args.rounds}: "
+                    + ", ".join(f"{name} {round(r[-1]['graph'])}" for name, r in runs.items()),
+                    file=sys.stderr,
+                )
 
     med = {name: {k: common.median([r[k] for r in rs]) for k in ("graph", "fcp")} for name, rs in runs.items()}
     floor_default = med[f"floor {default}"]["graph"]
     rows = []
     for name, *_ in variants:
         preset = name.split()[-1]
-        rows.append([name, common.fmt_ms(med[name]["graph"]), common.fmt_ms(med[name]["fcp"]),
-                     common.fmt_ratio(common.ratio(med[name]["graph"], med[f"floor {preset}"]["graph"])),
-                     common.fmt_ratio(common.ratio(med[name]["graph"], floor_default))])
-    print(f"\nFirst paint of the graph, cold, localhost: median of {args.rounds} rounds, "
-          "ms after navigation start (headless Chromium)\n")
+        rows.append(
+            [
+                name,
+                common.fmt_ms(med[name]["graph"]),
+                common.fmt_ms(med[name]["fcp"]),
+                common.fmt_ratio(common.ratio(med[name]["graph"], med[f"floor {preset}"]["graph"])),
+                common.fmt_ratio(common.ratio(med[name]["graph"], floor_default)),
+            ]
+        )
+    print(
+        f"\nFirst paint of the graph, cold, localhost: median of {args.rounds} rounds, "
+        "ms after navigation start (headless Chromium)\n"
+    )
     print(common.table(["variant", "graph", "FCP", "/ its floor", f"/ floor {default}"], rows))
 
     default_ratio = common.ratio(med[f"page {default}"]["graph"], floor_default)
     others = [(p, common.ratio(med[f"page {p}"]["graph"], floor_default)) for p in presets]
     worst = max(others, key=lambda x: x[1] or 0) if others else (None, None)
     print()
-    print(f"  {common.verdict(default_ratio, DEFAULT_LIMIT):7} default preset ({default}) graph <= "
-          f"{DEFAULT_LIMIT} x floor: {common.fmt_ratio(default_ratio)}")
-    print(f"  {common.verdict(worst[1], OTHER_LIMIT):7} other presets' graph <= {OTHER_LIMIT} x floor "
-          f"(worst: {worst[0]}): {common.fmt_ratio(worst[1])}")
+    print(
+        f"  {common.verdict(default_ratio, DEFAULT_LIMIT):7} default preset ({default}) graph <= "
+        f"{DEFAULT_LIMIT} x floor: {common.fmt_ratio(default_ratio)}"
+    )
+    print(
+        f"  {common.verdict(worst[1], OTHER_LIMIT):7} other presets' graph <= {OTHER_LIMIT} x floor "
+        f"(worst: {worst[0]}): {common.fmt_ratio(worst[1])}"
+    )
     own = [(p, common.ratio(med[f"page {p}"]["graph"], med[f"floor {p}"]["graph"])) for p in presets]
     worst_own = max(own, key=lambda x: x[1] or 0) if own else (None, None)
-    print(f"  {common.verdict(worst_own[1], OTHER_LIMIT):7} other presets' graph <= {OTHER_LIMIT} x its own floor "
-          f"(worst: {worst_own[0]}): {common.fmt_ratio(worst_own[1])}")
+    print(
+        f"  {common.verdict(worst_own[1], OTHER_LIMIT):7} other presets' graph <= {OTHER_LIMIT} x its own floor "
+        f"(worst: {worst_own[0]}): {common.fmt_ratio(worst_own[1])}"
+    )
     return 0
 
 

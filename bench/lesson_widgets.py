@@ -149,8 +149,10 @@ def load(browser, url: str, timeout_s: float) -> dict:
         while not settled():
             if time.monotonic() > deadline:
                 heard = ", ".join(x.removeprefix("__gwLW:") for x in said) or "nothing"
-                raise LoadFailed(f"no ready within {timeout_s:g} s; {len(workers)} worker(s); heard: {heard}"
-                                 + (f"; {problems[0]}" if problems else ""))
+                raise LoadFailed(
+                    f"no ready within {timeout_s:g} s; {len(workers)} worker(s); heard: {heard}"
+                    + (f"; {problems[0]}" if problems else "")
+                )
             page.wait_for_timeout(50)  # Playwright's side: no task in the page
         page.wait_for_timeout(GRACE_S * 1000)
         if "the page crashed" in problems:
@@ -163,8 +165,7 @@ def load(browser, url: str, timeout_s: float) -> dict:
         errors = [f["url"] for f in [top, *children] if f["error"] is not None]
         errors += [k for k, w in top["widgets"].items() if w["state"] == "error"]
         if errors:
-            raise LoadFailed("engine error in " + ", ".join(errors)
-                             + (f"; {problems[0]}" if problems else ""))
+            raise LoadFailed("engine error in " + ", ".join(errors) + (f"; {problems[0]}" if problems else ""))
 
         def on_top(frame, t):  # a frame's performance.now() on the top page's clock
             return None if t is None else frame["origin"] + t - top["origin"]
@@ -211,10 +212,12 @@ def load(browser, url: str, timeout_s: float) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=7, help="cold loads of each page (default 7)")
-    parser.add_argument("--timeout", type=float, default=60.0,
-                        help="seconds a load may take before it counts as failed (default 60)")
-    parser.add_argument("--dist", type=Path, default=None,
-                        help="serve this built copy of the site instead of building dist/")
+    parser.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds a load may take before it counts as failed (default 60)"
+    )
+    parser.add_argument(
+        "--dist", type=Path, default=None, help="serve this built copy of the site instead of building dist/"
+    )
     args = parser.parse_args(argv)
 
     if args.dist is None:
@@ -231,7 +234,7 @@ def main(argv=None) -> int:
             except LoadFailed as e:
                 print(f"warm-up {name}: failed ({e})", file=sys.stderr)
         for i in range(args.rounds):
-            order = names[i % len(names):] + names[:i % len(names)]
+            order = names[i % len(names) :] + names[: i % len(names)]
             shown = []
             for name in order:
                 try:
@@ -243,26 +246,59 @@ def main(argv=None) -> int:
                     shown.append(f"{name} FAILED ({e})")
             print(f"round {i + 1}/{args.rounds}: " + "; ".join(shown), file=sys.stderr)
 
-    med = {name: {key: common.median([r[key] for r in rs])
-                  for key in ("worker_start", "worker_ready", "first", "last", "busy")} for name, rs in runs.items()}
+    med = {
+        name: {
+            key: common.median([r[key] for r in rs])
+            for key in ("worker_start", "worker_ready", "first", "last", "busy")
+        }
+        for name, rs in runs.items()
+    }
     rows = []
     for name in names:
         rs, m = runs[name], med[name]
         lasts = [r["last"] for r in rs]
         workers = sorted({r["workers"] for r in rs})
-        rows.append([name, f"{len(rs)}/{len(rs) + len(failures[name])}",
-                     common.fmt_ms(m["worker_start"]), common.fmt_ms(m["worker_ready"]),
-                     common.fmt_ms(m["first"]), common.fmt_ms(m["last"]),
-                     common.fmt_ms(min(lasts) if lasts else None), common.fmt_ms(max(lasts) if lasts else None),
-                     ",".join(map(str, workers)) or "—", common.fmt_ms(m["busy"])])
-    print(f"\nThree widgets on a page against one, cold (fresh context, service workers blocked), "
-          f"{args.rounds} loads each, alternating;\nms after navigation start, medians "
-          "(headless Chromium, localhost, this machine's cores shared by everything)\n")
-    print(common.table(["page", "ok", "worker start", "worker ready", "first ready",
-                        "last ready", "min", "max", "workers", "long tasks"], rows))
-    print("\nworker start/ready: the gw:worker-start and gw:worker-ready marks (the iframe page: the first\n"
-          "frame's start, the last frame's ready); first/last ready: the first and last widget's\n"
-          "data-engine=\"ready\"; long tasks: main-thread ms in tasks over 50 ms before ready (top page)")
+        rows.append(
+            [
+                name,
+                f"{len(rs)}/{len(rs) + len(failures[name])}",
+                common.fmt_ms(m["worker_start"]),
+                common.fmt_ms(m["worker_ready"]),
+                common.fmt_ms(m["first"]),
+                common.fmt_ms(m["last"]),
+                common.fmt_ms(min(lasts) if lasts else None),
+                common.fmt_ms(max(lasts) if lasts else None),
+                ",".join(map(str, workers)) or "—",
+                common.fmt_ms(m["busy"]),
+            ]
+        )
+    print(
+        f"\nThree widgets on a page against one, cold (fresh context, service workers blocked), "
+        f"{args.rounds} loads each, alternating;\nms after navigation start, medians "
+        "(headless Chromium, localhost, this machine's cores shared by everything)\n"
+    )
+    print(
+        common.table(
+            [
+                "page",
+                "ok",
+                "worker start",
+                "worker ready",
+                "first ready",
+                "last ready",
+                "min",
+                "max",
+                "workers",
+                "long tasks",
+            ],
+            rows,
+        )
+    )
+    print(
+        "\nworker start/ready: the gw:worker-start and gw:worker-ready marks (the iframe page: the first\n"
+        "frame's start, the last frame's ready); first/last ready: the first and last widget's\n"
+        'data-engine="ready"; long tasks: main-thread ms in tasks over 50 ms before ready (top page)'
+    )
 
     lesson_ratio = common.ratio(med["lesson.html"]["last"], med["index.html"]["last"])
     iframe_ratio = common.ratio(med["lesson-iframes.html"]["last"], med["index.html"]["last"])
@@ -271,21 +307,27 @@ def main(argv=None) -> int:
     if each:
         n = min(map(len, each))
         arrivals = [common.median([e[k] for e in each]) for k in range(n)]
-        after_worker = common.median([r["last"] - r["worker_ready"] for r in runs["lesson.html"]
-                                      if r["worker_ready"] is not None])
-        print("\nlesson.html, each widget ready (median, in order of arrival): "
-              + ", ".join(common.fmt_ms(a) for a in arrivals)
-              + f" ms; last ready - gw:worker-ready: {common.fmt_ms(after_worker)} ms")
-    single_after = common.median([r["last"] - r["worker_ready"] for r in runs["index.html"]
-                                  if r["worker_ready"] is not None])
+        after_worker = common.median(
+            [r["last"] - r["worker_ready"] for r in runs["lesson.html"] if r["worker_ready"] is not None]
+        )
+        print(
+            "\nlesson.html, each widget ready (median, in order of arrival): "
+            + ", ".join(common.fmt_ms(a) for a in arrivals)
+            + f" ms; last ready - gw:worker-ready: {common.fmt_ms(after_worker)} ms"
+        )
+    single_after = common.median(
+        [r["last"] - r["worker_ready"] for r in runs["index.html"] if r["worker_ready"] is not None]
+    )
     print(f"index.html, ready - gw:worker-ready: {common.fmt_ms(single_after)} ms")
 
     print(f"\nlesson.html last ready / index.html ready: {common.fmt_ratio(lesson_ratio)}")
     print(f"lesson-iframes.html last ready / index.html ready: {common.fmt_ratio(iframe_ratio)} (reference)")
     lesson_workers = [r["workers"] for r in runs["lesson.html"]]
     one_worker = bool(lesson_workers) and all(w == 1 for w in lesson_workers)
-    print(f"engine workers on lesson.html: {lesson_workers or 'no data'}: "
-          + ("1 in every load (ok)" if one_worker else "NOT 1 in every load" if lesson_workers else "no data"))
+    print(
+        f"engine workers on lesson.html: {lesson_workers or 'no data'}: "
+        + ("1 in every load (ok)" if one_worker else "NOT 1 in every load" if lesson_workers else "no data")
+    )
     verdict = common.verdict(lesson_ratio, 1.3)
     print(f"target <= 1.3x: {verdict}")
     failed = [(name, f) for name in names for f in failures[name]]

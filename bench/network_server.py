@@ -109,7 +109,7 @@ class PacedWriter(io.RawIOBase):
     def write(self, data) -> int:
         view = memoryview(data)
         for start in range(0, len(view), SLICE):
-            piece = view[start:start + SLICE]
+            piece = view[start : start + SLICE]
             self.handler.server.link.send(len(piece))
             self.raw.write(piece)
             self.handler.server.log.add_slice(len(piece), self.handler.log_path)
@@ -140,10 +140,13 @@ class NetworkHandler(serve.SiteHandler):
 
     def _before_response(self):
         self.log_path = urllib.parse.urlsplit(self.path).path
-        self.server.log.add_request({
-            "t": time.time(), "path": self.log_path,
-            "accept_encoding": self.headers.get("Accept-Encoding", ""),
-        })
+        self.server.log.add_request(
+            {
+                "t": time.time(),
+                "path": self.log_path,
+                "accept_encoding": self.headers.get("Accept-Encoding", ""),
+            }
+        )
         time.sleep(self.server.latency_s)
 
     def _control(self) -> bool:
@@ -172,10 +175,8 @@ class NetworkHandler(serve.SiteHandler):
         if os.path.isdir(path) and url_path.endswith("/"):
             path = os.path.join(path, "index.html")
         accepted = serve.accepted_encodings(self.headers.get("Accept-Encoding"))
-        has_copy = any(name in accepted and os.path.isfile(path + suffix)
-                       for name, suffix in serve.ENCODINGS)
-        if (has_copy or "gzip" not in accepted or not os.path.isfile(path)
-                or Path(path).suffix not in COMPRESSIBLE):
+        has_copy = any(name in accepted and os.path.isfile(path + suffix) for name, suffix in serve.ENCODINGS)
+        if has_copy or "gzip" not in accepted or not os.path.isfile(path) or Path(path).suffix not in COMPRESSIBLE:
             return super().send_head()
         body = self.server.gzipped(path)
         if body is None:  # not worth it (already compressed): as is

@@ -85,14 +85,28 @@ class Site:
     def __init__(self, label: str, dist: Path, port: int, mbit: float, latency_ms: float):
         self.label = label
         self.proc = subprocess.Popen(
-            [sys.executable, str(SERVER), "--dist", str(dist), "--port", str(port),
-             "--mbit", str(mbit), "--latency-ms", str(latency_ms)],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+            [
+                sys.executable,
+                str(SERVER),
+                "--dist",
+                str(dist),
+                "--port",
+                str(port),
+                "--mbit",
+                str(mbit),
+                "--latency-ms",
+                str(latency_ms),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            text=True,
+        )
         line = self.proc.stdout.readline()
         if "http://" not in line:
             self.close()
             raise RuntimeError(f"bench/network_server.py did not start for {dist}")
-        self.url = line[line.index("http://"):].split()[0]
+        self.url = line[line.index("http://") :].split()[0]
 
     def control(self, what: str) -> dict:
         with urllib.request.urlopen(self.url + "__net/" + what, timeout=30) as response:
@@ -146,19 +160,22 @@ def fmt_mb(value) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--loads", type=int, default=7,
-                        help="cold loads of each variant (default 7; at least 7 for the targets)")
-    parser.add_argument("--dist", type=Path, default=None,
-                        help="serve this built copy of the site instead of building dist/")
+    parser.add_argument(
+        "--loads", type=int, default=7, help="cold loads of each variant (default 7; at least 7 for the targets)"
+    )
+    parser.add_argument(
+        "--dist", type=Path, default=None, help="serve this built copy of the site instead of building dist/"
+    )
     parser.add_argument("--label", default=None, help="its name in the table (default: the folder)")
-    parser.add_argument("--compare", type=Path, default=None,
-                        help="a second built site measured side by side (say, main's dist/)")
+    parser.add_argument(
+        "--compare", type=Path, default=None, help="a second built site measured side by side (say, main's dist/)"
+    )
     parser.add_argument("--compare-label", default=None, help="its name in the table (default: the folder)")
     parser.add_argument("--mbit", type=float, default=20.0, help="the shared link, Mbit/s (default 20)")
-    parser.add_argument("--latency-ms", type=float, default=40.0,
-                        help="delay before each response, ms (default 40)")
-    parser.add_argument("--port", type=int, default=0,
-                        help="the first server's port (the second gets the next one; default: any free)")
+    parser.add_argument("--latency-ms", type=float, default=40.0, help="delay before each response, ms (default 40)")
+    parser.add_argument(
+        "--port", type=int, default=0, help="the first server's port (the second gets the next one; default: any free)"
+    )
     parser.add_argument("--timeout", type=float, default=90.0, help="seconds a load may take (default 90)")
     args = parser.parse_args(argv)
 
@@ -174,8 +191,11 @@ def main(argv=None) -> int:
         for i, (label, folder) in enumerate(dists):
             port = args.port + i if args.port else 0
             sites.append(Site(label, folder, port, args.mbit, args.latency_ms))
-        variants = [(site, path, query) for site in sites
-                    for path, query in (("fast", "index.html"), ("stock", "index.html?boot=stock"))]
+        variants = [
+            (site, path, query)
+            for site in sites
+            for path, query in (("fast", "index.html"), ("stock", "index.html?boot=stock"))
+        ]
         runs = {(site.label, path): [] for site, path, _ in variants}
         failures = []
         started = time.monotonic()
@@ -183,7 +203,7 @@ def main(argv=None) -> int:
             # One unmeasured load warms the OS file cache, the servers and Chromium.
             load(browser, sites[0], "index.html", args.timeout)
             for i in range(args.loads):
-                order = variants[i % len(variants):] + variants[:i % len(variants)]
+                order = variants[i % len(variants) :] + variants[: i % len(variants)]
                 for site, path, query in order:
                     result = load(browser, site, query, args.timeout)
                     if "failed" in result:
@@ -191,33 +211,66 @@ def main(argv=None) -> int:
                     else:
                         runs[(site.label, path)].append(result)
                 last = {f"{label} {path}": round(rs[-1]["ready"]) for (label, path), rs in runs.items() if rs}
-                print(f"round {i + 1}/{args.loads} ({time.monotonic() - started:.0f} s): engine ready {last}",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"round {i + 1}/{args.loads} ({time.monotonic() - started:.0f} s): engine ready {last}",
+                    file=sys.stderr,
+                    flush=True,
+                )
     finally:
         for site in sites:
             site.close()
 
-    med = {key: {"ready": common.median([r["ready"] for r in rs]),
-                 "worker": common.median([r["marks"].get("gw:worker-ready") for r in rs]),
-                 "bytes": common.median([r["bytes"] for r in rs]),
-                 "requests": common.median([r["requests"] for r in rs])}
-           for key, rs in runs.items()}
+    med = {
+        key: {
+            "ready": common.median([r["ready"] for r in rs]),
+            "worker": common.median([r["marks"].get("gw:worker-ready") for r in rs]),
+            "bytes": common.median([r["bytes"] for r in rs]),
+            "requests": common.median([r["requests"] for r in rs]),
+        }
+        for key, rs in runs.items()
+    }
     rows = []
     for (label, path), rs in runs.items():
         m = med[(label, path)]
         stock = med[(label, "stock")]
-        span = (f"{common.fmt_ms(min(r['ready'] for r in rs))}–{common.fmt_ms(max(r['ready'] for r in rs))}"
-                if rs else "—")
-        rows.append([f"{label}: {path}", str(len(rs)), common.fmt_ms(m["ready"]), span,
-                     common.fmt_ms(m["worker"]), common.fmt_ratio(common.ratio(m["ready"], stock["ready"])),
-                     fmt_mb(m["bytes"]), common.fmt_ratio(common.ratio(m["bytes"], stock["bytes"])),
-                     common.fmt_ms(m["requests"])])
+        span = (
+            f"{common.fmt_ms(min(r['ready'] for r in rs))}–{common.fmt_ms(max(r['ready'] for r in rs))}" if rs else "—"
+        )
+        rows.append(
+            [
+                f"{label}: {path}",
+                str(len(rs)),
+                common.fmt_ms(m["ready"]),
+                span,
+                common.fmt_ms(m["worker"]),
+                common.fmt_ratio(common.ratio(m["ready"], stock["ready"])),
+                fmt_mb(m["bytes"]),
+                common.fmt_ratio(common.ratio(m["bytes"], stock["bytes"])),
+                common.fmt_ms(m["requests"]),
+            ]
+        )
 
-    print(f"\nCold visit under a {args.mbit:g} Mbit/s shared link with {args.latency_ms:g} ms before each "
-          f"response: medians of {args.loads} loads per variant, ms after navigation start "
-          "(headless Chromium, service workers blocked)\n")
-    print(common.table(["variant", "loads", "engine ready", "min–max", "gw:worker-ready", "× stock",
-                        "MB until ready", "× stock", "requests"], rows))
+    print(
+        f"\nCold visit under a {args.mbit:g} Mbit/s shared link with {args.latency_ms:g} ms before each "
+        f"response: medians of {args.loads} loads per variant, ms after navigation start "
+        "(headless Chromium, service workers blocked)\n"
+    )
+    print(
+        common.table(
+            [
+                "variant",
+                "loads",
+                "engine ready",
+                "min–max",
+                "gw:worker-ready",
+                "× stock",
+                "MB until ready",
+                "× stock",
+                "requests",
+            ],
+            rows,
+        )
+    )
 
     encodings = sorted({e for rs in runs.values() for r in rs for e in r["accept_encoding"]})
     print(f"\nAccept-Encoding sent by the browser: {' | '.join(encodings) or '—'}")
@@ -226,8 +279,10 @@ def main(argv=None) -> int:
             continue
         typical = sorted(rs, key=lambda r: r["bytes"])[len(rs) // 2]
         biggest = sorted(typical["by_path"].items(), key=lambda kv: -kv[1])[:6]
-        print(f"{label}: fast, the biggest downloads until ready (the median load, kB as sent): "
-              + ", ".join(f"{p.rsplit('/', 1)[-1]} {n / 1e3:,.0f}" for p, n in biggest))
+        print(
+            f"{label}: fast, the biggest downloads until ready (the median load, kB as sent): "
+            + ", ".join(f"{p.rsplit('/', 1)[-1]} {n / 1e3:,.0f}" for p, n in biggest)
+        )
     for label, path, n, result in failures:
         reached = ", ".join(f"{k} {v:.0f}" for k, v in (result.get("marks") or {}).items())
         print(f"FAILED {label}: {path}, load {n}: {result['failed']}" + (f" (marks: {reached})" if reached else ""))
@@ -236,11 +291,15 @@ def main(argv=None) -> int:
     for site in sites:
         fast, stock = med[(site.label, "fast")], med[(site.label, "stock")]
         ready_ratio = common.ratio(fast["ready"], stock["ready"])
-        print(f"  {common.verdict(ready_ratio, TARGET_READY_RATIO):7} {site.label}: engine ready, cold, this "
-              f"network <= {TARGET_READY_RATIO} x stock: {common.fmt_ratio(ready_ratio)} "
-              f"({common.fmt_ms(fast['ready'])} against {common.fmt_ms(stock['ready'])} ms)")
-        print(f"  {common.verdict(fast['bytes'], TARGET_BYTES):7} {site.label}: bytes until engine ready <= "
-              f"{TARGET_BYTES / 1e6:g} MB: {fmt_mb(fast['bytes'])} MB")
+        print(
+            f"  {common.verdict(ready_ratio, TARGET_READY_RATIO):7} {site.label}: engine ready, cold, this "
+            f"network <= {TARGET_READY_RATIO} x stock: {common.fmt_ratio(ready_ratio)} "
+            f"({common.fmt_ms(fast['ready'])} against {common.fmt_ms(stock['ready'])} ms)"
+        )
+        print(
+            f"  {common.verdict(fast['bytes'], TARGET_BYTES):7} {site.label}: bytes until engine ready <= "
+            f"{TARGET_BYTES / 1e6:g} MB: {fmt_mb(fast['bytes'])} MB"
+        )
     return 1 if failures else 0
 
 

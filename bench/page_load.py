@@ -183,10 +183,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=7, help="rounds (default 7; at least 7 for issue 17's targets)")
     parser.add_argument("--preset", default="diamond", help="the preset to open (default diamond)")
-    parser.add_argument("--dist", type=Path, default=None,
-                        help="serve this built copy of the site instead of building dist/")
-    parser.add_argument("--compare", type=Path, default=None,
-                        help="a second built site whose fast path (cold and warm) joins the rotation")
+    parser.add_argument(
+        "--dist", type=Path, default=None, help="serve this built copy of the site instead of building dist/"
+    )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        default=None,
+        help="a second built site whose fast path (cold and warm) joins the rotation",
+    )
     parser.add_argument("--label", default="this", help="the name of --dist's (or dist/'s) rows with --compare")
     parser.add_argument("--compare-label", default="base", help="the name of --compare's rows")
     args = parser.parse_args(argv)
@@ -220,41 +225,70 @@ def main(argv=None) -> int:
             last = {k: round(v[-1]["ready"]) for k, v in runs.items()}
             print(f"round {i + 1}/{args.rounds}: engine ready {last}", file=sys.stderr)
 
-    med = {name: {key: common.median([r[key] for r in rs])
-                  for key in ("firstPaint", "ready", "longest")} for name, rs in runs.items()}
+    med = {
+        name: {key: common.median([r[key] for r in rs]) for key in ("firstPaint", "ready", "longest")}
+        for name, rs in runs.items()
+    }
     worst_task = {name: max(r["longest"] for r in rs) for name, rs in runs.items()}
-    boots = {name: ", ".join(f"{b} {n}" for b, n in sorted(Counter(r.get("boot") or "?" for r in rs).items()))
-             for name, rs in runs.items()}
-    rows = [[name, common.fmt_ms(m["firstPaint"]), common.fmt_ms(m["ready"]),
-             f"{common.fmt_ms(min(r['ready'] for r in runs[name]))}–{common.fmt_ms(max(r['ready'] for r in runs[name]))}",
-             common.fmt_ms(m["longest"]), common.fmt_ms(worst_task[name]), boots[name]]
-            for name, m in med.items()]
+    boots = {
+        name: ", ".join(f"{b} {n}" for b, n in sorted(Counter(r.get("boot") or "?" for r in rs).items()))
+        for name, rs in runs.items()
+    }
+    rows = [
+        [
+            name,
+            common.fmt_ms(m["firstPaint"]),
+            common.fmt_ms(m["ready"]),
+            f"{common.fmt_ms(min(r['ready'] for r in runs[name]))}–{common.fmt_ms(max(r['ready'] for r in runs[name]))}",
+            common.fmt_ms(m["longest"]),
+            common.fmt_ms(worst_task[name]),
+            boots[name],
+        ]
+        for name, m in med.items()
+    ]
     cold, warm, stock = (med[f"{this}{v}"]["ready"] for v in ("fast, cold", "fast, warm", "stock, cold"))
     ready_ratio = common.ratio(cold, stock)
     warm_ratio = common.ratio(warm, stock)
     warm_cold = common.ratio(warm, cold)
-    rows.append([f"{this}ratio fast cold / stock",
-                 common.fmt_ratio(common.ratio(med[f"{this}fast, cold"]["firstPaint"], med[f"{this}stock, cold"]["firstPaint"])),
-                 common.fmt_ratio(ready_ratio), "", "", "", ""])
+    rows.append(
+        [
+            f"{this}ratio fast cold / stock",
+            common.fmt_ratio(
+                common.ratio(med[f"{this}fast, cold"]["firstPaint"], med[f"{this}stock, cold"]["firstPaint"])
+            ),
+            common.fmt_ratio(ready_ratio),
+            "",
+            "",
+            "",
+            "",
+        ]
+    )
     rows.append([f"{this}ratio fast warm / stock", "", common.fmt_ratio(warm_ratio), "", "", "", ""])
     rows.append([f"{this}ratio fast warm / fast cold", "", common.fmt_ratio(warm_cold), "", "", "", ""])
     if args.compare:
         b_cold, b_warm = med[f"{base}fast, cold"]["ready"], med[f"{base}fast, warm"]["ready"]
-        rows.append([f"{base}ratio fast warm / fast cold", "", common.fmt_ratio(common.ratio(b_warm, b_cold)), "", "", "", ""])
-        rows.append([f"{this}fast, cold / {base}fast, cold", "",
-                     common.fmt_ratio(common.ratio(cold, b_cold)), "", "", "", ""])
+        rows.append(
+            [f"{base}ratio fast warm / fast cold", "", common.fmt_ratio(common.ratio(b_warm, b_cold)), "", "", "", ""]
+        )
+        rows.append(
+            [f"{this}fast, cold / {base}fast, cold", "", common.fmt_ratio(common.ratio(cold, b_cold)), "", "", "", ""]
+        )
 
-    print(f"\nPage load, preset {args.preset}: median of {args.rounds} rounds, "
-          "ms after navigation start (headless Chromium, localhost)\n")
+    print(
+        f"\nPage load, preset {args.preset}: median of {args.rounds} rounds, "
+        "ms after navigation start (headless Chromium, localhost)\n"
+    )
     print(common.table(["path", "first paint", "engine ready", "min–max", "longest task", "worst task", "boot"], rows))
     for prefix in [this] + ([base] if args.compare else []):
         warm_runs = runs[f"{prefix}fast, warm"]
         warm_sw = {r.get("sw") for r in warm_runs}
         warm_controlled = sum(r["controlled"] for r in warm_runs)
         kept = Counter(r.get("snapshot") for r in warm_runs)
-        print(f"\n{prefix}warm visits served by the service worker: {warm_controlled}/{len(warm_runs)} "
-              f"({', '.join(sorted(warm_sw))}); snapshot before the warm visit: "
-              + ", ".join(f"{k} {n}" for k, n in kept.items()))
+        print(
+            f"\n{prefix}warm visits served by the service worker: {warm_controlled}/{len(warm_runs)} "
+            f"({', '.join(sorted(warm_sw))}); snapshot before the warm visit: "
+            + ", ".join(f"{k} {n}" for k, n in kept.items())
+        )
     marks = runs[f"{this}fast, cold"][-1]["marks"]
     if marks:
         print(f"{this}page marks (last cold visit): " + ", ".join(f"{n} {t}" for n, t in marks))

@@ -142,8 +142,8 @@ def thousand_node_program() -> str:
 
 def wait_ready(page):
     page.wait_for_function(
-        "() => ['ready', 'error'].includes(document.documentElement.dataset.engine)",
-        timeout=TIMEOUT_MS, polling=50)
+        "() => ['ready', 'error'].includes(document.documentElement.dataset.engine)", timeout=TIMEOUT_MS, polling=50
+    )
     if page.evaluate("document.documentElement.dataset.engine") != "ready":
         raise RuntimeError("the engine failed to start")
 
@@ -160,21 +160,32 @@ def measure_steps(page, steps: int) -> list[dict]:
 
 
 def measure_edit(page, kind: str, arg=None, settle_ms: int = 120) -> dict:
-    return page.evaluate(MEASURE_EDIT, {"kind": kind, "arg": arg, "settleMs": settle_ms,
-                                        "timeoutMs": 20_000})
+    return page.evaluate(MEASURE_EDIT, {"kind": kind, "arg": arg, "settleMs": settle_ms, "timeoutMs": 20_000})
 
 
 def summary(name, samples, limit=None):
     ms = [s["ms"] for s in samples if s.get("ms") is not None]
     frame = [s["frame"] for s in samples if s.get("frame") is not None]
     p95 = common.percentile(ms, 95)
-    return [name, str(len(ms)), common.fmt_ms(common.percentile(ms, 50), 1), common.fmt_ms(p95, 1),
-            common.fmt_ms(common.percentile(frame, 50), 1), common.fmt_ms(common.percentile(frame, 95), 1),
-            "" if limit is None else f"{common.verdict(p95, limit)} (≤ {limit})"], p95
+    return [
+        name,
+        str(len(ms)),
+        common.fmt_ms(common.percentile(ms, 50), 1),
+        common.fmt_ms(p95, 1),
+        common.fmt_ms(common.percentile(frame, 50), 1),
+        common.fmt_ms(common.percentile(frame, 95), 1),
+        "" if limit is None else f"{common.verdict(p95, limit)} (≤ {limit})",
+    ], p95
 
 
-LIMITS = {"step (key → SVG + table)": 16, "edit: preset": 50, "edit: Run order": 50,
-          "edit: value (↑)": 50, "edit: 1,000-node program": 300, "edit: value in it (↑)": 300}
+LIMITS = {
+    "step (key → SVG + table)": 16,
+    "edit: preset": 50,
+    "edit: Run order": 50,
+    "edit: value (↑)": 50,
+    "edit: 1,000-node program": 300,
+    "edit: value in it (↑)": 300,
+}
 
 
 class Variant:
@@ -224,7 +235,9 @@ def measure(variants: list[Variant], args) -> None:
     for v in variants:
         v.page.evaluate("""() => { const s = document.getElementById('gradwalk').shadowRoot.querySelector('#preset');
             s.value = 'double-diamond'; s.dispatchEvent(new Event('change', {bubbles: true})); }""")
-        v.page.wait_for_function("() => document.getElementById('gradwalk').shadowRoot.querySelector('#graph')?.dataset.graph === 'double-diamond'")
+        v.page.wait_for_function(
+            "() => document.getElementById('gradwalk').shadowRoot.querySelector('#graph')?.dataset.graph === 'double-diamond'"
+        )
         v.page.wait_for_timeout(200)
     for _, v in rounds(variants, args.edits):
         v.add("edit: Run order", measure_edit(v.page, "order"))
@@ -232,8 +245,11 @@ def measure(variants: list[Variant], args) -> None:
         v.add("edit: value (↑)", measure_edit(v.page, "value", "a"))
 
     program = thousand_node_program()
-    with_editor = [v for v in variants
-                   if v.page.evaluate("!!document.getElementById('gradwalk').shadowRoot.querySelector('#edit-program')")]
+    with_editor = [
+        v
+        for v in variants
+        if v.page.evaluate("!!document.getElementById('gradwalk').shadowRoot.querySelector('#edit-program')")
+    ]
     for v in variants:
         if v not in with_editor:
             v.notes.append("the page has no program editor (#edit-program): 1,000-node edits not measured")
@@ -247,7 +263,9 @@ def measure(variants: list[Variant], args) -> None:
         sample = measure_edit(v.page, "program", program_i, settle_ms=200)
         v.add("edit: 1,000-node program", sample)
         if i == 0:
-            nodes = v.page.evaluate("document.getElementById('gradwalk').shadowRoot.querySelectorAll('#graph [data-node]').length")
+            nodes = v.page.evaluate(
+                "document.getElementById('gradwalk').shadowRoot.querySelectorAll('#graph [data-node]').length"
+            )
             v.notes.append(f"1,000-node program: {nodes} nodes drawn; first load {common.fmt_ms(sample['ms'])} ms")
     # The program is on screen: now change one of its values.
     for _, v in rounds(with_editor, big):
@@ -258,11 +276,16 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=200, help="key presses (default 200)")
     parser.add_argument("--edits", type=int, default=20, help="edits of each kind (default 20)")
-    parser.add_argument("--dist", type=Path, default=None,
-                        help="serve this built copy of the site instead of building dist/")
+    parser.add_argument(
+        "--dist", type=Path, default=None, help="serve this built copy of the site instead of building dist/"
+    )
     parser.add_argument("--label", default=None, help="its name in the table (default: the folder)")
-    parser.add_argument("--compare", type=Path, default=None,
-                        help="a second built site (say, main's dist/), measured in turn with the first")
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        default=None,
+        help="a second built site (say, main's dist/), measured in turn with the first",
+    )
     parser.add_argument("--compare-label", default=None, help="its name in the table (default: the folder)")
     args = parser.parse_args(argv)
 
@@ -290,11 +313,15 @@ def main(argv=None) -> int:
             rows.append(row)
             p50 = common.percentile([s["ms"] for s in v.results[name] if s.get("ms") is not None], 50)
             what = f"{v.label}: {name}" if named else name
-            verdicts.append(f"  {common.verdict(p95, LIMITS[name])}  {what}, p95 <= {LIMITS[name]} ms: "
-                            f"{common.fmt_ms(p95, 1)} ms (p50 {common.fmt_ms(p50, 1)}, "
-                            f"n {len(v.results[name])})")
-    print("\nStep and edit latency (ms, headless Chromium, localhost; to the page's gw:render mark, "
-          "and to after the next frame)" + (": the builds measured in turn, in one run" if named else "") + "\n")
+            verdicts.append(
+                f"  {common.verdict(p95, LIMITS[name])}  {what}, p95 <= {LIMITS[name]} ms: "
+                f"{common.fmt_ms(p95, 1)} ms (p50 {common.fmt_ms(p50, 1)}, "
+                f"n {len(v.results[name])})"
+            )
+    print(
+        "\nStep and edit latency (ms, headless Chromium, localhost; to the page's gw:render mark, "
+        "and to after the next frame)" + (": the builds measured in turn, in one run" if named else "") + "\n"
+    )
     print(common.table(["what", "n", "p50", "p95", "frame p50", "frame p95", "target (p95)"], rows))
     for v in variants:
         for note in v.notes:

@@ -38,8 +38,10 @@ def esbuild(cache: Path, log) -> Path:
     machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower())
     key = f"{platform.system().lower()}-{machine}"
     if key not in ESBUILD_INTEGRITY:
-        raise BuildError(f"the build pins esbuild for {', '.join(ESBUILD_INTEGRITY)} only, not {key}; add this "
-                         f"platform's @esbuild package and its integrity to buildtools/bundle.py.")
+        raise BuildError(
+            f"the build pins esbuild for {', '.join(ESBUILD_INTEGRITY)} only, not {key}; add this "
+            f"platform's @esbuild package and its integrity to buildtools/bundle.py."
+        )
     binary = cache / "esbuild" / ESBUILD_VERSION / key / "esbuild"
     if not binary.exists():  # extracted once from the verified tarball, like every cached download
         tgz = fetch.npm_package(cache, f"@esbuild/{key}", ESBUILD_VERSION, ESBUILD_INTEGRITY[key], log)
@@ -92,18 +94,30 @@ def page_modules(site: Path, cache: Path, log) -> list[str]:
 def _esbuild(cache: Path, log, entry: Path, out: Path, options: list[str]) -> None:
     """esbuild `entry` with its imports into `out` (written whole or not at all)."""
     staged = _unique_partial(out)  # builds running at once (serve, pip, tests) never share one
-    command = [str(esbuild(cache, log)), str(entry), "--bundle", "--format=esm", *options,
-               "--legal-comments=none", "--log-level=warning", f"--outfile={staged}", "--allow-overwrite"]
+    command = [
+        str(esbuild(cache, log)),
+        str(entry),
+        "--bundle",
+        "--format=esm",
+        *options,
+        "--legal-comments=none",
+        "--log-level=warning",
+        f"--outfile={staged}",
+        "--allow-overwrite",
+    ]
     try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=BUNDLE_TIMEOUT_S,
-                                stdin=subprocess.DEVNULL)
+        result = subprocess.run(
+            command, capture_output=True, text=True, timeout=BUNDLE_TIMEOUT_S, stdin=subprocess.DEVNULL
+        )
         if result.returncode != 0:
             first = (result.stderr or result.stdout).strip().splitlines()[:3]
             raise BuildError(f"esbuild could not bundle web/{entry.name}: {' '.join(first)}")
         staged.chmod(0o644)  # mkstemp made it private; it is served like every file
         staged.replace(out)
     except subprocess.TimeoutExpired:
-        raise BuildError(f"esbuild took longer than {BUNDLE_TIMEOUT_S} s on web/{entry.name}; run the build again.") from None
+        raise BuildError(
+            f"esbuild took longer than {BUNDLE_TIMEOUT_S} s on web/{entry.name}; run the build again."
+        ) from None
     finally:
         staged.unlink(missing_ok=True)  # gone already when it became `out`
 

@@ -21,8 +21,21 @@ from pathlib import Path
 
 from . import BuildError
 
-COMPRESSIBLE = {".wasm", ".mjs", ".js", ".json", ".html", ".css", ".svg", ".txt", ".map",
-                ".zip", ".whl", ".toml", ".md"}
+COMPRESSIBLE = {
+    ".wasm",
+    ".mjs",
+    ".js",
+    ".json",
+    ".html",
+    ".css",
+    ".svg",
+    ".txt",
+    ".map",
+    ".zip",
+    ".whl",
+    ".toml",
+    ".md",
+}
 MIN_SIZE = 1024
 WORTH_IT = 0.9  # keep a compressed copy only if it is at most 90% of the original
 
@@ -40,8 +53,9 @@ def brotli_pin(root: Path) -> str:
         extras = tomllib.load(f)["project"]["optional-dependencies"]
     pins = [r for r in extras.get("build", []) if re.match(r"\s*brotli\s*==", r, re.IGNORECASE)]
     if not pins:
-        raise BuildError("pyproject.toml's build extra has no brotli==<version> pin; restore it and "
-                         "run the build again.")
+        raise BuildError(
+            "pyproject.toml's build extra has no brotli==<version> pin; restore it and run the build again."
+        )
     return pins[0].replace(" ", "")
 
 
@@ -51,12 +65,16 @@ def require_brotli(root: Path, module=brotli) -> None:
     pin = brotli_pin(root)
     wanted = pin.split("==", 1)[1]
     if module is None:
-        raise BuildError(f"The build compresses the site with brotli, which is not installed; run "
-                         f"`python -m pip install '{pin}'` (or `pip install -e '.[build]'`) and build again.")
+        raise BuildError(
+            f"The build compresses the site with brotli, which is not installed; run "
+            f"`python -m pip install '{pin}'` (or `pip install -e '.[build]'`) and build again."
+        )
     if getattr(module, "__version__", None) != wanted:
-        raise BuildError(f"The build needs {pin} (pinned in pyproject.toml) but brotli "
-                         f"{getattr(module, '__version__', '?')} is installed; run "
-                         f"`python -m pip install '{pin}'` and build again.")
+        raise BuildError(
+            f"The build needs {pin} (pinned in pyproject.toml) but brotli "
+            f"{getattr(module, '__version__', '?')} is installed; run "
+            f"`python -m pip install '{pin}'` and build again."
+        )
 
 
 def ensure_brotli(root: Path, log=print) -> None:
@@ -71,7 +89,9 @@ def ensure_brotli(root: Path, log=print) -> None:
         problem = missing
     pin = brotli_pin(root)
     log(f"build.py: installing {pin} (the build's one Python dependency) into {sys.prefix} ...")
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--root-user-action=ignore", "-q", pin])
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--root-user-action=ignore", "-q", pin]
+    )
     if done.returncode != 0:
         raise problem
     importlib.invalidate_caches()
@@ -99,8 +119,7 @@ def precompress(site: Path, cache: Path, skip=()) -> list[str]:
     folder.mkdir(parents=True, exist_ok=True)
     for path in sorted(site.rglob("*")):
         rel = path.relative_to(site).as_posix()
-        if (not path.is_file() or path.suffix not in COMPRESSIBLE or rel in skip
-                or path.stat().st_size < MIN_SIZE):
+        if not path.is_file() or path.suffix not in COMPRESSIBLE or rel in skip or path.stat().st_size < MIN_SIZE:
             continue
         data = path.read_bytes()
         digest = hashlib.sha256(data).hexdigest()

@@ -81,19 +81,26 @@ def micropip_wheel(cache: Path, version: str, sha256: str, python_version: str, 
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         _run(
             [
-                sys.executable, "-m", "pip", "download", "--no-deps",
-                "--only-binary=:all:", "--python-version", python_version,
-                "--disable-pip-version-check", "--no-input", "--quiet",
-                f"micropip=={version}", "-d", tmp,
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--python-version",
+                python_version,
+                "--disable-pip-version-check",
+                "--no-input",
+                "--quiet",
+                f"micropip=={version}",
+                "-d",
+                tmp,
             ],
-            failure=f"pip could not download micropip {version}; check the connection "
-            "to PyPI and run the build again.",
+            failure=f"pip could not download micropip {version}; check the connection to PyPI and run the build again.",
         )
         fetched = Path(tmp) / target.name
         if not fetched.exists():
-            raise BuildError(
-                f"pip download did not produce {target.name}; run the build again."
-            )
+            raise BuildError(f"pip download did not produce {target.name}; run the build again.")
         if sha256_hex(fetched) != sha256:
             raise BuildError(
                 f"The downloaded {target.name} does not match its pinned sha256; run "
@@ -109,8 +116,12 @@ def _run(cmd: list[str], failure: str) -> None:
     The tool's own output is kept in the message's cause for --verbose."""
     try:
         subprocess.run(
-            cmd, check=True, timeout=DOWNLOAD_TIMEOUT_S,
-            stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            cmd,
+            check=True,
+            timeout=DOWNLOAD_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
         )
     except subprocess.CalledProcessError as e:
         raise BuildError(failure) from _ToolOutput(e.stderr or e.stdout or "")

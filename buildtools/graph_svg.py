@@ -40,11 +40,18 @@ def draw(site: Path, preset_ids: list[str]) -> dict:
     preset, drawn from site/prerender/all.json by site's own modules."""
     node = shutil.which("node")
     if node is None:
-        raise BuildError("Node.js is needed to draw the first graph into index.html; install it "
-                         "(https://nodejs.org) and run the build again.")
+        raise BuildError(
+            "Node.js is needed to draw the first graph into index.html; install it "
+            "(https://nodejs.org) and run the build again."
+        )
     try:
-        done = subprocess.run([node, str(SCRIPT), str(site), *preset_ids], capture_output=True, text=True,
-                              timeout=NODE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [node, str(SCRIPT), str(site), *preset_ids],
+            capture_output=True,
+            text=True,
+            timeout=NODE_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
     except subprocess.TimeoutExpired:
         raise BuildError(f"drawing the first graph took longer than {NODE_TIMEOUT_S} s; run the build again.") from None
     if done.returncode != 0:
@@ -78,7 +85,9 @@ def inline_presets(site: Path, log=lambda *a: None) -> list[str]:
     default = ids[0]
     found = _SVG.search(html)
     if "skipped" in drawn[default] or not found or _PLACEHOLDER not in html or templates is None:
-        log(f"index.html: the {default} graph is drawn by script ({drawn[default].get('skipped', 'no <svg id=graph>')})")
+        log(
+            f"index.html: the {default} graph is drawn by script ({drawn[default].get('skipped', 'no <svg id=graph>')})"
+        )
         html = TEMPLATES_MARKER_RE.sub("", html.replace(marker.group(0), "", 1), count=1)
         page.write_text(html, encoding="utf-8")
         return []
@@ -92,8 +101,13 @@ def inline_presets(site: Path, log=lambda *a: None) -> list[str]:
     # (which swaps the asked-for one in) with little in between, where it might
     # yield and let the browser paint a frame without the graph.
     gate = f'<script src="{GATE}"></script>'
-    head = "".join(f'<template id="gw-graph-{_attr(p)}"{template_texts(texts(all_json, p))}>{svg(p)}</template>\n  '
-                   for p in others) + f'<meta name="gw-prerendered" content="{_attr(default)}">\n  {gate}'
+    head = (
+        "".join(
+            f'<template id="gw-graph-{_attr(p)}"{template_texts(texts(all_json, p))}>{svg(p)}</template>\n  '
+            for p in others
+        )
+        + f'<meta name="gw-prerendered" content="{_attr(default)}">\n  {gate}'
+    )
     body = gate
     html = html.replace(marker.group(0), head, 1)
     html = html.replace(found.group(0), svg(default), 1)
@@ -115,7 +129,8 @@ def template_texts(shown: dict) -> str:
     there is a lesson (its text, in a closed <details>, moves nothing and is long:
     the script writes it)."""
     return f' data-title="{_attr(shown["title"])}" data-summary="{_attr(shown["summary"])}"' + (
-        " data-lesson" if shown["lesson"] else "")
+        " data-lesson" if shown["lesson"] else ""
+    )
 
 
 # The graph's zoom tools as panels/graph-scroll.js's makeTools() makes them (for a
@@ -124,10 +139,15 @@ def template_texts(shown: dict) -> str:
 # the script takes over. tests/page/test_prerendered_graph.py checks them against
 # the script's.
 _TOOL = '<button type="button" class="button small graph-tool" aria-label="{0}" title="{0}" disabled>{1}</button>'
-TOOLS = ('<div class="graph-tool-row">' + _TOOL.format("Zoom out", "−")
-         + '<span class="graph-zoom" aria-hidden="true">100%</span>'
-         + _TOOL.format("Zoom in", "+") + _TOOL.format("Fit the whole graph", "Fit") + "</div>"
-         + '<p id="graph-keys" class="graph-keys">Drag to pan. With the graph focused: arrow keys pan, + and − zoom, 0 fits.</p>')
+TOOLS = (
+    '<div class="graph-tool-row">'
+    + _TOOL.format("Zoom out", "−")
+    + '<span class="graph-zoom" aria-hidden="true">100%</span>'
+    + _TOOL.format("Zoom in", "+")
+    + _TOOL.format("Fit the whole graph", "Fit")
+    + "</div>"
+    + '<p id="graph-keys" class="graph-keys">Drag to pan. With the graph focused: arrow keys pan, + and − zoom, 0 fits.</p>'
+)
 _TOOLS_EMPTY = '<div id="graph-tools" class="graph-tools"></div>'
 
 _TEXT_RE = {
@@ -163,4 +183,4 @@ def _text(value: str) -> str:
 
 
 def _attr(value: str) -> str:
-    return (str(value).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;"))
+    return str(value).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")

@@ -50,8 +50,9 @@ def cache_tag(python: str) -> str:
     return f"cpython-{python.replace('.', '')}"
 
 
-def precompile(cache: Path, runtime_dir: Path, pyodide_version: str, python: str,
-               engine_files: dict[str, bytes], log) -> tuple[Path, dict[str, bytes]]:
+def precompile(
+    cache: Path, runtime_dir: Path, pyodide_version: str, python: str, engine_files: dict[str, bytes], log
+) -> tuple[Path, dict[str, bytes]]:
     """Return (the precompiled stdlib zip in the cache, the engine's .pyc files as
     {wheel path: bytes}). Runs Node only for what is not cached yet."""
     folder = cache / "pyc" / pyodide_version
@@ -61,37 +62,54 @@ def precompile(cache: Path, runtime_dir: Path, pyodide_version: str, python: str
     stdlib_src = runtime_dir / "python_stdlib.zip"
     stdlib_out = folder / f"python_stdlib-{_digest(code_key, stdlib_src.read_bytes())}.zip"
 
-    engine_sources = {name: data for name, data in sorted(engine_files.items())
-                      if name.endswith(".py")}
-    engine_key = _digest(code_key, json.dumps(
-        {name: hashlib.sha256(data).hexdigest() for name, data in engine_sources.items()},
-        sort_keys=True).encode())
+    engine_sources = {name: data for name, data in sorted(engine_files.items()) if name.endswith(".py")}
+    engine_key = _digest(
+        code_key,
+        json.dumps(
+            {name: hashlib.sha256(data).hexdigest() for name, data in engine_sources.items()}, sort_keys=True
+        ).encode(),
+    )
     engine_out = folder / f"engine-{engine_key}.pyc.zip"
 
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         tmp = Path(tmp)
         jobs = []
         if not stdlib_out.exists():
-            jobs.append({"in": str(stdlib_src), "out": str(tmp / "stdlib.pyc.zip"),
-                         "prefix": stdlib_prefix(python), "kind": "stdlib"})
+            jobs.append(
+                {
+                    "in": str(stdlib_src),
+                    "out": str(tmp / "stdlib.pyc.zip"),
+                    "prefix": stdlib_prefix(python),
+                    "kind": "stdlib",
+                }
+            )
         if not engine_out.exists():
             src_zip = tmp / "engine-src.zip"
             with zipfile.ZipFile(src_zip, "w") as zf:
                 for name, data in engine_sources.items():
                     zf.writestr(name, data)
-            jobs.append({"in": str(src_zip), "out": str(tmp / "engine.pyc.zip"),
-                         "prefix": site_packages(python) + "/", "kind": "engine"})
+            jobs.append(
+                {
+                    "in": str(src_zip),
+                    "out": str(tmp / "engine.pyc.zip"),
+                    "prefix": site_packages(python) + "/",
+                    "kind": "engine",
+                }
+            )
         if jobs:
-            log("precompiling " + " and ".join(
-                "the standard library" if j["kind"] == "stdlib" else "the engine" for j in jobs)
-                + f" with Pyodide {pyodide_version} under Node ...")
+            log(
+                "precompiling "
+                + " and ".join("the standard library" if j["kind"] == "stdlib" else "the engine" for j in jobs)
+                + f" with Pyodide {pyodide_version} under Node ..."
+            )
             # Boot with an earlier precompiled stdlib when there is one: it is faster.
             earlier = sorted(folder.glob("python_stdlib-*.zip"))
             result = _run_node(runtime_dir, tmp, jobs, earlier[-1] if earlier else None)
             if result.get("cache_tag") != cache_tag(python):
                 raise BuildError(
                     f"Pyodide {pyodide_version} runs Python {result.get('version')}, not the "
-                    f"pinned {python}; fix pyodide_python in build.py and run the build again.")
+                    f"pinned {python}; fix pyodide_python in build.py and run the build again."
+                )
             for job, done in zip(jobs, result["jobs"]):
                 if job["kind"] == "stdlib":
                     _assemble_stdlib(stdlib_src, Path(job["out"]), tmp / "stdlib.zip")
@@ -100,7 +118,8 @@ def precompile(cache: Path, runtime_dir: Path, pyodide_version: str, python: str
                     if done["failed"]:
                         raise BuildError(
                             f"The engine does not compile in Pyodide ({done['failed'][0]}); fix "
-                            "it and run the build again.")
+                            "it and run the build again."
+                        )
                     Path(job["out"]).replace(engine_out)
 
     pycs = {}
@@ -115,8 +134,7 @@ def precompile(cache: Path, runtime_dir: Path, pyodide_version: str, python: str
 def _assemble_stdlib(source_zip: Path, pyc_zip: Path, out: Path) -> None:
     """The stdlib zip with every compiled `x.py` replaced by `x.pyc`, in the
     original order; data files and anything that did not compile stay as they were."""
-    with zipfile.ZipFile(pyc_zip) as pycs, zipfile.ZipFile(source_zip) as src, \
-            zipfile.ZipFile(out, "w") as zf:
+    with zipfile.ZipFile(pyc_zip) as pycs, zipfile.ZipFile(source_zip) as src, zipfile.ZipFile(out, "w") as zf:
         compiled = set(pycs.namelist())
         for info in src.infolist():
             if info.filename + "c" in compiled:
@@ -132,7 +150,8 @@ def _node() -> str:
     if node is None:
         raise BuildError(
             "node was not found on PATH; install Node.js (for example `apt-get install "
-            "nodejs npm`) and run the build again.")
+            "nodejs npm`) and run the build again."
+        )
     return node
 
 
@@ -148,16 +167,20 @@ def run_pyodide_script(script: Path, runtime_dir: Path, spec: Path, failure: str
     one BuildError, `failure` plus how to see why; the script's output is kept for -v."""
     failure += "; run the build again with -v to see why."
     try:
-        done = subprocess.run([_node(), str(script), str(runtime_dir), str(spec)],
-                              capture_output=True, text=True, timeout=NODE_TIMEOUT_S,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [_node(), str(script), str(runtime_dir), str(spec)],
+            capture_output=True,
+            text=True,
+            timeout=NODE_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
     except (subprocess.TimeoutExpired, OSError) as e:
         raise BuildError(failure) from e
     if done.returncode != 0:
         raise BuildError(failure) from _NodeOutput(done.stderr or done.stdout)
     try:
         return json.loads(done.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError) as e:
+    except (ValueError, IndexError):
         raise BuildError(failure) from _NodeOutput(done.stdout + done.stderr)
 
 

@@ -42,9 +42,12 @@ def assemble(presets_answer: str, answers: dict[str, dict[str, str]]) -> bytes:
     """The file from the engine's answer strings: {id: {key: answer}}, in the
     chooser's order."""
     entries = ",".join(
-        json.dumps(preset_id) + ":{" + ",".join(
-            f'"{key}":{answers[preset_id][key]}' for key in ("preset", "load")) + "}"
-        for preset_id in preset_ids(presets_answer))
+        json.dumps(preset_id)
+        + ":{"
+        + ",".join(f'"{key}":{answers[preset_id][key]}' for key in ("preset", "load"))
+        + "}"
+        for preset_id in preset_ids(presets_answer)
+    )
     return ('{"presets":' + presets_answer + ',"answers":{' + entries + "}}\n").encode("utf-8")
 
 
@@ -81,10 +84,16 @@ def run(root: Path, site: Path) -> dict:
         "assert Path(api.__file__).resolve().parents[1] == Path(sys.argv[1]).resolve(), api.__file__; "
         "print(json.dumps(prerender.write(Path(sys.argv[2]), api.handle)))"
     )
-    done = subprocess.run([sys.executable, "-I", "-c", code, str(root), str(site)],
-                          capture_output=True, text=True, timeout=300, cwd=root,
-                          stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code, str(root), str(site)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+    )
     if done.returncode != 0:
-        raise BuildError("The engine could not prerender the presets; run the build again "
-                         "with -v to see why.") from RuntimeError(done.stderr)
+        raise BuildError(
+            "The engine could not prerender the presets; run the build again with -v to see why."
+        ) from RuntimeError(done.stderr)
     return json.loads(done.stdout)

@@ -47,13 +47,13 @@ def main(pytest_args: list[str]) -> int:
         return 1
     status = subprocess.call([sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT)
     if status == NO_TESTS_COLLECTED:
-        print("build.py test: pytest collected no tests, which counts as a failure.",
-              file=sys.stderr, flush=True)
+        print("build.py test: pytest collected no tests, which counts as a failure.", file=sys.stderr, flush=True)
         return 1
     return status
 
 
 # ---------------------------------------------------------------- Python packages
+
 
 def pinned_requirements() -> list[str]:
     with open(ROOT / "pyproject.toml", "rb") as f:
@@ -106,13 +106,18 @@ def ensure_test_packages() -> None:
         if "externally-managed-environment" in result.stdout:
             raise SetupError(
                 "this Python is managed by the system and pip may not install into it; run "
-                "`python3 -m venv .venv && . .venv/bin/activate` and then this command again.")
-        raise SetupError("pip could not install the test dependencies (its last lines are above); "
-                         "`python -m pip install -e '.[test]'` shows the whole error.")
+                "`python3 -m venv .venv && . .venv/bin/activate` and then this command again."
+            )
+        raise SetupError(
+            "pip could not install the test dependencies (its last lines are above); "
+            "`python -m pip install -e '.[test]'` shows the whole error."
+        )
     still = missing_requirements(pinned_requirements())
     if still:
-        raise SetupError(f"pip finished but {', '.join(still)} is still not installed; "
-                         "run `python -m pip install -e '.[test]'` to see why.")
+        raise SetupError(
+            f"pip finished but {', '.join(still)} is still not installed; "
+            "run `python -m pip install -e '.[test]'` to see why."
+        )
 
 
 # ---------------------------------------------------------------- Chromium
@@ -124,30 +129,42 @@ def ensure_chromium() -> None:
     if find_chromium():
         return
     if os.environ.get("GRADWALK_CHROMIUM"):
-        raise SetupError(f"GRADWALK_CHROMIUM names {os.environ['GRADWALK_CHROMIUM']}, which is not an "
-                         "executable; point it at Chromium or unset it.")
+        raise SetupError(
+            f"GRADWALK_CHROMIUM names {os.environ['GRADWALK_CHROMIUM']}, which is not an "
+            "executable; point it at Chromium or unset it."
+        )
     can_apt = Path("/etc/debian_version").exists() and shutil.which("apt-get") and os.geteuid() == 0
     if not can_apt:
-        how = f"`sudo sh -c '{APT_COMMAND}'`" if Path("/etc/debian_version").exists() else (
-            "your system's package manager (or set GRADWALK_CHROMIUM to a Chromium executable)")
-        raise SetupError(f"the browser tests need Chromium, which is not installed: install it with {how}, "
-                         "then run this command again.")
+        how = (
+            f"`sudo sh -c '{APT_COMMAND}'`"
+            if Path("/etc/debian_version").exists()
+            else ("your system's package manager (or set GRADWALK_CHROMIUM to a Chromium executable)")
+        )
+        raise SetupError(
+            f"the browser tests need Chromium, which is not installed: install it with {how}, "
+            "then run this command again."
+        )
     print("build.py test: Chromium is missing; installing Debian's chromium with apt ...", flush=True)
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     for step in (["apt-get", "update"], ["apt-get", "install", "-y", "chromium"]):
         result = subprocess.run(step, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if result.returncode != 0:
             print("\n".join(result.stdout.strip().splitlines()[-15:]), file=sys.stderr)
-            raise SetupError(f"`{' '.join(step)}` failed (its last lines are above); run "
-                             f"`{APT_COMMAND}` by hand, then this command again.")
+            raise SetupError(
+                f"`{' '.join(step)}` failed (its last lines are above); run "
+                f"`{APT_COMMAND}` by hand, then this command again."
+            )
     if not find_chromium():
         raise SetupError(f"apt installed chromium but no executable was found; run `{APT_COMMAND}` and check.")
 
 
 # ---------------------------------------------------------------- Node.js
 
+
 def ensure_node() -> None:
     missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
     if missing:
-        raise SetupError(f"the build needs Node.js and npm ({' and '.join(missing)} not found): install them "
-                         "(Debian: `apt-get install -y nodejs npm`), then run this command again.")
+        raise SetupError(
+            f"the build needs Node.js and npm ({' and '.join(missing)} not found): install them "
+            "(Debian: `apt-get install -y nodejs npm`), then run this command again."
+        )

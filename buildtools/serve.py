@@ -124,8 +124,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
             return super().send_head()  # 404
 
         accepted = accepted_encodings(self.headers.get("Accept-Encoding"))
-        variants = [(name, path + suffix) for name, suffix in ENCODINGS
-                    if os.path.isfile(path + suffix)]
+        variants = [(name, path + suffix) for name, suffix in ENCODINGS if os.path.isfile(path + suffix)]
         encoding, chosen = next(((n, p) for n, p in variants if n in accepted), (None, path))
         try:
             f = open(chosen, "rb")
@@ -168,8 +167,8 @@ class SiteHandler(SimpleHTTPRequestHandler):
             except (TypeError, IndexError, OverflowError, ValueError):
                 return False
             if since.tzinfo is None:
-                since = since.replace(tzinfo=datetime.timezone.utc)
-            modified = datetime.datetime.fromtimestamp(int(mtime), datetime.timezone.utc)
+                since = since.replace(tzinfo=datetime.UTC)
+            modified = datetime.datetime.fromtimestamp(int(mtime), datetime.UTC)
             return modified <= since
         return False
 
@@ -217,8 +216,7 @@ class SiteServer(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-def make_server(directory: Path, port: int = 0, host: str = "127.0.0.1",
-                quiet: bool = False) -> SiteServer:
+def make_server(directory: Path, port: int = 0, host: str = "127.0.0.1", quiet: bool = False) -> SiteServer:
     """A server for `directory` bound to host:port (port 0 picks a free one)."""
     handler = partial(type("Handler", (SiteHandler,), {"quiet": quiet}), directory=str(directory))
     try:
@@ -226,8 +224,7 @@ def make_server(directory: Path, port: int = 0, host: str = "127.0.0.1",
     except OSError as e:
         if e.errno == errno.EADDRINUSE:
             raise BuildError(
-                f"Port {port} is already in use; stop the other server or choose another "
-                "port with --port."
+                f"Port {port} is already in use; stop the other server or choose another port with --port."
             ) from e
         raise BuildError(f"Could not listen on {host}:{port} ({e.strerror}).") from e
 

@@ -46,12 +46,12 @@ RUNTIME_FILES = (
     "pyodide-lock.json",
 )
 PYODIDE_DIR = "pyodide"  # dist/pyodide/<hash>/: the runtime, its lock file and micropip
-STDLIB_DIR = "stdlib"    # dist/stdlib/<hash>/python_stdlib[_full].zip: the precompiled stdlib
-WHEELS_DIR = "wheels"    # dist/wheels/<hash>/: the engine wheels (source; precompiled)
+STDLIB_DIR = "stdlib"  # dist/stdlib/<hash>/python_stdlib[_full].zip: the precompiled stdlib
+WHEELS_DIR = "wheels"  # dist/wheels/<hash>/: the engine wheels (source; precompiled)
 BUILD_JSON = "build.json"
-SW_JS = "sw.js"          # the service worker: a template in web/, filled in per build
+SW_JS = "sw.js"  # the service worker: a template in web/, filled in per build
 SW_PLACEHOLDER = '"__GRADWALK_MANIFEST__"'
-HASH_CHARS = 16          # folders named by 16 hex digits of a content hash are immutable
+HASH_CHARS = 16  # folders named by 16 hex digits of a content hash are immutable
 GENERATED = (PYODIDE_DIR, STDLIB_DIR, WHEELS_DIR, BUILD_JSON, prerender.DIR, widget_markup.TEMPLATE_JS)
 
 _SKIP_NAMES = {"__pycache__", ".DS_Store", ".pytest_cache"}
@@ -65,7 +65,7 @@ class Pins:
 
     pyodide_version: str
     pyodide_integrity: str  # npm's sha512 SRI string for the tarball
-    pyodide_python: str     # the Python version inside that Pyodide, for pip download
+    pyodide_python: str  # the Python version inside that Pyodide, for pip download
     micropip_version: str
     micropip_sha256: str
 
@@ -117,9 +117,16 @@ def is_current(dist: Path, build_id: str) -> bool:
     return all((dist / rel).is_file() for rel in needed)
 
 
-def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
-             pyodide_tgz: Path, micropip_whl: Path, cache: Path | None = None,
-             log=lambda *a: None) -> dict:
+def assemble(
+    root: Path,
+    dist: Path,
+    pins: Pins,
+    build_id: str,
+    pyodide_tgz: Path,
+    micropip_whl: Path,
+    cache: Path | None = None,
+    log=lambda *a: None,
+) -> dict:
     """Build the whole site into a staging folder, then swap it in for dist/."""
     cache = cache or root / ".cache"
     staging = dist.parent / f".{dist.name}-staging"
@@ -141,7 +148,8 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
 
         # The fast path's Python: bytecode compiled by this very Pyodide.
         stdlib_pyc, pycs = precompile.precompile(
-            cache, runtime, pins.pyodide_version, pins.pyodide_python, engine_files, log)
+            cache, runtime, pins.pyodide_version, pins.pyodide_python, engine_files, log
+        )
         stdlib_full_rel = _add_hashed(staging, STDLIB_DIR, "python_stdlib_full.zip", stdlib_pyc.read_bytes())
         # Stored, not deflated: brotli over the whole wheel (compress.py) sends it in
         # 161 kB instead of the deflated wheel's 242 kB; the worker unpacks it in memory.
@@ -149,8 +157,15 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
         # What the fast path loads: only the modules the engine and Pyodide import
         # (the full library above is fetched only if an import ever needs it).
         stdlib_trimmed = stdlib_trim.trim(
-            cache, runtime, pins.pyodide_version, pins.pyodide_python, stdlib_pyc,
-            staging / engine_pyc_rel, stdlib_trim.run_corpus(root), log)
+            cache,
+            runtime,
+            pins.pyodide_version,
+            pins.pyodide_python,
+            stdlib_pyc,
+            staging / engine_pyc_rel,
+            stdlib_trim.run_corpus(root),
+            log,
+        )
         stdlib_rel = _add_hashed(staging, STDLIB_DIR, "python_stdlib.zip", stdlib_trimmed.read_bytes())
 
         # Content-hashed runtime folder: cacheable forever, never stale.
@@ -192,13 +207,11 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
 
         # Every file of the build, for the service worker's precache; then the
         # compressed copies (which the server picks, never the service worker).
-        files = {p.relative_to(staging).as_posix(): sha256_hex(p)
-                 for p in sorted(staging.rglob("*")) if p.is_file()}
+        files = {p.relative_to(staging).as_posix(): sha256_hex(p) for p in sorted(staging.rglob("*")) if p.is_file()}
         files.pop(SW_JS, None)
         # What only the stock path downloads, and the full precompiled stdlib (only a
         # rare import needs it): the service worker does not precache them.
-        on_demand = sorted({info["stdlib"], info["micropip_wheel"], info["engine_wheel"],
-                            info["stdlib_pyc_full"]})
+        on_demand = sorted({info["stdlib"], info["micropip_wheel"], info["engine_wheel"], info["stdlib_pyc_full"]})
         _write_service_worker(root / "web" / SW_JS, staging / SW_JS, build_id, files, on_demand)
         compress.precompress(staging, cache)
 
@@ -211,8 +224,7 @@ def assemble(root: Path, dist: Path, pins: Pins, build_id: str,
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _write_service_worker(template: Path, out: Path, build_id: str, files: dict,
-                          on_demand: list[str]) -> None:
+def _write_service_worker(template: Path, out: Path, build_id: str, files: dict, on_demand: list[str]) -> None:
     """sw.js with this build's id and file list in place of its placeholder, so
     every build has a different sw.js (which is how a browser notices a new build);
     `on_demand` lists the files it serves but does not precache."""
@@ -220,13 +232,13 @@ def _write_service_worker(template: Path, out: Path, build_id: str, files: dict,
         return
     text = template.read_text()
     if SW_PLACEHOLDER not in text:
-        raise BuildError(f"web/{SW_JS} lacks its {SW_PLACEHOLDER} placeholder; restore it and "
-                         "run the build again.")
+        raise BuildError(f"web/{SW_JS} lacks its {SW_PLACEHOLDER} placeholder; restore it and run the build again.")
     missing = [rel for rel in on_demand if rel not in files]
     if missing:
         raise BuildError(f"{missing[0]} is not a file of the build; build.json and site.py disagree.")
-    manifest = json.dumps({"build_id": build_id, "files": files, "on_demand": on_demand}, sort_keys=True,
-                          separators=(",", ":"))
+    manifest = json.dumps(
+        {"build_id": build_id, "files": files, "on_demand": on_demand}, sort_keys=True, separators=(",", ":")
+    )
     out.write_text(text.replace(SW_PLACEHOLDER, manifest))
 
 
@@ -251,8 +263,7 @@ def _copy_web(web: Path, out: Path) -> None:
         rel = src.relative_to(web)
         if rel.parts[0] in GENERATED:
             raise BuildError(
-                f"web/{rel.parts[0]} clashes with a file the build generates; rename it "
-                "and run the build again."
+                f"web/{rel.parts[0]} clashes with a file the build generates; rename it and run the build again."
             )
         if src.is_file():
             (out / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -268,9 +279,7 @@ def _copy_runtime(tgz: Path, out: Path) -> None:
                 member = tar.extractfile(f"package/{name}")
                 (out / name).write_bytes(member.read())
     except (tarfile.TarError, KeyError) as e:
-        raise BuildError(
-            f"{tgz} is damaged or lacks a runtime file; delete it and run the build again."
-        ) from e
+        raise BuildError(f"{tgz} is damaged or lacks a runtime file; delete it and run the build again.") from e
 
 
 def _add_micropip(whl: Path, pyodide_dir: Path) -> str:
@@ -311,8 +320,7 @@ def _engine_files(root: Path) -> dict[str, bytes]:
     engine = root / "engine"
     if not (engine / "__init__.py").is_file():
         raise BuildError(
-            "engine/__init__.py is missing, so there is no engine to package; restore "
-            "engine/ and run the build again."
+            "engine/__init__.py is missing, so there is no engine to package; restore engine/ and run the build again."
         )
     files = {p.relative_to(root).as_posix(): p.read_bytes() for p in _walk(engine, "*.py")}
     for preset in _walk(root / "presets", "*.toml"):

@@ -42,8 +42,11 @@ class StdlibFallback:
         else:
             # A module of a package: look in the package's folder of the full zip, and
             # let the package keep that folder so its other modules are found directly.
-            search = [FULL_ZIP + entry[len(self.trimmed):] for entry in path
-                      if isinstance(entry, str) and entry.startswith(self.trimmed)]
+            search = [
+                FULL_ZIP + entry[len(self.trimmed) :]
+                for entry in path
+                if isinstance(entry, str) and entry.startswith(self.trimmed)
+            ]
             for entry in search:
                 if entry not in path and hasattr(path, "append"):
                     path.append(entry)
@@ -69,7 +72,9 @@ class StdlibFallback:
                 return
         raise ImportError(
             f"The module {fullname} is not in the trimmed standard library, and the full one "
-            f"({self.url}) could not be downloaded ({self.error}).", name=fullname)
+            f"({self.url}) could not be downloaded ({self.error}).",
+            name=fullname,
+        )
 
 
 def _path_finder():

@@ -35,16 +35,46 @@ NAMES_MODULE = "_stdlib_full_names.py"
 # Programs that reach each of the program reader's error paths (tokenizer,
 # parser, checks, limits), as tests/hostile_programs.py does in more detail.
 HOSTILE_PROGRAMS = [
-    "import os", "a = 2\nb = a.__class__", "a = open('x')", "a = [1][0]", "a = 's'",
-    "a = f'{1}'", "a = 2\nb = c + 1", "a = 1e999", "a = 10 ** 400", "a = (b := 2)",
-    "while True:\n    pass", "a, b = 1, 2", "a = 2\na", "x = 2\n\n  y = 3", "a = 2 +",
-    "a = \x00", "a = 1j", "a = True", "tanh = 2", "a = Value(2, label=3)",
-    "a = 2\nb = a // 2", "a = [x for x in y]", "a = " + "(" * 300 + "1" + ")" * 300,
-    "a = " + "9" * 5000, "a = 1\n" + "a = a + a + a + a + a\n" * 600, "a = 1\n" + "a = a + 1\n" * 2500,
-    "a = '" + "x" * 60_000 + "'", "", "# only a comment\n", "a = 2\nb = a\ud800",
-    "a = b'bytes'", "a = {1, 2}", "class A:\n    pass", "a = 1e308 * 10",
-    "a = " + "1+" * 20000 + "1", "a = 2\nb = a" + ".tanh()" * 500, "a = 2\n\tb = 3",
-    "a = 2\nb = (yield a)", "match a:\n    case 1:\n        pass", "a = 2 ** 2 ** 2 ** 2 ** 2 ** 2",
+    "import os",
+    "a = 2\nb = a.__class__",
+    "a = open('x')",
+    "a = [1][0]",
+    "a = 's'",
+    "a = f'{1}'",
+    "a = 2\nb = c + 1",
+    "a = 1e999",
+    "a = 10 ** 400",
+    "a = (b := 2)",
+    "while True:\n    pass",
+    "a, b = 1, 2",
+    "a = 2\na",
+    "x = 2\n\n  y = 3",
+    "a = 2 +",
+    "a = \x00",
+    "a = 1j",
+    "a = True",
+    "tanh = 2",
+    "a = Value(2, label=3)",
+    "a = 2\nb = a // 2",
+    "a = [x for x in y]",
+    "a = " + "(" * 300 + "1" + ")" * 300,
+    "a = " + "9" * 5000,
+    "a = 1\n" + "a = a + a + a + a + a\n" * 600,
+    "a = 1\n" + "a = a + 1\n" * 2500,
+    "a = '" + "x" * 60_000 + "'",
+    "",
+    "# only a comment\n",
+    "a = 2\nb = a\ud800",
+    "a = b'bytes'",
+    "a = {1, 2}",
+    "class A:\n    pass",
+    "a = 1e308 * 10",
+    "a = " + "1+" * 20000 + "1",
+    "a = 2\nb = a" + ".tanh()" * 500,
+    "a = 2\n\tb = 3",
+    "a = 2\nb = (yield a)",
+    "match a:\n    case 1:\n        pass",
+    "a = 2 ** 2 ** 2 ** 2 ** 2 ** 2",
     "x = 0.5\ny = 3\nz = (x * y).tanh() + x ** 2 / y - (-x).exp() + y.log() + x.relu()",
     "a = Value(-2.0, label='a')\nb = a.sigmoid() * a.cos() + a.sin()\nb.backward()",
 ]
@@ -63,58 +93,95 @@ def corpus(handle) -> list[str]:
         labels = [node["label"] for node in answer["nodes"]]
         inputs = [answer["nodes"][i]["label"] for i in answer["inputs"]]
         first = inputs[0]
-        requests += [dumps(r) for r in (
-            {"cmd": "preset", "id": preset["id"]}, load,
-            {**load, "order": labels[::-1]}, {**load, "order": labels},
-            {**load, "order": labels[::-1], "mode": "pull"}, {**load, "order": ["nope"]},
-            {**load, "values": {first: -1.5}}, {**load, "values": {first: 1e300}},
-            {"cmd": "nudge", **base, "wrt": first}, {"cmd": "nudge", **base, "wrt": first, "h": -0.5},
-            {"cmd": "nudge", **base, "wrt": first, "h": 5},
-            {"cmd": "naive", **base}, {"cmd": "again", **base}, {"cmd": "again", **base, "zero_grad": True},
-            {"cmd": "descend", **base, "steps": 3}, {"cmd": "descend", **base, "inputs": inputs, "ascend": True},
-            {"cmd": "descend", **base, "moves": [{"ascend": False, "rate": 0.5, "inputs": [first]}]},
-            {"cmd": "descend", **base, "steps": 0},
-        )]
+        requests += [
+            dumps(r)
+            for r in (
+                {"cmd": "preset", "id": preset["id"]},
+                load,
+                {**load, "order": labels[::-1]},
+                {**load, "order": labels},
+                {**load, "order": labels[::-1], "mode": "pull"},
+                {**load, "order": ["nope"]},
+                {**load, "values": {first: -1.5}},
+                {**load, "values": {first: 1e300}},
+                {"cmd": "nudge", **base, "wrt": first},
+                {"cmd": "nudge", **base, "wrt": first, "h": -0.5},
+                {"cmd": "nudge", **base, "wrt": first, "h": 5},
+                {"cmd": "naive", **base},
+                {"cmd": "again", **base},
+                {"cmd": "again", **base, "zero_grad": True},
+                {"cmd": "descend", **base, "steps": 3},
+                {"cmd": "descend", **base, "inputs": inputs, "ascend": True},
+                {"cmd": "descend", **base, "moves": [{"ascend": False, "rate": 0.5, "inputs": [first]}]},
+                {"cmd": "descend", **base, "steps": 0},
+            )
+        ]
         for name in inputs:
             requests += [dumps({"cmd": c, **base, "wrt": name}) for c in ("forward_mode", "paths")]
-    requests += [dumps({"cmd": "growth", "family": family, "sizes": [1, 2, 3]})
-                 for family in ("diamonds", "neuron")]
+    requests += [dumps({"cmd": "growth", "family": family, "sizes": [1, 2, 3]}) for family in ("diamonds", "neuron")]
     requests += [dumps({"cmd": "growth", "sizes": [0]}), dumps({"cmd": "preset", "id": "no-such"})]
     for program in HOSTILE_PROGRAMS:
         requests.append(dumps({"cmd": "load", "program": program}))
         requests.append(dumps({"cmd": "nudge", "program": program, "wrt": "x"}))
     requests += [
-        dumps({"cmd": "load", "program": "x = 0.5\ny = 3\nz = (x * y).tanh() + x ** 2 / y",
-               "values": {"x": -1.25}}),
+        dumps({"cmd": "load", "program": "x = 0.5\ny = 3\nz = (x * y).tanh() + x ** 2 / y", "values": {"x": -1.25}}),
         dumps({"cmd": "load", "program": "x = 1e300\ny = x * x * x"}),
-        dumps({"cmd": "nonsense"}), dumps({"cmd": 3}), dumps([1, 2]), "not json at all",
+        dumps({"cmd": "nonsense"}),
+        dumps({"cmd": 3}),
+        dumps([1, 2]),
+        "not json at all",
         dumps({"cmd": "load", "program": "a = 1", "pad": "x" * 200_001}),
-        dumps({"cmd": "load", "preset": 7}), dumps({"cmd": "load"}),
+        dumps({"cmd": "load", "preset": 7}),
+        dumps({"cmd": "load"}),
     ]
     return requests
 
 
 def run_corpus(root: Path) -> list[str]:
     """corpus() computed with the repository's engine in a fresh CPython."""
-    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); "
-            "from buildtools import stdlib_trim; from engine import api; "
-            "print(json.dumps(stdlib_trim.corpus(api.handle)))")
-    done = subprocess.run([sys.executable, "-I", "-c", code, str(root)], capture_output=True,
-                          text=True, timeout=300, cwd=root, stdin=subprocess.DEVNULL)
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); "
+        "from buildtools import stdlib_trim; from engine import api; "
+        "print(json.dumps(stdlib_trim.corpus(api.handle)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code, str(root)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+    )
     if done.returncode != 0:
-        raise BuildError("The engine could not make the requests that find the standard library "
-                         "modules it needs; run the build again with -v to see why.") from RuntimeError(done.stderr)
+        raise BuildError(
+            "The engine could not make the requests that find the standard library "
+            "modules it needs; run the build again with -v to see why."
+        ) from RuntimeError(done.stderr)
     return json.loads(done.stdout)
 
 
-def trim(cache: Path, runtime_dir: Path, pyodide_version: str, python: str, full_zip: Path,
-         engine_wheel: Path, requests: list[str], log) -> Path:
+def trim(
+    cache: Path,
+    runtime_dir: Path,
+    pyodide_version: str,
+    python: str,
+    full_zip: Path,
+    engine_wheel: Path,
+    requests: list[str],
+    log,
+) -> Path:
     """The trimmed stdlib zip in the cache (made under Node when not cached yet)."""
     folder = cache / "pyc" / pyodide_version
     folder.mkdir(parents=True, exist_ok=True)
-    key = _digest(SCRIPT.read_bytes(), Path(__file__).read_bytes(), FALLBACK.read_bytes(),
-                  python.encode(), full_zip.read_bytes(), engine_wheel.read_bytes(),
-                  json.dumps(requests).encode())
+    key = _digest(
+        SCRIPT.read_bytes(),
+        Path(__file__).read_bytes(),
+        FALLBACK.read_bytes(),
+        python.encode(),
+        full_zip.read_bytes(),
+        engine_wheel.read_bytes(),
+        json.dumps(requests).encode(),
+    )
     out = folder / f"python_stdlib-trimmed-{key}.zip"
     if out.exists():
         return out
@@ -129,16 +196,25 @@ def trim(cache: Path, runtime_dir: Path, pyodide_version: str, python: str, full
         for name, source in fallback_modules.items():
             (fallback_dir / name).write_text(source)
         (tmp / "requests.json").write_text(json.dumps(requests))
-        spec = {"stdlib": str(full_zip), "wheel": str(engine_wheel),
-                "site_packages": f"/lib/python{python}/site-packages", "prefix": stdlib_prefix(python),
-                "fallback": str(fallback_dir), "requests": str(tmp / "requests.json")}
+        spec = {
+            "stdlib": str(full_zip),
+            "wheel": str(engine_wheel),
+            "site_packages": f"/lib/python{python}/site-packages",
+            "prefix": stdlib_prefix(python),
+            "fallback": str(fallback_dir),
+            "requests": str(tmp / "requests.json"),
+        }
         (tmp / "spec.json").write_text(json.dumps(spec))
-        result = run_pyodide_script(SCRIPT, runtime_dir, tmp / "spec.json",
-                                    "Pyodide could not run the engine under Node to find the standard "
-                                    "library modules it needs")
+        result = run_pyodide_script(
+            SCRIPT,
+            runtime_dir,
+            tmp / "spec.json",
+            "Pyodide could not run the engine under Node to find the standard library modules it needs",
+        )
         if result["failed"]:
-            raise BuildError(f"The engine failed in Pyodide on {result['failed'][0]!r}; fix it and run the "
-                             "build again.")
+            raise BuildError(
+                f"The engine failed in Pyodide on {result['failed'][0]!r}; fix it and run the build again."
+            )
         # (Everything loaded at boot is still loaded at the end; the union says so plainly.)
         write_trimmed(full_zip, set(result["boot"]) | set(result["all"]), fallback_modules, tmp / "trimmed.zip")
         (tmp / "trimmed.zip").replace(out)
@@ -161,15 +237,17 @@ def _fallback_modules(full_names: list[str]) -> dict[str, str]:
     names = "".join(f"    {name!r},\n" for name in module_names(full_names))
     return {
         FALLBACK_MODULE: FALLBACK.read_text(),
-        NAMES_MODULE: ('"""The module names of the full standard library (written by '
-                       'buildtools/stdlib_trim.py)."""\n\nNAMES = frozenset({\n' + names + "})\n"),
+        NAMES_MODULE: (
+            '"""The module names of the full standard library (written by '
+            'buildtools/stdlib_trim.py)."""\n\nNAMES = frozenset({\n' + names + "})\n"
+        ),
     }
 
 
 def write_trimmed(full_zip: Path, keep: set[str], extra: dict[str, str], out: Path) -> None:
     """`full_zip` with only the members in `keep` (and the folder entries above
     them), in its order, then `extra` ({name: source}) at the top level."""
-    folders = {member[:i + 1] for member in keep for i, c in enumerate(member) if c == "/"}
+    folders = {member[: i + 1] for member in keep for i, c in enumerate(member) if c == "/"}
     with zipfile.ZipFile(full_zip) as src, zipfile.ZipFile(out, "w") as zf:
         missing = keep - set(src.namelist())
         if missing:
@@ -181,5 +259,3 @@ def write_trimmed(full_zip: Path, keep: set[str], extra: dict[str, str], out: Pa
             entry = zipfile.ZipInfo(name, date_time=FIXED_DATE)
             entry.external_attr = 0o100644 << 16
             zf.writestr(entry, source.encode(), zipfile.ZIP_STORED)
-
-

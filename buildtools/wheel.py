@@ -41,12 +41,7 @@ def write_wheel(
         f"Summary: {summary}\n"
         f"Requires-Python: {requires_python}\n"
     )
-    wheel = (
-        "Wheel-Version: 1.0\n"
-        "Generator: gradwalk build.py\n"
-        "Root-Is-Purelib: true\n"
-        f"Tag: {TAG}\n"
-    )
+    wheel = f"Wheel-Version: 1.0\nGenerator: gradwalk build.py\nRoot-Is-Purelib: true\nTag: {TAG}\n"
     entries = sorted(files.items())
     entries += [
         (f"{dist_info}/METADATA", metadata.encode()),

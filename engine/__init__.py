@@ -8,6 +8,17 @@ Python into a graph of Values; ``engine.trace`` records every step of the passes
 from .program import Program, ProgramError
 from .value import Value, cos, exp, log, relu, sigmoid, sin, tanh, topological_order
 
-__all__ = ["Value", "Program", "ProgramError", "topological_order",
-           "tanh", "relu", "exp", "log", "sin", "cos", "sigmoid"]
+__all__ = [
+    "Value",
+    "Program",
+    "ProgramError",
+    "topological_order",
+    "tanh",
+    "relu",
+    "exp",
+    "log",
+    "sin",
+    "cos",
+    "sigmoid",
+]
 __version__ = "0.1.0"

@@ -20,20 +20,26 @@ def backward_again(graph: Graph, grads: list[float], zero: bool, order: list[int
     frames = []
     start = grads
     if zero:
-        frames.append({"kind": "zero", "node": graph.output, "line": graph.values[graph.output].line,
-                       "text": "zero_grad(): every grad goes back to 0 before the next backward pass.",
-                       "pushes": [], "changes": [{"node": i, "field": "grad", "before": g, "after": 0.0}
-                                                 for i, g in enumerate(grads)]})
+        frames.append(
+            {
+                "kind": "zero",
+                "node": graph.output,
+                "line": graph.values[graph.output].line,
+                "text": "zero_grad(): every grad goes back to 0 before the next backward pass.",
+                "pushes": [],
+                "changes": [{"node": i, "field": "grad", "before": g, "after": 0.0} for i, g in enumerate(grads)],
+            }
+        )
         start = [0.0] * len(graph)
     more, final, _ = run_backward(graph, order if order is not None else graph.reverse_topological_order(), start=start)
     frames += more
     if zero:
-        explanation = ["After zero_grad() the second backward pass starts from 0 and gives the same grads "
-                       "as the first."]
+        explanation = [
+            "After zero_grad() the second backward pass starts from 0 and gives the same grads as the first."
+        ]
     else:
         explanation = _explain(graph, grads, final)
-    return {"zero_grad": zero, "frames": frames, "start_grads": grads, "grads": final,
-            "explanation": explanation}
+    return {"zero_grad": zero, "frames": frames, "start_grads": grads, "grads": final, "explanation": explanation}
 
 
 def _explain(graph: Graph, first: list[float], second: list[float]) -> list[str]:
@@ -43,13 +49,19 @@ def _explain(graph: Graph, first: list[float], second: list[float]) -> list[str]
     def changes(nodes):
         return ", ".join(f"{graph.label(i)}.grad {fmt(first[i])} → {fmt(second[i])}" for i in nodes)
 
-    sentences = [f"backward() sets {out}.grad = 1 again, but every other grad still holds the first pass's value "
-                 "and += adds the second pass on top of it."]
+    sentences = [
+        f"backward() sets {out}.grad = 1 again, but every other grad still holds the first pass's value "
+        "and += adds the second pass on top of it."
+    ]
     if middle:
-        sentences.append(f"The intermediate grads double ({changes(middle)}), and because they pass their doubled "
-                         f"totals on, the inputs get even more: {changes(graph.inputs)}.")
-        sentences.append("PyTorch keeps no grads on intermediate nodes, so there the inputs' grads would exactly "
-                         "double; micrograd keeps them, as here. Either way: call zero_grad() before backward().")
+        sentences.append(
+            f"The intermediate grads double ({changes(middle)}), and because they pass their doubled "
+            f"totals on, the inputs get even more: {changes(graph.inputs)}."
+        )
+        sentences.append(
+            "PyTorch keeps no grads on intermediate nodes, so there the inputs' grads would exactly "
+            "double; micrograd keeps them, as here. Either way: call zero_grad() before backward()."
+        )
     else:
         sentences.append(f"Every input's grad doubles: {changes(graph.inputs)}. Call zero_grad() before backward().")
     return sentences

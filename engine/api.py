@@ -15,16 +15,16 @@ from __future__ import annotations
 import json
 import math
 
-from .graph import Graph
-from .layout import layout
-from .presets import get_preset, load_presets, visit_order_ids
-from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError, with_inputs
 from .again import backward_again
 from .descent import MAX_STEPS, Move, Recomputed, descend, descend_moves
 from .forward_mode import forward_mode
+from .graph import Graph
+from .layout import layout
 from .naive import naive_recursion
 from .nudge import nudge_input
 from .paths import FAMILIES, growth, path_sums
+from .presets import get_preset, load_presets, visit_order_ids
+from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError, with_inputs
 from .trace import correct_backward, experiment, forward_frames
 
 MAX_REQUEST_CHARS = 200_000
@@ -121,9 +121,18 @@ def _read(request) -> dict:
 def _dispatch(request: dict, source) -> dict:
     cmd = request["cmd"]
     if cmd == "presets":
-        return {"ok": True, "presets": [
-            {"id": p["id"], "title": p.get("title", p["id"]), "summary": p.get("summary", ""),
-             "program": p["program"]} for p in load_presets()]}
+        return {
+            "ok": True,
+            "presets": [
+                {
+                    "id": p["id"],
+                    "title": p.get("title", p["id"]),
+                    "summary": p.get("summary", ""),
+                    "program": p["program"],
+                }
+                for p in load_presets()
+            ],
+        }
     if cmd == "preset":
         preset = dict(_preset(request.get("id")))
         preset["checkpoints"] = preset.pop("checkpoint", [])  # the TOML table is [[checkpoint]]
@@ -278,8 +287,18 @@ def load(request: dict, source=None) -> dict:
         "preset": subject.preset,
         "program": subject.program,
         "nodes": _nodes(graph, grads),
-        "edges": [{"id": e.id, "parent": e.parent, "child": e.child, "slot": e.slot, "local": e.local,
-                   "local_text": local_texts[e.id], "rule": rules[e.id]} for e in graph.edges],
+        "edges": [
+            {
+                "id": e.id,
+                "parent": e.parent,
+                "child": e.child,
+                "slot": e.slot,
+                "local": e.local,
+                "local_text": local_texts[e.id],
+                "rule": rules[e.id],
+            }
+            for e in graph.edges
+        ],
         "output": graph.output,
         "inputs": graph.inputs,
         "unused": subject.unused(),
@@ -321,8 +340,11 @@ def growth_table(request: dict, source=None) -> dict:
     request's: ``source`` is not used)."""
     family = _choice(request.get("family", "diamonds"), tuple(FAMILIES), "family")
     sizes = request.get("sizes", list(range(1, 11)))
-    if (not isinstance(sizes, list) or not 0 < len(sizes) <= 60
-            or not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= FAMILIES[family] for n in sizes)):
+    if (
+        not isinstance(sizes, list)
+        or not 0 < len(sizes) <= 60
+        or not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= FAMILIES[family] for n in sizes)
+    ):
         raise RequestError(f'"sizes" must be a list of whole numbers from 1 to {FAMILIES[family]}.')
     return {"ok": True, "family": family, "rows": growth(family, sizes)}
 
@@ -352,14 +374,24 @@ def descent(request: dict, source=None) -> dict:
 def _moves(request: dict, subject: _Program | _SourceGraph) -> list[Move]:
     """ "moves": [{"ascend": false, "rate": 0.1, "inputs": ["x1"]}, ...], each checked like a step."""
     if any(key in request for key in ("steps", "rate", "ascend", "inputs")):
-        raise RequestError('With "moves", each move has its own "ascend", "rate" and "inputs"; '
-                           'leave out "steps", "rate", "ascend" and "inputs".')
+        raise RequestError(
+            'With "moves", each move has its own "ascend", "rate" and "inputs"; '
+            'leave out "steps", "rate", "ascend" and "inputs".'
+        )
     moves = request["moves"]
     if not isinstance(moves, list) or len(moves) > MAX_STEPS or not all(isinstance(m, dict) for m in moves):
-        raise RequestError(f'"moves" must be a list of at most {MAX_STEPS} moves, like '
-                           '[{"ascend": false, "rate": 0.1, "inputs": ["x1"]}].')
-    return [Move(_flag(m.get("ascend", False), "ascend"), _rate(m.get("rate", 0.1)),
-                 _input_names(m.get("inputs", subject.inputs), subject)) for m in moves]
+        raise RequestError(
+            f'"moves" must be a list of at most {MAX_STEPS} moves, like '
+            '[{"ascend": false, "rate": 0.1, "inputs": ["x1"]}].'
+        )
+    return [
+        Move(
+            _flag(m.get("ascend", False), "ascend"),
+            _rate(m.get("rate", 0.1)),
+            _input_names(m.get("inputs", subject.inputs), subject),
+        )
+        for m in moves
+    ]
 
 
 def _input_names(names, subject: _Program | _SourceGraph) -> list[str]:
@@ -392,8 +424,16 @@ def nudge(request: dict, source=None) -> dict:
     return {"ok": True, **nudge_input(graph, wrt, subject.input_name(wrt), h, subject.recompute, subject.order)}
 
 
-_MODES = {"load": load, "nudge": nudge, "naive": naive, "forward_mode": forward, "paths": paths, "growth": growth_table,
-          "again": again, "descend": descent}
+_MODES = {
+    "load": load,
+    "nudge": nudge,
+    "naive": naive,
+    "forward_mode": forward,
+    "paths": paths,
+    "growth": growth_table,
+    "again": again,
+    "descend": descent,
+}
 
 
 def _input(graph: Graph, label) -> int:
@@ -419,12 +459,22 @@ def _unused(program: Program, graph: Graph) -> list[str]:
 def _nodes(graph: Graph, grads) -> list[dict]:
     nodes = []
     for i, value in enumerate(graph.values):
-        nodes.append({
-            "id": i, "label": value.label, "op": value._op, "expr": graph.expressions[i],
-            "data": value.data, "grad": grads[i], "line": value.line, "col": value.col,
-            "parents": graph.parent_edges[i], "children": graph.child_edges[i],
-            "is_input": graph.is_input(i), "is_output": i == graph.output,
-        })
+        nodes.append(
+            {
+                "id": i,
+                "label": value.label,
+                "op": value._op,
+                "expr": graph.expressions[i],
+                "data": value.data,
+                "grad": grads[i],
+                "line": value.line,
+                "col": value.col,
+                "parents": graph.parent_edges[i],
+                "children": graph.child_edges[i],
+                "is_input": graph.is_input(i),
+                "is_output": i == graph.output,
+            }
+        )
     return nodes
 
 
@@ -443,8 +493,16 @@ def _sent(frames: list[dict]) -> list[dict]:
         if kind in (None, "seed", "visit"):  # None: a forward step
             del frame["changes"]
         if kind == "visit":
-            frame["pushes"] = [{"edge": p["edge"], "contribution": p["contribution"], "before": p["before"],
-                                "after": p["after"], "late": p["late"]} for p in frame["pushes"]]
+            frame["pushes"] = [
+                {
+                    "edge": p["edge"],
+                    "contribution": p["contribution"],
+                    "before": p["before"],
+                    "after": p["after"],
+                    "late": p["late"],
+                }
+                for p in frame["pushes"]
+            ]
     return frames
 
 

@@ -75,8 +75,10 @@ class Report:
 
     def __str__(self) -> str:
         if self.ok:
-            lines = [f"check({self.output}): no problems found. Every local derivative Gradwalk knows follows "
-                     "its rule, every _backward adds into the grads, and backward() gets every grad right."]
+            lines = [
+                f"check({self.output}): no problems found. Every local derivative Gradwalk knows follows "
+                "its rule, every _backward adds into the grads, and backward() gets every grad right."
+            ]
         else:
             count = len(self.problems)
             lines = [f"check({self.output}): {count} problem{'s' if count != 1 else ''}"]
@@ -91,10 +93,16 @@ class Report:
 
     def as_dict(self) -> dict:
         """The report as plain data, for the widget (which opens on the first problem's node)."""
-        return {"ok": self.ok, "output": self.output,
-                "problems": [{"text": str(p), "node": p.node, "kind": p.kind} for p in self.problems],
-                "notes": list(self.notes), "visit_order": self.visit_order, "order": self.order,
-                "grads": self.grads, "correct_grads": self.correct_grads}
+        return {
+            "ok": self.ok,
+            "output": self.output,
+            "problems": [{"text": str(p), "node": p.node, "kind": p.kind} for p in self.problems],
+            "notes": list(self.notes),
+            "visit_order": self.visit_order,
+            "order": self.order,
+            "grads": self.grads,
+            "correct_grads": self.correct_grads,
+        }
 
 
 def check(loss) -> Report:
@@ -104,8 +112,10 @@ def check(loss) -> Report:
     except ForeignGraphError:
         raise
     except Exception as error:  # a bug of ours: still one clear error, never a traceback from inside
-        raise ForeignGraphError(f"Gradwalk failed while checking this graph ({type(error).__name__}: {error}); "
-                                "this is a bug in Gradwalk, not in your code.") from error
+        raise ForeignGraphError(
+            f"Gradwalk failed while checking this graph ({type(error).__name__}: {error}); "
+            "this is a bug in Gradwalk, not in your code."
+        ) from error
 
 
 class _Checker:
@@ -117,11 +127,21 @@ class _Checker:
         labels = [node.label for node in self.nodes]
         self.labels = labels
         expressions = self.graph.expressions
-        self.heads = [n.label if expressions[i] == n.label else f"{n.label} = {expressions[i]}" if n.parents
-                      else f"{n.label} (an input)" for i, n in enumerate(self.nodes)]
+        self.heads = [
+            n.label
+            if expressions[i] == n.label
+            else f"{n.label} = {expressions[i]}"
+            if n.parents
+            else f"{n.label} (an input)"
+            for i, n in enumerate(self.nodes)
+        ]
         # The right graph: the engine's rule wherever Gradwalk knows the operation.
-        right = [replace(n, locals=tuple(rule(n.op, [self.nodes[p].data for p in n.parents], n.const)[1]))
-                 if n.known and n.parents else n for n in self.nodes]
+        right = [
+            replace(n, locals=tuple(rule(n.op, [self.nodes[p].data for p in n.parents], n.const)[1]))
+            if n.known and n.parents
+            else n
+            for n in self.nodes
+        ]
         self.right = Foreign(right, [], foreign.style).graph()
         self.correct = correct_backward(self.right)[1]
         self.report = Report(labels[foreign.output], correct_grads=dict(zip(labels, self.correct)), foreign=foreign)
@@ -144,12 +164,17 @@ class _Checker:
 
     def check_rule(self, i):
         node, head = self.nodes[i], self.heads[i]
-        where = {"_backward": "its _backward gives", "_local_grads": "its _local_grads give",
-                 "_local": "its _local gives"}.get(node.source, "it gives")
+        where = {
+            "_backward": "its _backward gives",
+            "_local_grads": "its _local_grads give",
+            "_local": "its _local gives",
+        }.get(node.source, "it gives")
         if not node.known:
             given = ", ".join(f"{self.labels[p]} {fmt(local)}" for p, local in zip(node.parents, node.locals))
-            self.report.notes.append(f"{head}: Gradwalk doesn't know the operation {node.op!r}, so it can't check "
-                                     f"it; it takes the local derivatives the graph gives ({given}).")
+            self.report.notes.append(
+                f"{head}: Gradwalk doesn't know the operation {node.op!r}, so it can't check "
+                f"it; it takes the local derivatives the graph gives ({given})."
+            )
             return
         data, locals_ = rule(node.op, [self.nodes[p].data for p in node.parents], node.const)
         if not close(data, node.data):
@@ -168,7 +193,10 @@ class _Checker:
                 rule_text = f"{' + '.join(fmt(locals_[s]) for s in slots)} = {fmt(want)}, one term per use of {name}"
             self.local_problems[(i, parent)] = Problem(
                 f"{head}: {where} {name} a local derivative of {fmt(given)}, but the rule for {node.op} says "
-                f"{rule_text}.", self.labels[i], "local")
+                f"{rule_text}.",
+                self.labels[i],
+                "local",
+            )
             self.report.problems.append(self.local_problems[(i, parent)])
 
     # -- 2. does _backward add (+=) or overwrite (=)? ------------------------------------------------
@@ -184,8 +212,12 @@ class _Checker:
                 obj._backward()
                 after = {p: self.objects[p].grad for p in parents}
             except Exception as error:
-                self.problem(f"{self.heads[i]}: its _backward raised {type(error).__name__} ({error}) when the "
-                             f"grads were not 0.", i, "accumulate")
+                self.problem(
+                    f"{self.heads[i]}: its _backward raised {type(error).__name__} ({error}) when the "
+                    f"grads were not 0.",
+                    i,
+                    "accumulate",
+                )
                 return
         overwritten, twice, other = [], [], []
         for p in parents:
@@ -202,15 +234,22 @@ class _Checker:
                     wrong = self.local_problems.pop((i, p), None)
                     if wrong is not None:
                         self.report.problems.remove(wrong)
-                    twice.append(f"{name} is used {uses} times here, so only the last of its {uses} contributions "
-                                 "survives")
+                    twice.append(
+                        f"{name} is used {uses} times here, so only the last of its {uses} contributions survives"
+                    )
             else:
-                other.append(f"its _backward changes {name}.grad from {fmt(PROBE)} to {_text(got)}; adding its "
-                             f"local derivative {fmt(local)} would give {fmt(PROBE + local)}")
+                other.append(
+                    f"its _backward changes {name}.grad from {fmt(PROBE)} to {_text(got)}; adding its "
+                    f"local derivative {fmt(local)} would give {fmt(PROBE + local)}"
+                )
         if overwritten:
             them = "it" if len(overwritten) == 1 else "them"
-            self.problem(f"{self.heads[i]}: its _backward overwrites {_join(overwritten)} (=) instead of adding to "
-                         f"{them} (+=)" + "".join(f"; {t}" for t in twice) + ".", i, "overwrite")
+            self.problem(
+                f"{self.heads[i]}: its _backward overwrites {_join(overwritten)} (=) instead of adding to "
+                f"{them} (+=)" + "".join(f"; {t}" for t in twice) + ".",
+                i,
+                "overwrite",
+            )
         if other:
             self.problem(f"{self.heads[i]}: " + "; ".join(other) + ".", i, "accumulate")
 
@@ -222,8 +261,9 @@ class _Checker:
         root = self.objects[out]
         backward = getattr(root, "backward", None)
         if not callable(backward):
-            self.report.notes.append(f"{label} has no backward() method, so only the local derivatives and "
-                                     "_backward were checked.")
+            self.report.notes.append(
+                f"{label} has no backward() method, so only the local derivatives and _backward were checked."
+            )
             return
         visits = []  # (run() puts every object back afterwards)
         with _recording(self.objects, visits):
@@ -239,11 +279,17 @@ class _Checker:
         if visits:
             self.check_visits(visits)
         else:
-            self.report.notes.append(f"{label}.backward() doesn't call a _backward on each node, so the order it "
-                                     "visits the nodes in couldn't be recorded; its final grads were checked.")
+            self.report.notes.append(
+                f"{label}.backward() doesn't call a _backward on each node, so the order it "
+                "visits the nodes in couldn't be recorded; its final grads were checked."
+            )
             if not (_is_number(final[out]) and close(final[out], 1.0)):
-                self.problem(f"{label}: after backward(), {label}.grad is {_text(final[out])}; backward() must "
-                             f"seed it with {label}.grad = 1.", out, "seed")
+                self.problem(
+                    f"{label}: after backward(), {label}.grad is {_text(final[out])}; backward() must "
+                    f"seed it with {label}.grad = 1.",
+                    out,
+                    "seed",
+                )
         self.check_grads(final)
 
     def check_visits(self, visits):
@@ -257,25 +303,41 @@ class _Checker:
         order = list(first)
         self.report.visit_order = [self.labels[i] for i in order]
         if out not in first:
-            self.problem(f"{label}: backward() never calls {label}._backward(), so the output passes nothing on.",
-                         out, "missing")
+            self.problem(
+                f"{label}: backward() never calls {label}._backward(), so the output passes nothing on.", out, "missing"
+            )
         elif not (_is_number(first[out]) and close(first[out], 1.0)):
-            self.problem(f"{label}: backward() doesn't seed {label}.grad = 1: when {label}'s _backward ran, "
-                         f"{label}.grad was {_text(first[out])}.", out, "seed")
+            self.problem(
+                f"{label}: backward() doesn't seed {label}.grad = 1: when {label}'s _backward ran, "
+                f"{label}.grad was {_text(first[out])}.",
+                out,
+                "seed",
+            )
         repeated = [i for i in range(len(self.nodes)) if counts[i] > 1]
         missing = [i for i, n in enumerate(self.nodes) if n.parents and counts[i] == 0 and i != out]
         if any(self.nodes[i].parents for i in repeated):
             repeated = [i for i in repeated if self.nodes[i].parents]  # the harmless ones add nothing then
         for i in reversed(repeated):
             name = self.labels[i]
-            effect = (f"so {name} passes its grad on {counts[i]} times" if self.nodes[i].parents else
-                      f"which does no harm here only because {name} is an input and passes nothing on")
-            self.problem(f"{self.heads[i]}: backward() calls its _backward {counts[i]} times, {effect}; a "
-                         "topological sort lists each node once (is its visited set missing?).", i, "repeat")
+            effect = (
+                f"so {name} passes its grad on {counts[i]} times"
+                if self.nodes[i].parents
+                else f"which does no harm here only because {name} is an input and passes nothing on"
+            )
+            self.problem(
+                f"{self.heads[i]}: backward() calls its _backward {counts[i]} times, {effect}; a "
+                "topological sort lists each node once (is its visited set missing?).",
+                i,
+                "repeat",
+            )
         for i in reversed(missing):
             parents = ", ".join(dict.fromkeys(self.labels[p] for p in self.nodes[i].parents))
-            self.problem(f"{self.heads[i]}: backward() never calls its _backward, so nothing reaches {parents} "
-                         f"through {self.labels[i]}.", i, "missing")
+            self.problem(
+                f"{self.heads[i]}: backward() never calls its _backward, so nothing reaches {parents} "
+                f"through {self.labels[i]}.",
+                i,
+                "missing",
+            )
         if any(self.nodes[i].parents for i in repeated) or missing or out not in first:
             return
         full = order + [i for i in reversed(range(len(self.nodes))) if i not in first]
@@ -291,8 +353,12 @@ class _Checker:
                 said.setdefault(sentence, item["parent"])
         first = next(iter(said.values()), result["late"][0]["parent"])
         visited = ", ".join(self.labels[i] for i in order)
-        self.problem(f"backward() visits the nodes in a wrong order ({visited}): some are visited before every node "
-                     "that uses them has passed its grad on.", first, "order")
+        self.problem(
+            f"backward() visits the nodes in a wrong order ({visited}): some are visited before every node "
+            "that uses them has passed its grad on.",
+            first,
+            "order",
+        )
         for sentence, node in said.items():
             self.problem(sentence, node, "order")
 
@@ -310,9 +376,15 @@ class _Checker:
             wrong = [i for i in wrong if not (_is_number(final[i]) and close(final[i], replayed[i]))]
         for i in wrong[:MAX_GRAD_SENTENCES]:
             name = code_name(self.labels[i])
-            text = f"{self.labels[i]}: after your backward(), {name}.grad is {_text(final[i])}, but it should be " \
-                   f"{fmt(self.correct[i])}"
-            if _is_number(final[i]) and close(final[i], own[i]) and any(p.kind == "local" for p in self.report.problems):
+            text = (
+                f"{self.labels[i]}: after your backward(), {name}.grad is {_text(final[i])}, but it should be "
+                f"{fmt(self.correct[i])}"
+            )
+            if (
+                _is_number(final[i])
+                and close(final[i], own[i])
+                and any(p.kind == "local" for p in self.report.problems)
+            ):
                 text += " (because of the wrong local derivative above)"
             self.problem(text + ".", i, "grad")
         if len(wrong) > MAX_GRAD_SENTENCES:
@@ -354,7 +426,7 @@ def _recording(objects: list, visits: list):
             if own is _MISSING:
                 delattr(cls, "_backward")
             else:
-                setattr(cls, "_backward", own)
+                cls._backward = own
 
 
 def _recorder(original, i, obj, visits):

@@ -18,8 +18,9 @@ program that is ``Program.parse`` on its source; for any other graph, a :class:`
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from .graph import Graph
 from .text import fmt
@@ -67,12 +68,16 @@ class _Point:
     input_grads: dict[str, float]  # every input's grad, by name
 
     @classmethod
-    def of(cls, program) -> "_Point":
+    def of(cls, program) -> _Point:
         program.output.backward()  # the same sums, in the same order, as the graph answer's grads
         nodes = program.nodes
-        point = cls({name: leaf.data for name, leaf in program.inputs.items()}, program.output.data,
-                    [v.data for v in nodes], [v.grad for v in nodes],
-                    {name: leaf.grad for name, leaf in program.inputs.items()})
+        point = cls(
+            {name: leaf.data for name, leaf in program.inputs.items()},
+            program.output.data,
+            [v.data for v in nodes],
+            [v.grad for v in nodes],
+            {name: leaf.grad for name, leaf in program.inputs.items()},
+        )
         program.release()
         return point
 
@@ -98,8 +103,14 @@ def descend(recompute: Recompute, names: list[str], rate: float, steps: int, asc
     stopped = None
     for step in range(steps + 1):
         point = _Point.of(recompute(values))  # every input given by name
-        history.append({"step": step, "values": point.values, "output": point.output,
-                        "grads": {name: point.input_grads[name] for name in names}})
+        history.append(
+            {
+                "step": step,
+                "values": point.values,
+                "output": point.output,
+                "grads": {name: point.input_grads[name] for name in names},
+            }
+        )
         if not point.finite(names):
             stopped = NOT_FINITE
             break
@@ -125,9 +136,18 @@ def descend_moves(recompute: Recompute, moves: list[Move]) -> dict:
     node_of = {name: index.get(id(leaf)) for name, leaf in program.inputs.items()}  # None: not drawn
     point = _Point.of(program)
     history = [_entry(0, point)]
-    frames = [{"kind": "descent", "node": output, "line": out_line, "pushes": [], "changes": [],
-               "text": f"Start: {out} = {fmt(point.output)} at "
-                       + ", ".join(f"{name} = {fmt(v)}" for name, v in point.values.items()) + "."}]
+    frames = [
+        {
+            "kind": "descent",
+            "node": output,
+            "line": out_line,
+            "pushes": [],
+            "changes": [],
+            "text": f"Start: {out} = {fmt(point.output)} at "
+            + ", ".join(f"{name} = {fmt(v)}" for name, v in point.values.items())
+            + ".",
+        }
+    ]
     stopped = None
     for step, move in enumerate(moves, 1):
         if not point.finite(move.inputs):
@@ -142,10 +162,19 @@ def descend_moves(recompute: Recompute, moves: list[Move]) -> dict:
             stopped = NOT_FINITE
             break
         history.append(_entry(step, after))
-        frames.append({"kind": "descent", "node": output, "line": out_line, "pushes": [],
-                       "changes": _changes(point, after), "ascend": move.ascend, "rate": move.rate,
-                       "moved": [node_of[name] for name in move.inputs if node_of[name] is not None],
-                       "text": _step_text(step, move, point, after, out)})
+        frames.append(
+            {
+                "kind": "descent",
+                "node": output,
+                "line": out_line,
+                "pushes": [],
+                "changes": _changes(point, after),
+                "ascend": move.ascend,
+                "rate": move.rate,
+                "moved": [node_of[name] for name in move.inputs if node_of[name] is not None],
+                "text": _step_text(step, move, point, after, out),
+            }
+        )
         point = after
     return {"history": history, "frames": frames, "stopped": stopped}
 
@@ -157,8 +186,9 @@ def _entry(step: int, point: _Point) -> dict:
 def _changes(before: _Point, after: _Point) -> list[dict]:
     """Every data and grad that differs between two points (nan = nan, -0 = 0: the page's own test)."""
     changes = []
-    for i, (old_data, new_data, old_grad, new_grad) in enumerate(zip(before.data, after.data,
-                                                                     before.grads, after.grads)):
+    for i, (old_data, new_data, old_grad, new_grad) in enumerate(
+        zip(before.data, after.data, before.grads, after.grads)
+    ):
         if not _same(old_data, new_data):
             changes.append({"node": i, "field": "data", "before": old_data, "after": new_data})
         if not _same(old_grad, new_grad):
@@ -172,8 +202,13 @@ def _same(a: float, b: float) -> bool:
 
 def _step_text(step: int, move: Move, before: _Point, after: _Point, out: str) -> str:
     sign = "+" if move.ascend else "−"
-    moves = "; ".join(f"{name} = {fmt(before.values[name])} {sign} {fmt(move.rate)} × "
-                      f"{fmt(before.input_grads[name])} = {fmt(after.values[name])}" for name in move.inputs)
+    moves = "; ".join(
+        f"{name} = {fmt(before.values[name])} {sign} {fmt(move.rate)} × "
+        f"{fmt(before.input_grads[name])} = {fmt(after.values[name])}"
+        for name in move.inputs
+    )
     change = "down" if after.output < before.output else "up" if after.output > before.output else "unchanged"
-    return (f"Step {step} ({'ascend' if move.ascend else 'descend'}): {moves}. Forward and backward again: "
-            f"{out} {fmt(before.output)} → {fmt(after.output)} ({change}).")
+    return (
+        f"Step {step} ({'ascend' if move.ascend else 'descend'}): {moves}. Forward and backward again: "
+        f"{out} {fmt(before.output)} → {fmt(after.output)} ({change})."
+    )

@@ -60,16 +60,14 @@ from functools import cached_property
 
 from .graph import Graph
 from .numbers import as_float
-from .program import (LITERAL_RANGE, MAX_EXPONENT, MAX_LABEL_CHARS, MAX_LITERAL, MAX_NODES, READABLE_LABEL_CHARS,
-                      Program)
-from .text import code_name, expression_text, fmt, forward_text, local_text, rule_text
 from .ops import OPS
+from .program import LITERAL_RANGE, MAX_EXPONENT, MAX_LABEL_CHARS, MAX_LITERAL, MAX_NODES, READABLE_LABEL_CHARS, Program
+from .text import code_name, expression_text, fmt, forward_text, local_text, rule_text
 from .value import Value, topological_order
 
 MAX_EDGES = 2 * MAX_NODES
 
-SHAPE = ("a micrograd-style value: an object with .data and ._prev (micrograd) "
-         "or .data and ._children (microgpt)")
+SHAPE = "a micrograd-style value: an object with .data and ._prev (micrograd) or .data and ._children (microgpt)"
 
 
 class ForeignGraphError(ValueError):
@@ -148,16 +146,23 @@ class ForeignGraph(Graph):
         """(local_text, rule) per edge: the engine's texts where the graph's local derivative
         is the rule's, else the number the graph gave (a custom operation, or a graph that
         disagrees with the rule)."""
-        rules = [rule(value._op, [p.data for p in value._prev], value._const)[1] if known and value._prev
-                 else None for value, known in zip(self.values, self.known)]
+        rules = [
+            rule(value._op, [p.data for p in value._prev], value._const)[1] if known and value._prev else None
+            for value, known in zip(self.values, self.known)
+        ]
         texts = []
         for edge in self.edges:
             child, rule_locals = self.values[edge.child], rules[edge.child]
             if rule_locals is not None and close(edge.local, rule_locals[edge.slot]):
                 texts.append((local_text(child, edge.slot), rule_text(child, edge.slot)))
             else:
-                texts.append((fmt(edge.local), f"{code_name(self.values[edge.parent].label)}.grad += "
-                                                f"{fmt(edge.local)} * {code_name(child.label)}.grad"))
+                texts.append(
+                    (
+                        fmt(edge.local),
+                        f"{code_name(self.values[edge.parent].label)}.grad += "
+                        f"{fmt(edge.local)} * {code_name(child.label)}.grad",
+                    )
+                )
         return texts
 
     @cached_property
@@ -216,8 +221,12 @@ class Foreign:
         for label, value in values.items():
             if label not in inputs:
                 raise ForeignGraphError(f"There is no input named {_short(label)} to change.")
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) \
-                    or abs(value) > MAX_LITERAL:
+            if (
+                not isinstance(value, (int, float))
+                or isinstance(value, bool)
+                or not math.isfinite(value)
+                or abs(value) > MAX_LITERAL
+            ):
                 raise ForeignGraphError(f"The new value of {_short(label)} must be a number {LITERAL_RANGE}.")
         if self.custom:
             i = self.custom[0]
@@ -225,7 +234,8 @@ class Foreign:
             raise ForeignGraphError(
                 f"{node.label} = {self.graph().expressions[i]} uses {node.op!r}, an operation Gradwalk doesn't "
                 "know, so it can't compute this graph at new input values; change the value in your own code "
-                "and show the graph again.")
+                "and show the graph again."
+            )
         nodes = []
         for node in self.nodes:
             if not node.parents:
@@ -270,8 +280,10 @@ def read(value) -> Foreign:
     except ForeignGraphError:
         raise
     except Exception as error:  # a bug of ours: still one clear error, never a traceback from inside
-        raise ForeignGraphError(f"Gradwalk failed while reading this graph ({type(error).__name__}: {error}); "
-                                "this is a bug in Gradwalk, not in your code.") from error
+        raise ForeignGraphError(
+            f"Gradwalk failed while reading this graph ({type(error).__name__}: {error}); "
+            "this is a bug in Gradwalk, not in your code."
+        ) from error
 
 
 def _read(value) -> Foreign:
@@ -300,11 +312,12 @@ def _discover(root) -> tuple[dict[int, _Raw], list[int]]:
         for obj in parents:
             k = id(obj)
             if k in on_stack:
-                path = [_describe(raws[s], capital=False) for s, _ in stack[[s for s, _ in stack].index(k):]]
+                path = [_describe(raws[s], capital=False) for s, _ in stack[[s for s, _ in stack].index(k) :]]
                 path.append(path[0])
                 raise ForeignGraphError(
                     "This graph has a cycle (" + " → ".join(path) + "): a value is computed from itself, "
-                    "so it has no order to compute or differentiate in.")
+                    "so it has no order to compute or differentiate in."
+                )
             if k in raws:
                 continue
             raws[k] = raw = _raw(obj, raws[key])
@@ -312,7 +325,8 @@ def _discover(root) -> tuple[dict[int, _Raw], list[int]]:
             if len(raws) > MAX_NODES or edges > MAX_EDGES:
                 raise ForeignGraphError(
                     f"This graph has more than {MAX_NODES:,} nodes (or {MAX_EDGES:,} edges), too many to draw; "
-                    "show a smaller part of it, for example one neuron's output.")
+                    "show a smaller part of it, for example one neuron's output."
+                )
             on_stack.add(k)
             stack.append((k, iter(_distinct(raw.operands))))
             break
@@ -339,15 +353,17 @@ def _raw(obj, child: _Raw | None) -> _Raw:
     label = _get(obj, "label", child)
     label = label.strip() if isinstance(label, str) and label.isprintable() else ""
     if len(label) > MAX_LABEL_CHARS:
-        label = label[:MAX_LABEL_CHARS - 1] + "…"
+        label = label[: MAX_LABEL_CHARS - 1] + "…"
     op_text = _get(obj, "_op", child)
     op_text = op_text.strip() if isinstance(op_text, str) and op_text.isprintable() else ""
     # The ordered collection wins when a class keeps both (a tuple _children and a set _prev).
     collection = next((c for c in found if isinstance(c, (tuple, list))), found[0])
     ordered = isinstance(collection, (tuple, list))
     if not ordered and not isinstance(collection, (set, frozenset)):
-        raise ForeignGraphError(f"{_describe_parts(obj, label, op_text)} keeps its parents in a "
-                                f"{type(collection).__name__}; Gradwalk reads a set, a tuple or a list.")
+        raise ForeignGraphError(
+            f"{_describe_parts(obj, label, op_text)} keeps its parents in a "
+            f"{type(collection).__name__}; Gradwalk reads a set, a tuple or a list."
+        )
     operands = list(collection)
     locals_, locals_from = None, ""
     for name in ("_local_grads", "_local"):
@@ -358,12 +374,16 @@ def _raw(obj, child: _Raw | None) -> _Raw:
     raw = _Raw(obj, data, op_text, label, operands, ordered, None, locals_from, _get(obj, "_backward", child))
     if locals_ is not None:
         if not isinstance(locals_, (tuple, list)) or len(locals_) != len(operands) or not ordered:
-            raise ForeignGraphError(f"{_describe(raw)} has {len(operands)} parents but its {locals_from} doesn't "
-                                    "hold one number for each of them.")
+            raise ForeignGraphError(
+                f"{_describe(raw)} has {len(operands)} parents but its {locals_from} doesn't "
+                "hold one number for each of them."
+            )
         raw.locals = [_number(x, raw, locals_from) for x in locals_]
     elif operands and not callable(raw.backward):
-        raise ForeignGraphError(f"{_describe(raw)} has parents but neither _local_grads nor a _backward, so "
-                                "Gradwalk can't tell how it passes gradients on.")
+        raise ForeignGraphError(
+            f"{_describe(raw)} has parents but neither _local_grads nor a _backward, so "
+            "Gradwalk can't tell how it passes gradients on."
+        )
     if isinstance(obj, Value):
         raw.const = obj._const
     return raw
@@ -397,8 +417,9 @@ def _measure(raw: _Raw, raws) -> dict[int, float]:
         for parent in parents:
             parent.grad = 0.0
     except Exception as error:
-        raise ForeignGraphError(f"{_describe(raw)}: Gradwalk can't set the grads around it to call its _backward "
-                                f"({_raised(error)}).") from None
+        raise ForeignGraphError(
+            f"{_describe(raw)}: Gradwalk can't set the grads around it to call its _backward ({_raised(error)})."
+        ) from None
     try:
         raw.backward()
     except Exception as error:
@@ -424,8 +445,11 @@ def _resolve(raw: _Raw, raws: dict[int, _Raw]):
     if raw.ordered:
         raw.slots = list(raw.operands)
     else:
-        raw.slots = _closure_order(raw, distinct) or _data_order(raw, op, distinct, data_of) or sorted(
-            distinct, key=lambda p: raws[id(p)].fingerprint)
+        raw.slots = (
+            _closure_order(raw, distinct)
+            or _data_order(raw, op, distinct, data_of)
+            or sorted(distinct, key=lambda p: raws[id(p)].fingerprint)
+        )
         if op is not None and OPS[op].arity == 2 and raw.const is None and len(raw.slots) == 1:
             raw.slots = raw.slots * 2  # a set of one under + or *: the same value on both sides (a * a)
     if op is None and not raw.op_text:
@@ -559,10 +583,19 @@ def _assemble(raws: dict[int, _Raw], post: list[int], root: _Raw) -> Foreign:
     found = [back[id(mirror)] for mirror in order]
     _name(order, [raw.label for raw in found], [raw.op is not None for raw in found])
     index = {id(mirror): i for i, mirror in enumerate(order)}
-    nodes = [Node(mirror.label, mirror._op, raw.op is not None, mirror._const, raw.data,
-                  tuple(index[id(p)] for p in mirror._prev), tuple(mirror._local),
-                  "" if not raw.operands else raw.locals_from or "_backward")
-             for mirror, raw in zip(order, found)]
+    nodes = [
+        Node(
+            mirror.label,
+            mirror._op,
+            raw.op is not None,
+            mirror._const,
+            raw.data,
+            tuple(index[id(p)] for p in mirror._prev),
+            tuple(mirror._local),
+            "" if not raw.operands else raw.locals_from or "_backward",
+        )
+        for mirror, raw in zip(order, found)
+    ]
     style = "_children" if any(raw.locals_from == "_local_grads" for raw in found) else "_prev"
     return Foreign(nodes, [raw.obj for raw in found], style)
 
@@ -722,5 +755,4 @@ def _short(text) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-__all__ = ["ForeignGraphError", "Foreign", "ForeignGraph", "Node", "read", "rule", "close", "untouched",
-           "MAX_EDGES"]
+__all__ = ["ForeignGraphError", "Foreign", "ForeignGraph", "Node", "read", "rule", "close", "untouched", "MAX_EDGES"]

@@ -31,17 +31,34 @@ def forward_mode(graph: Graph, wrt: int) -> dict:
             for edge_id in graph.parent_edges[node]:
                 edge = graph.edges[edge_id]
                 contribution = edge.local * tangents[edge.parent]
-                terms.append({"edge": edge_id, "parent": edge.parent, "local": edge.local,
-                              "upstream": tangents[edge.parent], "contribution": contribution,
-                              "before": tangent, "after": tangent + contribution, "late": False,
-                              "rule": f"d{label} += {fmt(edge.local)} * d{code_name(graph.label(edge.parent))}"})
+                terms.append(
+                    {
+                        "edge": edge_id,
+                        "parent": edge.parent,
+                        "local": edge.local,
+                        "upstream": tangents[edge.parent],
+                        "contribution": contribution,
+                        "before": tangent,
+                        "after": tangent + contribution,
+                        "late": False,
+                        "rule": f"d{label} += {fmt(edge.local)} * d{code_name(graph.label(edge.parent))}",
+                    }
+                )
                 tangent += contribution
             sums = " + ".join(f"{_factor(t['local'])} × {_factor(t['upstream'])}" for t in terms)
             text = f"d{label}/d{x} = {sums} = {fmt(tangent)}."
         tangents[node] = tangent
-        frames.append({"kind": "tangent", "node": node, "tangent": tangent, "line": value.line, "text": text,
-                       "pushes": terms,
-                       "changes": [{"node": node, "field": "tangent", "before": None, "after": tangent}]})
+        frames.append(
+            {
+                "kind": "tangent",
+                "node": node,
+                "tangent": tangent,
+                "line": value.line,
+                "text": text,
+                "pushes": terms,
+                "changes": [{"node": node, "field": "tangent", "before": None, "after": tangent}],
+            }
+        )
     inputs = len(graph.inputs)
     edges = len(graph.edges)
     return {

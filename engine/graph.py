@@ -32,7 +32,7 @@ class Graph:
     child_edges: list[list[int]] = field(default_factory=list)  # node → edges out of it
 
     @classmethod
-    def of(cls, output: Value, order: list[Value] | None = None) -> "Graph":
+    def of(cls, output: Value, order: list[Value] | None = None) -> Graph:
         """The graph of ``output``; ``order`` is its topological order if already known."""
         values = order if order is not None else topological_order(output)
         index = {value: i for i, value in enumerate(values)}
@@ -70,8 +70,9 @@ class Graph:
     @cached_property
     def rules(self) -> list[str]:
         """Each edge's backward rule as micrograd writes it, ``a.grad += b.data * c.grad``."""
-        return [rule_text(self.values[edge.child], edge.slot, local)
-                for edge, local in zip(self.edges, self.local_texts)]
+        return [
+            rule_text(self.values[edge.child], edge.slot, local) for edge, local in zip(self.edges, self.local_texts)
+        ]
 
     @property
     def inputs(self) -> list[int]:

@@ -56,8 +56,14 @@ def _layout(graph: Graph) -> dict:
 
     nodes = [{"x": _r(x_of(layers[i])), "y": _r(centre_y[("n", i)])} for i in range(len(graph))]
     edges = _route(graph, layers, chains, centre_y, x_of)
-    return {"width": _r(width), "height": _r(height), "node_width": NODE_WIDTH,
-            "node_height": NODE_HEIGHT, "nodes": nodes, "edges": edges}
+    return {
+        "width": _r(width),
+        "height": _r(height),
+        "node_width": NODE_WIDTH,
+        "node_height": NODE_HEIGHT,
+        "nodes": nodes,
+        "edges": edges,
+    }
 
 
 def _layers(graph: Graph) -> list[int]:
@@ -127,7 +133,7 @@ def _crossings(columns, right) -> int:
         there = {item: i for i, item in enumerate(columns[layer + 1])}
         segments = [(here[a], there[b]) for a in columns[layer] for b in right.get(a, ())]
         for i, (a1, b1) in enumerate(segments):
-            for a2, b2 in segments[i + 1:]:
+            for a2, b2 in segments[i + 1 :]:
                 if (a1 - a2) * (b1 - b2) < 0:
                     total += 1
     return total
@@ -135,6 +141,7 @@ def _crossings(columns, right) -> int:
 
 def _coordinates(columns):
     """Stack each layer's items top to bottom, centring every layer vertically."""
+
     def size(item):
         return NODE_HEIGHT if item[0] == "n" else BEND_SLOT
 
@@ -180,6 +187,7 @@ def _ports(graph, chains, centre_y, outgoing: bool) -> dict[int, float]:
     offsets = {}
     for node in range(len(graph)):
         edge_ids = graph.child_edges[node] if outgoing else graph.parent_edges[node]
+
         # Sort by where the edge goes next, so neighbouring edges don't cross at the node.
         def towards(edge_id):
             items = chains[edge_id]

@@ -41,10 +41,20 @@ def naive_recursion(graph: Graph, correct: list[float]) -> dict:
     grads = [0.0] * len(graph)
     grads[out] = 1.0
     sent = [0.0] * len(graph)  # what each node has already passed on, summed over its calls
-    frames = [{"kind": "seed", "node": out, "before": 0.0, "after": 1.0, "line": graph.values[out].line,
-               "text": f"Seed: {graph.label(out)}.grad = 1, then {graph.label(out)} calls its backward with 1.",
-               "changes": [{"node": out, "field": "grad", "before": 0.0, "after": 1.0}],
-               "upstream_resent": 0.0, "carried": [], "calls": None}]
+    frames = [
+        {
+            "kind": "seed",
+            "node": out,
+            "before": 0.0,
+            "after": 1.0,
+            "line": graph.values[out].line,
+            "text": f"Seed: {graph.label(out)}.grad = 1, then {graph.label(out)} calls its backward with 1.",
+            "changes": [{"node": out, "field": "grad", "before": 0.0, "after": 1.0}],
+            "upstream_resent": 0.0,
+            "carried": [],
+            "calls": None,
+        }
+    ]
     resends = []
     carried, carried_set = [], set()  # the edges that have carried a re-sent part so far, first come first
     received = {i: [] for i in graph.inputs}  # what each input was sent, frame by frame
@@ -69,8 +79,10 @@ def naive_recursion(graph: Graph, correct: list[float]) -> dict:
         grads[parent] = after = before + contribution
         depth = len(stack) - 1  # how deep the sending call is nested
         p, n = graph.label(parent), graph.label(node)
-        text = (f"{n} (called with {fmt(grad)}) sends {fmt(edge.local)} × {fmt(grad)} = {fmt(contribution)} "
-                f"to {p}: {p}.grad {fmt(before)} → {fmt(after)}.")
+        text = (
+            f"{n} (called with {fmt(grad)}) sends {fmt(edge.local)} × {fmt(grad)} = {fmt(contribution)} "
+            f"to {p}: {p}.grad {fmt(before)} → {fmt(after)}."
+        )
         resent = 0.0
         calls = None
         if not graph.is_input(parent):
@@ -79,28 +91,49 @@ def naive_recursion(graph: Graph, correct: list[float]) -> dict:
             sent[parent] += after
             if resent:
                 resends.append({"frame": len(frames), "node": parent, "resent": resent, "total": after})
-                text += (f" {p} calls its backward again with its running total {fmt(after)}, "
-                         f"re-sending the {fmt(resent)} it already passed on.")
+                text += (
+                    f" {p} calls its backward again with its running total {fmt(after)}, "
+                    f"re-sending the {fmt(resent)} it already passed on."
+                )
             else:
                 text += f" {p} calls its backward with {fmt(after)}."
             stack.append([parent, after, 0, resent])
             calls = {"node": parent, "again": resent != 0}  # a repeat call, re-sending what it sent before
         else:
-            received[parent].append({"frame": len(frames), "contribution": contribution,
-                                     "resent": edge.local * call_resent})
+            received[parent].append(
+                {"frame": len(frames), "contribution": contribution, "resent": edge.local * call_resent}
+            )
         if call_resent and edge.id not in carried_set:
             carried_set.add(edge.id)
             carried.append(edge.id)
-        frames.append({
-            "kind": "naive", "node": node, "upstream": grad, "depth": depth,
-            "line": graph.values[node].line, "text": text, "resent": resent,
-            "upstream_resent": call_resent,  # the part of this call's grad that was already sent once
-            "pushes": [{"edge": edge.id, "parent": parent, "local": edge.local, "upstream": grad,
-                        "contribution": contribution, "before": before, "after": after, "late": bool(resent),
-                        "rule": graph.rules[edge.id]}],
-            "changes": [{"node": parent, "field": "grad", "before": before, "after": after}],
-            "carried": list(carried), "calls": calls,
-        })
+        frames.append(
+            {
+                "kind": "naive",
+                "node": node,
+                "upstream": grad,
+                "depth": depth,
+                "line": graph.values[node].line,
+                "text": text,
+                "resent": resent,
+                "upstream_resent": call_resent,  # the part of this call's grad that was already sent once
+                "pushes": [
+                    {
+                        "edge": edge.id,
+                        "parent": parent,
+                        "local": edge.local,
+                        "upstream": grad,
+                        "contribution": contribution,
+                        "before": before,
+                        "after": after,
+                        "late": bool(resent),
+                        "rule": graph.rules[edge.id],
+                    }
+                ],
+                "changes": [{"node": parent, "field": "grad", "before": before, "after": after}],
+                "carried": list(carried),
+                "calls": calls,
+            }
+        )
     shared = [i for i in range(len(graph)) if not graph.is_input(i) and len(graph.child_edges[i]) > 1]
     return {
         "frames": frames,
@@ -118,20 +151,27 @@ def _explain(graph, grads, correct, shared, resends, truncated) -> list[str]:
     label = graph.label
     sentences = []
     if truncated:
-        sentences.append(f"The recursion made more than {MAX_FRAMES:,} calls and was stopped: on shared nodes "
-                         "the number of calls doubles with every level.")
+        sentences.append(
+            f"The recursion made more than {MAX_FRAMES:,} calls and was stopped: on shared nodes "
+            "the number of calls doubles with every level."
+        )
     if not shared:
-        sentences.append("No intermediate node is used more than once here, so every node calls its backward "
-                         "exactly once and the naive recursion gets every grad right; only inputs are shared, "
-                         "and an input passes nothing on.")
+        sentences.append(
+            "No intermediate node is used more than once here, so every node calls its backward "
+            "exactly once and the naive recursion gets every grad right; only inputs are shared, "
+            "and an input passes nothing on."
+        )
         return sentences
     names = ", ".join(label(i) for i in shared)
-    sentences.append(f"{names} {'is' if len(shared) == 1 else 'are'} used more than once, so each call after the "
-                     "first re-sends the running total, including what was already passed on.")
+    sentences.append(
+        f"{names} {'is' if len(shared) == 1 else 'are'} used more than once, so each call after the "
+        "first re-sends the running total, including what was already passed on."
+    )
     for item in resends[:4]:
         sentences.append(f"{label(item['node'])} re-sent {fmt(item['resent'])} (its total was {fmt(item['total'])}).")
     wrong = [i for i in graph.inputs if grads[i] != correct[i]]
     if wrong:
-        sentences.append("Result: " + ", ".join(
-            f"{label(i)}.grad is {fmt(grads[i])}, not {fmt(correct[i])}" for i in wrong) + ".")
+        sentences.append(
+            "Result: " + ", ".join(f"{label(i)}.grad is {fmt(grads[i])}, not {fmt(correct[i])}" for i in wrong) + "."
+        )
     return sentences

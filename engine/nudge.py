@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from .descent import Recompute
 
 
-def nudge_input(graph: Graph, wrt: int, name: str, h: float, recompute: Recompute,
-                order: list[int] | None = None) -> dict:
+def nudge_input(
+    graph: Graph, wrt: int, name: str, h: float, recompute: Recompute, order: list[int] | None = None
+) -> dict:
     """The output at x+h and x-h (x: the input node ``wrt``, changed as ``name`` through
     ``recompute``) against what its grad predicts (the grad of a backward pass in ``order``,
     the one the graph's table shows)."""
@@ -35,11 +36,24 @@ def nudge_input(graph: Graph, wrt: int, name: str, h: float, recompute: Recomput
     change, predicted, central = plus - base, grad * h, (plus - minus) / (2 * h)
     out = graph.label(graph.output)
     direction = "increases" if change > 0 else "decreases" if change < 0 else "does not change"
-    text = (f"If {name} increases by {fmt(h)}, {out} {direction}"
-            + (f" by {fmt(abs(change), 6)}" if change else "")
-            + f"; {name}.grad × h = {fmt(grad)} × {fmt(h)} = {fmt(predicted, 6)}. "
-            f"The central difference (f({name}+h) − f({name}−h)) / 2h = {fmt(central, 8)}, "
-            f"and autodiff says {name}.grad = {fmt(grad, 8)}.")
-    return {"wrt": wrt, "h": h, "x": x, "output": base, "plus": plus, "minus": minus,
-            "change": change, "predicted": predicted, "central": central, "grad": grad,
-            "difference": central - grad, "text": text}
+    text = (
+        f"If {name} increases by {fmt(h)}, {out} {direction}"
+        + (f" by {fmt(abs(change), 6)}" if change else "")
+        + f"; {name}.grad × h = {fmt(grad)} × {fmt(h)} = {fmt(predicted, 6)}. "
+        f"The central difference (f({name}+h) − f({name}−h)) / 2h = {fmt(central, 8)}, "
+        f"and autodiff says {name}.grad = {fmt(grad, 8)}."
+    )
+    return {
+        "wrt": wrt,
+        "h": h,
+        "x": x,
+        "output": base,
+        "plus": plus,
+        "minus": minus,
+        "change": change,
+        "predicted": predicted,
+        "central": central,
+        "grad": grad,
+        "difference": central - grad,
+        "text": text,
+    }

@@ -27,8 +27,8 @@ nan, as in any IEEE-754 library, instead of raising.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from . import numbers as num
 
@@ -120,26 +120,47 @@ def sigmoid(x):
 
 ATOM = 5  # a name, a number or a call such as tanh(a): binds tighter than any operator
 
-OPS: dict[str, Op] = {op.name: op for op in (
-    # name, arity, compute, each operand's derivative as code, written, symbol, precedence, method
-    Op("+", 2, add, ("1.0", "1.0"), "infix", "+", 1, "__add__",
-       note="Addition copies the grad."),
-    Op("-", 2, sub, ("1.0", "-1.0"), "infix", "-", 1, "__sub__", brackets="right"),
-    Op("*", 2, mul, ("{y}", "{x}"), "infix", "*", 2, "__mul__",
-       note="Multiplication swaps: each side gets the other's value."),
-    Op("/", 2, div, ("1 / {y}", "-{x} / {y}**2"), "infix", "/", 2, "__truediv__", brackets="right"),
-    Op("**", 2, power, ("{y} * {x}**{y_minus_1}",), "infix", "**", 4, "__pow__", brackets="both",
-       only_number_right="the exponent of ** must be a plain number, like x ** 2",
-       only_number_reflected="a Value can't be an exponent; only a plain number can, like x ** 2"),
-    Op("neg", 1, neg, ("-1.0",), "prefix", "-", 3, "__neg__"),
-    Op("tanh", 1, tanh, ("(1 - {out}**2)",), "function", "tanh", ATOM, "tanh"),
-    Op("relu", 1, relu, ("({out} > 0)",), "function", "relu", ATOM, "relu"),
-    Op("exp", 1, exp, ("{out}",), "function", "exp", ATOM, "exp"),
-    Op("log", 1, log, ("1 / {x}",), "function", "log", ATOM, "log"),
-    Op("sin", 1, sin, ("cos({x})",), "function", "sin", ATOM, "sin"),
-    Op("cos", 1, cos, ("-sin({x})",), "function", "cos", ATOM, "cos"),
-    Op("sigmoid", 1, sigmoid, ("{out} * (1 - {out})",), "function", "sigmoid", ATOM, "sigmoid"),
-)}
+OPS: dict[str, Op] = {
+    op.name: op
+    for op in (
+        # name, arity, compute, each operand's derivative as code, written, symbol, precedence, method
+        Op("+", 2, add, ("1.0", "1.0"), "infix", "+", 1, "__add__", note="Addition copies the grad."),
+        Op("-", 2, sub, ("1.0", "-1.0"), "infix", "-", 1, "__sub__", brackets="right"),
+        Op(
+            "*",
+            2,
+            mul,
+            ("{y}", "{x}"),
+            "infix",
+            "*",
+            2,
+            "__mul__",
+            note="Multiplication swaps: each side gets the other's value.",
+        ),
+        Op("/", 2, div, ("1 / {y}", "-{x} / {y}**2"), "infix", "/", 2, "__truediv__", brackets="right"),
+        Op(
+            "**",
+            2,
+            power,
+            ("{y} * {x}**{y_minus_1}",),
+            "infix",
+            "**",
+            4,
+            "__pow__",
+            brackets="both",
+            only_number_right="the exponent of ** must be a plain number, like x ** 2",
+            only_number_reflected="a Value can't be an exponent; only a plain number can, like x ** 2",
+        ),
+        Op("neg", 1, neg, ("-1.0",), "prefix", "-", 3, "__neg__"),
+        Op("tanh", 1, tanh, ("(1 - {out}**2)",), "function", "tanh", ATOM, "tanh"),
+        Op("relu", 1, relu, ("({out} > 0)",), "function", "relu", ATOM, "relu"),
+        Op("exp", 1, exp, ("{out}",), "function", "exp", ATOM, "exp"),
+        Op("log", 1, log, ("1 / {x}",), "function", "log", ATOM, "log"),
+        Op("sin", 1, sin, ("cos({x})",), "function", "sin", ATOM, "sin"),
+        Op("cos", 1, cos, ("-sin({x})",), "function", "cos", ATOM, "cos"),
+        Op("sigmoid", 1, sigmoid, ("{out} * (1 - {out})",), "function", "sigmoid", ATOM, "sigmoid"),
+    )
+}
 
 # The operations a program writes as name(x) or x.name(), and those it writes between operands.
 FUNCTIONS = tuple(op.name for op in OPS.values() if op.written == "function")

@@ -30,8 +30,14 @@ def path_sums(graph: Graph, wrt: int, grad: float) -> dict:
             count += 1
             total += product
             if len(paths) < MAX_LISTED:
-                paths.append({"nodes": nodes[::-1], "edges": edges[::-1], "product": product,
-                              "locals": [graph.edges[e].local for e in edges[::-1]]})
+                paths.append(
+                    {
+                        "nodes": nodes[::-1],
+                        "edges": edges[::-1],
+                        "product": product,
+                        "locals": [graph.edges[e].local for e in edges[::-1]],
+                    }
+                )
             continue
         for edge_id in reversed(graph.parent_edges[node]):
             edge = graph.edges[edge_id]
@@ -47,14 +53,32 @@ def path_sums(graph: Graph, wrt: int, grad: float) -> dict:
         factors = " × ".join(fmt(local) for local in path["locals"])
         route = " → ".join(graph.label(n) for n in path["nodes"])
         text = f"Path {route}: {factors} = {fmt(path['product'])}; running sum {fmt(before)} → {fmt(running)}."
-        frames.append({"kind": "path", "node": wrt, "nodes": path["nodes"], "edges": path["edges"],
-                       "product": path["product"], "line": graph.values[wrt].line, "text": text,
-                       "changes": [{"node": wrt, "field": "pathsum", "before": before, "after": running}],
-                       "pushes": []})
-    return {"wrt": wrt, "paths": paths, "path_count": count, "sum": total, "grad": grad, "frames": frames,
-            "cost": costs(graph),
-            "explanation": [f"The {count} path{'s' if count != 1 else ''} from {x} sum to {fmt(total)}; "
-                            f"the backward pass gives {x}.grad = {fmt(grad)}."]}
+        frames.append(
+            {
+                "kind": "path",
+                "node": wrt,
+                "nodes": path["nodes"],
+                "edges": path["edges"],
+                "product": path["product"],
+                "line": graph.values[wrt].line,
+                "text": text,
+                "changes": [{"node": wrt, "field": "pathsum", "before": before, "after": running}],
+                "pushes": [],
+            }
+        )
+    return {
+        "wrt": wrt,
+        "paths": paths,
+        "path_count": count,
+        "sum": total,
+        "grad": grad,
+        "frames": frames,
+        "cost": costs(graph),
+        "explanation": [
+            f"The {count} path{'s' if count != 1 else ''} from {x} sum to {fmt(total)}; "
+            f"the backward pass gives {x}.grad = {fmt(grad)}."
+        ],
+    }
 
 
 def _descendants(graph: Graph, node: int) -> set[int]:
@@ -86,9 +110,14 @@ def costs(graph: Graph) -> dict:
             count[node] += below
             length[node] += below + (0 if graph.is_input(parent) else length[parent])
     out = graph.output
-    return {"nodes": len(graph), "edges": len(graph.edges), "inputs": len(graph.inputs),
-            "paths": count[out], "path_multiplications": length[out] - count[out],
-            "backward_multiplications": len(graph.edges)}
+    return {
+        "nodes": len(graph),
+        "edges": len(graph.edges),
+        "inputs": len(graph.inputs),
+        "paths": count[out],
+        "path_multiplications": length[out] - count[out],
+        "backward_multiplications": len(graph.edges),
+    }
 
 
 def family_program(family: str, n: int) -> str:

@@ -68,11 +68,12 @@ def visit_order_ids(graph: Graph, labels: list[str]) -> list[int]:
 
 def _check_visit_order(order, source: str, file_name: str) -> None:
     """Refuse an order that isn't every node once, each node before the nodes it is made from."""
+
     def refuse(why: str):
         raise PresetError(f"{file_name}: visit_order {why}")
 
     if not isinstance(order, list) or not all(isinstance(label, str) for label in order):
-        refuse("must be a list of node labels, like [\"e\", \"c\", \"d\", \"a\", \"b\"].")
+        refuse('must be a list of node labels, like ["e", "c", "d", "a", "b"].')
     try:
         program = Program.parse(source)
     except ProgramError as error:
@@ -93,7 +94,9 @@ def _check_visit_order(order, source: str, file_name: str) -> None:
         for edge in graph.edges:
             child, parent = graph.label(edge.child), graph.label(edge.parent)
             if position[parent] < position[child]:
-                refuse(f"visits {parent} before {child}, but {child} is made from {parent}: "
-                       f"{child} must push into {parent} before {parent} is visited.")
+                refuse(
+                    f"visits {parent} before {child}, but {child} is made from {parent}: "
+                    f"{child} must push into {parent} before {parent} is visited."
+                )
     finally:
         program.release()

@@ -52,13 +52,27 @@ class ProgramError(Exception):
 
 # Python constructs a learner might reach for, and how to name them in a message.
 _STATEMENT_WORDS = {
-    ast.For: "a for loop", ast.AsyncFor: "a for loop", ast.While: "a while loop",
-    ast.If: "an if statement", ast.With: "a with block", ast.AsyncWith: "a with block",
-    ast.FunctionDef: "a function definition", ast.AsyncFunctionDef: "a function definition",
-    ast.ClassDef: "a class definition", ast.Return: "return", ast.Delete: "del",
-    ast.Try: "a try block", ast.Raise: "raise", ast.Assert: "assert", ast.Global: "global",
-    ast.Nonlocal: "nonlocal", ast.Pass: "pass", ast.Break: "break", ast.Continue: "continue",
-    ast.AnnAssign: "an annotated assignment", ast.Match: "a match statement",
+    ast.For: "a for loop",
+    ast.AsyncFor: "a for loop",
+    ast.While: "a while loop",
+    ast.If: "an if statement",
+    ast.With: "a with block",
+    ast.AsyncWith: "a with block",
+    ast.FunctionDef: "a function definition",
+    ast.AsyncFunctionDef: "a function definition",
+    ast.ClassDef: "a class definition",
+    ast.Return: "return",
+    ast.Delete: "del",
+    ast.Try: "a try block",
+    ast.Raise: "raise",
+    ast.Assert: "assert",
+    ast.Global: "global",
+    ast.Nonlocal: "nonlocal",
+    ast.Pass: "pass",
+    ast.Break: "break",
+    ast.Continue: "continue",
+    ast.AnnAssign: "an annotated assignment",
+    ast.Match: "a match statement",
 }
 if hasattr(ast, "TryStar"):
     _STATEMENT_WORDS[ast.TryStar] = "a try block"
@@ -89,9 +103,21 @@ _EXPRESSION_MESSAGES = {
 }
 
 # How Python writes each of its binary operators; a program may use those in engine/ops.py.
-_PYTHON_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.FloorDiv: "//",
-                     ast.Mod: "%", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|",
-                     ast.BitAnd: "&", ast.BitXor: "^"}
+_PYTHON_OPERATORS = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.Pow: "**",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.MatMult: "@",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.BitOr: "|",
+    ast.BitAnd: "&",
+    ast.BitXor: "^",
+}
 _BINARY_OPERATORS = {node: symbol for node, symbol in _PYTHON_OPERATORS.items() if symbol in INFIX}
 _RESERVED = {"Value", *FUNCTIONS}
 
@@ -123,7 +149,7 @@ class Program:
     # -- the entry point ----------------------------------------------------------------
 
     @classmethod
-    def parse(cls, source: str, values: dict[str, float] | None = None) -> "Program":
+    def parse(cls, source: str, values: dict[str, float] | None = None) -> Program:
         """Build the graph of ``source``; ``values`` replaces input values by name."""
         program = cls(source)
         tree = _parse_python(source)
@@ -233,8 +259,12 @@ class Program:
             # A reassigned input: only the latest one can be changed by name.
             del self.inputs[name]
         self.inputs[name] = leaf
-        self.input_spans[name] = (expression.lineno, expression.col_offset,
-                                  expression.end_lineno, expression.end_col_offset)
+        self.input_spans[name] = (
+            expression.lineno,
+            expression.col_offset,
+            expression.end_lineno,
+            expression.end_col_offset,
+        )
         return leaf
 
     # -- expressions ----------------------------------------------------------------------
@@ -268,8 +298,12 @@ class Program:
         if isinstance(node, ast.Call):
             return self._call(node, depth)
         if isinstance(node, ast.Attribute):
-            _fail(node, f"{_attribute_text(node)} can't be used here; the allowed methods are "
-                        + ", ".join(f".{f}()" for f in FUNCTIONS) + ".")
+            _fail(
+                node,
+                f"{_attribute_text(node)} can't be used here; the allowed methods are "
+                + ", ".join(f".{f}()" for f in FUNCTIONS)
+                + ".",
+            )
         _fail(node, _EXPRESSION_MESSAGES.get(type(node), f"Only {ALLOWED} are allowed."))
 
     def _binary(self, node, op, left, right):
@@ -302,8 +336,12 @@ class Program:
             argument = self._expression(function.value, depth + 1)
             return self._function(node, function.attr, argument)
         if isinstance(function, ast.Attribute):
-            _fail(function, f"{_attribute_text(function)}() can't be used here; the allowed methods are "
-                            + ", ".join(f".{f}()" for f in FUNCTIONS) + ".")
+            _fail(
+                function,
+                f"{_attribute_text(function)}() can't be used here; the allowed methods are "
+                + ", ".join(f".{f}()" for f in FUNCTIONS)
+                + ".",
+            )
         if isinstance(function, ast.Name):
             _fail(node, f"{function.id}() isn't available; you can call Value, " + ", ".join(FUNCTIONS) + ".")
         _fail(node, f"Only {ALLOWED} can be called.")
@@ -340,8 +378,9 @@ class Program:
         self._count += 1
         self._created.append(value)
         if self._count > MAX_NODES:
-            _fail(node, f"This program builds more than {MAX_NODES:,} nodes, which is too many to draw; "
-                        "make it shorter.")
+            _fail(
+                node, f"This program builds more than {MAX_NODES:,} nodes, which is too many to draw; make it shorter."
+            )
         self._place(value, node)
         return value
 
@@ -405,7 +444,7 @@ def with_inputs(source: str, spans: dict, values: dict[str, float]) -> str:
         first = lines[line - 1].encode()
         last = lines[end_line - 1].encode()
         text = first[:col] + _literal(value).encode() + last[end_col:]
-        lines[line - 1:end_line] = [text.decode()]
+        lines[line - 1 : end_line] = [text.decode()]
     return "".join(lines)
 
 
@@ -476,8 +515,11 @@ def _check_line_complexity(source: str):
                     depth += 1
                     if depth > MAX_DEPTH:
                         line, col = token.start
-                        raise ProgramError(f"This expression is nested more than {MAX_DEPTH} levels deep; "
-                                           "split it into steps.", line, col + 1)
+                        raise ProgramError(
+                            f"This expression is nested more than {MAX_DEPTH} levels deep; split it into steps.",
+                            line,
+                            col + 1,
+                        )
                 elif token.type == tokenize.OP and token.string in ")]}":
                     depth -= 1
                 if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
@@ -487,7 +529,10 @@ def _check_line_complexity(source: str):
                     if count > MAX_OPERATORS_PER_STATEMENT:
                         raise ProgramError(
                             f"This statement has more than {MAX_OPERATORS_PER_STATEMENT} operators and brackets, "
-                            "nested too deeply or too large to read; split it into steps.", first_line, 1)
+                            "nested too deeply or too large to read; split it into steps.",
+                            first_line,
+                            1,
+                        )
     except (tokenize.TokenError, SyntaxError, ValueError):
         return  # not even tokens: Python's parser will say what is wrong, and where
 
@@ -553,9 +598,14 @@ def _checked_number(value, node, what) -> float:
 
 
 def _is_backward_call(node) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "backward" and isinstance(node.func.value, ast.Name)
-            and not node.args and not node.keywords)
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "backward"
+        and isinstance(node.func.value, ast.Name)
+        and not node.args
+        and not node.keywords
+    )
 
 
 def _attribute_text(node) -> str:

@@ -140,8 +140,10 @@ def prev_text(node: Value) -> str:
     if node._const is not None:  # micrograd wraps a plain number in a Value of its own
         made_from.append(f"a Value for the number {fmt(node._const[0])}")
     names = made_from[0] if len(made_from) == 1 else ", ".join(made_from[:-1]) + " and " + made_from[-1]
-    return (f"micrograd keeps the values a node is made from in node._prev (the _children given to the "
-            f"Value constructor): {node.label}._prev holds {names}.")
+    return (
+        f"micrograd keeps the values a node is made from in node._prev (the _children given to the "
+        f"Value constructor): {node.label}._prev holds {names}."
+    )
 
 
 # -- inf and nan, said in plain words ------------------------------------------------------
@@ -171,31 +173,47 @@ def not_finite_text(node: Value) -> str:
     if carried:
         first = carried[0]
         if math.isnan(x) and not any(math.isnan(p.data) for p in carried):
-            return (f"{node.label} is nan because {first.label} is {fmt(first.data)}: an infinity times 0, "
-                    "or minus another infinity, has no value at all.")
-        return (f"{node.label} is {value} because {first.label} is already {fmt(first.data)}: inf and nan "
-                "carry on into everything computed from them.")
+            return (
+                f"{node.label} is nan because {first.label} is {fmt(first.data)}: an infinity times 0, "
+                "or minus another infinity, has no value at all."
+            )
+        return (
+            f"{node.label} is {value} because {first.label} is already {fmt(first.data)}: inf and nan "
+            "carry on into everything computed from them."
+        )
     operands = operand_numbers(node)
     op = node._op
     if op == "/" and operands[1] == 0:
         if operands[0] == 0:
             return "0 / 0 has no value at all, so it is nan (not a number); plain Python would raise ZeroDivisionError."
-        return (f"{fmt(operands[0])} / 0: dividing by zero has no finite answer, so {_IEEE} {value} "
-                "where plain Python would raise ZeroDivisionError.")
+        return (
+            f"{fmt(operands[0])} / 0: dividing by zero has no finite answer, so {_IEEE} {value} "
+            "where plain Python would raise ZeroDivisionError."
+        )
     if op == "log" and operands[0] == 0:
-        return (f"log(0) is -inf: the logarithm falls without limit as its input shrinks to 0, so {_IEEE} "
-                "-inf where Python's math.log(0) would raise an error.")
+        return (
+            f"log(0) is -inf: the logarithm falls without limit as its input shrinks to 0, so {_IEEE} "
+            "-inf where Python's math.log(0) would raise an error."
+        )
     if op == "log" and operands[0] < 0:
-        return f"log({fmt(operands[0])}) is nan (not a number): the logarithm of a negative number is not a real number."
+        return (
+            f"log({fmt(operands[0])}) is nan (not a number): the logarithm of a negative number is not a real number."
+        )
     if op == "**" and operands[0] == 0 and operands[1] < 0:
-        return (f"0 ** {fmt(operands[1])} divides by zero (a negative power of 0 is 1 over a power of 0), "
-                f"so {_IEEE} {value} where plain Python would raise ZeroDivisionError.")
+        return (
+            f"0 ** {fmt(operands[1])} divides by zero (a negative power of 0 is 1 over a power of 0), "
+            f"so {_IEEE} {value} where plain Python would raise ZeroDivisionError."
+        )
     if op == "**" and operands[0] < 0:
-        return (f"({fmt(operands[0])}) ** {fmt(operands[1])} is nan (not a number): a negative number to a "
-                "fractional power is not a real number.")
+        return (
+            f"({fmt(operands[0])}) ** {fmt(operands[1])} is nan (not a number): a negative number to a "
+            "fractional power is not a real number."
+        )
     if math.isinf(x):
-        return (f"{node.label} is {value}: the result is larger than the biggest float (about 1.8e308), "
-                "so it overflows to infinity.")
+        return (
+            f"{node.label} is {value}: the result is larger than the biggest float (about 1.8e308), "
+            "so it overflows to infinity."
+        )
     return f"{node.label} is nan (not a number): this operation has no real value at these inputs."
 
 
@@ -214,7 +232,11 @@ def not_finite_push_text(child: Value, slot: int, local: float, upstream: float,
             rule = f", {local_text(child, slot)},"
         except ValueError:
             rule = ""
-        return (f"The local derivative of {child.label} with respect to {parent}{rule} is {fmt(local)} at these "
-                f"values, so {parent}.grad can't be a finite number either.")
-    return (f"{fmt(local)} × {fmt(upstream)} is too large for a float (above about 1.8e308), "
-            f"so the push into {parent} overflows to {fmt(contribution)}.")
+        return (
+            f"The local derivative of {child.label} with respect to {parent}{rule} is {fmt(local)} at these "
+            f"values, so {parent}.grad can't be a finite number either."
+        )
+    return (
+        f"{fmt(local)} × {fmt(upstream)} is too large for a float (above about 1.8e308), "
+        f"so the push into {parent} overflows to {fmt(contribution)}."
+    )

@@ -32,14 +32,20 @@ def forward_frames(graph: Graph, texts: list[str] | None = None) -> list[dict]:
         texts = list(texts)
         texts[first] = add_sentence(texts[first], prev_text(graph.values[first]))
     return [
-        {"node": i, "data": value.data, "line": value.line, "text": texts[i],
-         "changes": [_change(i, None, value.data, "data")]}
+        {
+            "node": i,
+            "data": value.data,
+            "line": value.line,
+            "text": texts[i],
+            "changes": [_change(i, None, value.data, "data")],
+        }
         for i, value in enumerate(graph.values)
     ]
 
 
-def run_backward(graph: Graph, order: list[int], mode: str = "push",
-                 start: list[float] | None = None) -> tuple[list[dict], list[float], list[dict]]:
+def run_backward(
+    graph: Graph, order: list[int], mode: str = "push", start: list[float] | None = None
+) -> tuple[list[dict], list[float], list[dict]]:
     """Run the backward pass in ``order``; return frames, final grads and late contributions.
 
     ``push`` is micrograd's loop: seed the output with 1, then each visited node adds
@@ -58,11 +64,17 @@ def run_backward(graph: Graph, order: list[int], mode: str = "push",
     out_label = graph.label(out)
     before = grads[out]
     grads[out] = 1.0
-    frames = [{
-        "kind": "seed", "node": out, "before": before, "after": 1.0, "line": graph.values[out].line,
-        "text": f"Seed: {out_label}.grad = 1, because the output changes one for one with itself.",
-        "changes": [_change(out, before, 1.0)],
-    }]
+    frames = [
+        {
+            "kind": "seed",
+            "node": out,
+            "before": before,
+            "after": 1.0,
+            "line": graph.values[out].line,
+            "text": f"Seed: {out_label}.grad = 1, because the output changes one for one with itself.",
+            "changes": [_change(out, before, 1.0)],
+        }
+    ]
     late = []
     visit = _pull_visit if mode == "pull" else _push_visit
     for step, node in enumerate(order):
@@ -82,17 +94,37 @@ def _push_visit(graph, node, step, position, grads, late) -> dict:
         grads[parent] = after = before + contribution
         # Pushing into an input after its visit is harmless: an input passes nothing on.
         is_late = position[parent] < step and not graph.is_input(parent)
-        pushes.append({
-            "edge": edge_id, "parent": parent, "local": edge.local, "upstream": upstream,
-            "contribution": contribution, "before": before, "after": after, "late": is_late,
-            "rule": graph.rules[edge_id],
-        })
+        pushes.append(
+            {
+                "edge": edge_id,
+                "parent": parent,
+                "local": edge.local,
+                "upstream": upstream,
+                "contribution": contribution,
+                "before": before,
+                "after": after,
+                "late": is_late,
+                "rule": graph.rules[edge_id],
+            }
+        )
         if is_late:
-            late.append({"frame": step + 1, "edge": edge_id, "parent": parent, "child": node,
-                         "contribution": contribution, "parent_visit_frame": position[parent] + 1})
+            late.append(
+                {
+                    "frame": step + 1,
+                    "edge": edge_id,
+                    "parent": parent,
+                    "child": node,
+                    "contribution": contribution,
+                    "parent_visit_frame": position[parent] + 1,
+                }
+            )
     return {
-        "kind": "visit", "node": node, "upstream": upstream, "line": value.line,
-        "text": _visit_text(graph, node, upstream, pushes, position, step), "pushes": pushes,
+        "kind": "visit",
+        "node": node,
+        "upstream": upstream,
+        "line": value.line,
+        "text": _visit_text(graph, node, upstream, pushes, position, step),
+        "pushes": pushes,
         "changes": [_change(p["parent"], p["before"], p["after"]) for p in pushes],
     }
 
@@ -102,10 +134,16 @@ def _pull_visit(graph, node, step, position, grads, late) -> dict:
     value = graph.values[node]
     label = value.label
     if node == graph.output:
-        return {"kind": "pull", "node": node, "upstream": grads[node], "line": value.line, "pushes": [],
-                "changes": [],
-                "text": f"Visit {label}: the output keeps its seed grad of 1; nothing uses it, "
-                        "so there is nothing to pull."}
+        return {
+            "kind": "pull",
+            "node": node,
+            "upstream": grads[node],
+            "line": value.line,
+            "pushes": [],
+            "changes": [],
+            "text": f"Visit {label}: the output keeps its seed grad of 1; nothing uses it, "
+            "so there is nothing to pull.",
+        }
     before_visit = grads[node]
     total = 0.0
     pulls = []
@@ -117,14 +155,31 @@ def _pull_visit(graph, node, step, position, grads, late) -> dict:
         running_before, total = total, total + contribution
         # A consumer's grad is final once it has been visited (the output's seed always is).
         is_late = not (child == graph.output or position[child] < step)
-        pulls.append({
-            "edge": edge_id, "parent": node, "child": child, "local": edge.local, "upstream": child_grad,
-            "contribution": contribution, "before": running_before, "after": total, "late": is_late,
-            "rule": graph.rules[edge_id],  # the graph's own text, as in push mode
-        })
+        pulls.append(
+            {
+                "edge": edge_id,
+                "parent": node,
+                "child": child,
+                "local": edge.local,
+                "upstream": child_grad,
+                "contribution": contribution,
+                "before": running_before,
+                "after": total,
+                "late": is_late,
+                "rule": graph.rules[edge_id],  # the graph's own text, as in push mode
+            }
+        )
         if is_late:
-            late.append({"frame": step + 1, "edge": edge_id, "parent": node, "child": child,
-                         "contribution": contribution, "child_visit_frame": position[child] + 1})
+            late.append(
+                {
+                    "frame": step + 1,
+                    "edge": edge_id,
+                    "parent": node,
+                    "child": child,
+                    "contribution": contribution,
+                    "child_visit_frame": position[child] + 1,
+                }
+            )
     grads[node] = total
     parts = []
     for pull in pulls:
@@ -133,10 +188,20 @@ def _pull_visit(graph, node, step, position, grads, late) -> dict:
         if pull["late"]:
             part += f" (too early: {c} has not been visited, so its grad isn't final)"
         parts.append(part)
-    text = (f"Visit {label}: pull from its consumers, {label}.grad = " + " + ".join(parts)
-            + f" = {fmt(total)}." if pulls else f"Visit {label}: nothing uses it, so its grad is 0.")
-    return {"kind": "pull", "node": node, "upstream": total, "line": value.line, "text": text, "pushes": pulls,
-            "changes": [_change(node, before_visit, total)]}
+    text = (
+        f"Visit {label}: pull from its consumers, {label}.grad = " + " + ".join(parts) + f" = {fmt(total)}."
+        if pulls
+        else f"Visit {label}: nothing uses it, so its grad is 0."
+    )
+    return {
+        "kind": "pull",
+        "node": node,
+        "upstream": total,
+        "line": value.line,
+        "text": text,
+        "pushes": pulls,
+        "changes": [_change(node, before_visit, total)],
+    }
 
 
 def _change(node: int, before: float, after: float, field: str = "grad") -> dict:
@@ -147,12 +212,15 @@ def _change(node: int, before: float, after: float, field: str = "grad") -> dict
 def _visit_text(graph, node, upstream, pushes, position, step) -> str:
     value = graph.values[node]
     label = value.label
-    waiting = [graph.label(graph.edges[e].child) for e in graph.child_edges[node]
-               if position[graph.edges[e].child] > step]
+    waiting = [
+        graph.label(graph.edges[e].child) for e in graph.child_edges[node] if position[graph.edges[e].child] > step
+    ]
     early = ""
     if waiting and not graph.is_input(node):
-        early = (f" Too early: {_join(sorted(set(waiting)))} "
-                 f"{'has' if len(set(waiting)) == 1 else 'have'} not pushed into {label} yet.")
+        early = (
+            f" Too early: {_join(sorted(set(waiting)))} "
+            f"{'has' if len(set(waiting)) == 1 else 'have'} not pushed into {label} yet."
+        )
     if not pushes:
         return f"Visit {label}: an input, so there is nothing to pass on; {label}.grad = {fmt(upstream)}."
     # "Addition copies the grad." for a node of an op in the table with Value operands only;
@@ -163,16 +231,20 @@ def _visit_text(graph, node, upstream, pushes, position, step) -> str:
     parts = []
     for push in pushes:
         p = graph.label(push["parent"])
-        part = (f"{p}.grad += {fmt(push['local'])} × {fmt(upstream)} = {fmt(push['contribution'])}, "
-                f"{fmt(push['before'])} → {fmt(push['after'])}")
+        part = (
+            f"{p}.grad += {fmt(push['local'])} × {fmt(upstream)} = {fmt(push['contribution'])}, "
+            f"{fmt(push['before'])} → {fmt(push['after'])}"
+        )
         if push["late"]:
             part += f" (too late: {p} was already visited)"
         parts.append(part)
     head = f"Visit {label} = {graph.expressions[node]} with {label}.grad = {fmt(upstream)}.{early} {prefix}"
     text = head + "; ".join(parts) + "."
     # A push that carries inf or nan says why (a log(0), a division by zero, an overflow).
-    notes = dict.fromkeys(not_finite_push_text(value, graph.edges[push["edge"]].slot, push["local"], upstream,
-                                               push["contribution"]) for push in pushes)
+    notes = dict.fromkeys(
+        not_finite_push_text(value, graph.edges[push["edge"]].slot, push["local"], upstream, push["contribution"])
+        for push in pushes
+    )
     for note in notes:
         text = add_sentence(text, note)
     return text
@@ -263,8 +335,9 @@ class _LostPaths:
                 broken = edge_id
             if graph.is_input(parent):
                 if broken is not None:
-                    self.listed.append({"nodes": [parent] + path[::-1], "product": product * edge.local,
-                                        "late_edge": broken})
+                    self.listed.append(
+                        {"nodes": [parent] + path[::-1], "product": product * edge.local, "late_edge": broken}
+                    )
                 continue
             # Only descend where lost paths remain below.
             lost_below = self.total[parent] if broken is not None else self.total[parent] - self.intact[parent]
@@ -278,31 +351,50 @@ def _harmless(graph: Graph, position, mode: str) -> list[dict]:
         out = graph.output
         label = graph.label(out)
         if position[out] != 0:
-            notes.append({"node": out, "text": (
-                f"{label} is not visited first, but in pull mode that does no harm: {label} is the output, "
-                f"its grad is the seed, and it has nothing to pull.")})
+            notes.append(
+                {
+                    "node": out,
+                    "text": (
+                        f"{label} is not visited first, but in pull mode that does no harm: {label} is the output, "
+                        f"its grad is the seed, and it has nothing to pull."
+                    ),
+                }
+            )
         return notes
     for node in graph.inputs:
-        consumers = sorted({graph.edges[e].child for e in graph.child_edges[node]
-                            if position[graph.edges[e].child] > position[node]})
+        consumers = sorted(
+            {graph.edges[e].child for e in graph.child_edges[node] if position[graph.edges[e].child] > position[node]}
+        )
         if consumers:
             label = graph.label(node)
-            notes.append({"node": node, "text": (
-                f"{label} is visited before {_join([graph.label(c) for c in consumers])}, but that does no "
-                f"harm: {label} is an input, so it has nothing to pass on.")})
+            notes.append(
+                {
+                    "node": node,
+                    "text": (
+                        f"{label} is visited before {_join([graph.label(c) for c in consumers])}, but that does no "
+                        f"harm: {label} is an input, so it has nothing to pass on."
+                    ),
+                }
+            )
     return notes
 
 
 def _explain(graph, late, lost, grads, correct, mode="push", is_topological=True) -> list[str]:
     if not late:
         if mode == "pull":
-            return ["Every node was visited after all the nodes that use it, so each one pulled final grads "
-                    "and every grad is right."]
+            return [
+                "Every node was visited after all the nodes that use it, so each one pulled final grads "
+                "and every grad is right."
+            ]
         if not is_topological:
-            return ["No contribution that gets passed on arrived late: only inputs were visited early, and an "
-                    "input passes nothing on, so every grad is right."]
-        return ["Every node was visited after all the nodes it feeds into, so every contribution "
-                "arrived in time and every grad is right."]
+            return [
+                "No contribution that gets passed on arrived late: only inputs were visited early, and an "
+                "input passes nothing on, so every grad is right."
+            ]
+        return [
+            "Every node was visited after all the nodes it feeds into, so every contribution "
+            "arrived in time and every grad is right."
+        ]
     sentences = []
     for item in late[:MAX_SENTENCES]:
         parent, child = graph.label(item["parent"]), graph.label(item["child"])
@@ -321,7 +413,8 @@ def _explain(graph, late, lost, grads, correct, mode="push", is_topological=True
             sentence += f", so the {noun} {' and '.join(shown)}{more} never reached {reached}"
             if wrong:
                 sentence += ": " + ", ".join(
-                    f"{graph.label(n)}.grad is {fmt(grads[n])}, not {fmt(correct[n])}" for n in wrong)
+                    f"{graph.label(n)}.grad is {fmt(grads[n])}, not {fmt(correct[n])}" for n in wrong
+                )
             else:
                 carried = "that path carried" if len(paths) == 1 else "those paths carried"
                 sentence += f", but {carried} 0 (a local derivative on the way is 0), so no input's grad changed"

@@ -18,6 +18,19 @@ from engine.foreign import ForeignGraphError, read
 from .kernel import ShowError
 from .widget import CheckReport, FrontEndMissing, Widget, check, show
 
-__all__ = ["show", "check", "read", "Value", "Program", "ProgramError", "Report", "CheckReport", "Problem",
-           "ForeignGraphError", "ShowError", "FrontEndMissing", "Widget"]
+__all__ = [
+    "show",
+    "check",
+    "read",
+    "Value",
+    "Program",
+    "ProgramError",
+    "Report",
+    "CheckReport",
+    "Problem",
+    "ForeignGraphError",
+    "ShowError",
+    "FrontEndMissing",
+    "Widget",
+]
 __version__ = "0.1.0"

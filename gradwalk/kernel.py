@@ -54,8 +54,9 @@ def target(x) -> dict | Foreign:
         try:
             Program.parse(x).release()
         except ProgramError as error:
-            raise ShowError(f"This program can't be shown: line {error.line}, column {error.col}: "
-                            f"{error.message}") from None
+            raise ShowError(
+                f"This program can't be shown: line {error.line}, column {error.col}: {error.message}"
+            ) from None
         return {"program": x}
     if isinstance(x, Program):
         return {"program": x.source}
@@ -112,8 +113,12 @@ def about(foreign: Foreign) -> dict:
     """What the widget needs to know about a foreign graph beyond the graph answer."""
     custom = foreign.custom
     graph = foreign.graph()
-    return {"source": "kernel", "style": foreign.style, "editable": not custom,
-            "custom": [{"node": i, "label": graph.label(i), "op": foreign.nodes[i].op} for i in custom]}
+    return {
+        "source": "kernel",
+        "style": foreign.style,
+        "editable": not custom,
+        "custom": [{"node": i, "label": graph.label(i), "op": foreign.nodes[i].op} for i in custom],
+    }
 
 
 __all__ = ["handle", "target", "about", "source", "ShowError"]

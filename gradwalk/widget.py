@@ -18,9 +18,8 @@ open on its first problem.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from dataclasses import fields
+from pathlib import Path
 
 from engine import check as engine_check
 from engine.foreign import Foreign
@@ -48,10 +47,11 @@ def front_end() -> str:
         raise FrontEndMissing(
             f"gradwalk's notebook front end ({FRONT_END}) is missing: this copy was installed without running "
             "the build. Run `python build.py` in a clone of the repository (it needs Node.js), then "
-            "`pip install .` again.") from None
+            "`pip install .` again."
+        ) from None
 
 
-def show(x) -> "Widget":
+def show(x) -> Widget:
     """A widget that steps through the graph of ``x``: a preset id, a program's text, a
     Gradwalk Value or Program, any micrograd-style value (read without changing it), or a
     report from :func:`check` (the checked graph, with its problems)."""

@@ -39,10 +39,11 @@ for _folder in sorted(Path(__file__).resolve().parent.iterdir()):
     if _folder.is_dir() and not _folder.name.startswith((".", "_")):
         sys.path.insert(1, str(_folder))
 
+from page_helpers import WIDGET_HELPERS  # noqa: E402
+
 import build as build_script  # noqa: E402
 from buildtools import BuildError, csp, serve  # noqa: E402
 from buildtools.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from page_helpers import WIDGET_HELPERS  # noqa: E402
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 BLANK_PATH = "__test__/blank.html"
@@ -56,20 +57,17 @@ CSP_LISTENER = (
     "' in ' + e.sourceFile + ':' + e.lineNumber));"
 )
 BLANK_HTML = (
-    "<!doctype html><html lang='en'><head><meta charset='utf-8'>" + csp.META_TAG +
-    "<link rel='icon' href='data:,'><title>test page</title></head><body></body></html>"
+    "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+    + csp.META_TAG
+    + "<link rel='icon' href='data:,'><title>test page</title></head><body></body></html>"
 )
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "browser: runs in headless Chromium (select with -m browser)")
     config.addinivalue_line("markers", "node: runs the pinned Pyodide under Node.js")
-    config.addinivalue_line(
-        "markers", "allow_console_errors: the test expects console or page errors"
-    )
-    config.addinivalue_line(
-        "markers", "allow_csp_violations: the test expects Content-Security-Policy violations"
-    )
+    config.addinivalue_line("markers", "allow_console_errors: the test expects console or page errors")
+    config.addinivalue_line("markers", "allow_csp_violations: the test expects Content-Security-Policy violations")
 
 
 # Every page of the site runs under script-src 'self' (buildtools/csp.py), which
@@ -127,8 +125,7 @@ def site_url(built_dist):
 @pytest.fixture(scope="session")
 def browser():
     if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing; install it with `apt-get install chromium`.",
-                    pytrace=False)
+        pytest.fail(f"{CHROMIUM} is missing; install it with `apt-get install chromium`.", pytrace=False)
     from playwright.sync_api import sync_playwright
 
     _patch_wait_for_function()
@@ -176,7 +173,8 @@ def page(browser, request):
         if message.type == "error" and not message.location.get("url", "").endswith("/favicon.ico"):
             errors.append(f"console error: {message.text} ({message.location.get('url')})")
         if message.text.startswith(CSP_PREFIX) or (
-                message.type == "error" and any(s in message.text for s in CSP_LOGGED)):
+            message.type == "error" and any(s in message.text for s in CSP_LOGGED)
+        ):
             violations.append(f"{message.text} ({message.location.get('url')})")
 
     def on_worker(worker):
@@ -209,8 +207,10 @@ def open_blank(page):
     the site) and returns the page."""
 
     def open_at(site_url: str, query: str = ""):
-        page.route(lambda url: urlsplit(url).path.endswith("/" + BLANK_PATH),
-                   lambda route: route.fulfill(body=BLANK_HTML, content_type="text/html"))
+        page.route(
+            lambda url: urlsplit(url).path.endswith("/" + BLANK_PATH),
+            lambda route: route.fulfill(body=BLANK_HTML, content_type="text/html"),
+        )
         page.goto(site_url + BLANK_PATH + query)
         return page
 

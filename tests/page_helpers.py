@@ -32,9 +32,7 @@ def open_page(page, site_url, preset=None):
 
 
 def wait_ready(page):
-    page.wait_for_function(
-        "document.documentElement.dataset.engine !== 'loading'", timeout=BOOT_TIMEOUT_MS
-    )
+    page.wait_for_function("document.documentElement.dataset.engine !== 'loading'", timeout=BOOT_TIMEOUT_MS)
     state = page.evaluate("document.documentElement.dataset.engine")
     if state != "ready":
         raise AssertionError(f"the engine did not start: {page.inner_text('#engine-error')}")
@@ -116,8 +114,8 @@ def runs(page):
 def wait_for_run(page, before):
     """Wait until a run after `before` runs has landed on the stepper."""
     page.wait_for_function(
-        f"Number(gwRoot().getElementById('experiment-result').dataset.runs || 0) > {before}",
-        timeout=STEP_TIMEOUT_MS)
+        f"Number(gwRoot().getElementById('experiment-result').dataset.runs || 0) > {before}", timeout=STEP_TIMEOUT_MS
+    )
     assert page.evaluate("gwHost().dataset.pass") == "experiment"
 
 

@@ -11,10 +11,11 @@ import json
 import time
 import zlib
 from functools import lru_cache
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
+
+from trace_helpers import changes
 
 from engine.api import handle
-from trace_helpers import changes
 
 SETTLE_TIMEOUT_S = 20.0
 
@@ -35,7 +36,8 @@ def settle(page, timeout=SETTLE_TIMEOUT_S, what="the page"):
             return
         if time.monotonic() > end:
             state = page.evaluate(
-                "() => [document.documentElement.dataset.engine, document.documentElement.dataset.busy]")
+                "() => [document.documentElement.dataset.engine, document.documentElement.dataset.busy]"
+            )
             raise AssertionError(f"{what} did not settle within {timeout} s (engine, busy = {state})")
         time.sleep(delay)
         delay = min(0.05, delay * 1.5)
@@ -51,6 +53,7 @@ def open_settled(page, url, timeout=90.0):
 
 # ---------------------------------------------------------------- the link
 
+
 def decode_program(text, fmt):
     raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     if fmt == "prog":
@@ -62,8 +65,14 @@ def link_state(search):
     """The state a permalink query holds (as the page writes it)."""
     q = parse_qs(search.lstrip("?"), keep_blank_values=True)
     one = lambda k: q[k][0] if k in q else None  # noqa: E731
-    state = {"preset": one("preset"), "program": None, "values": None,
-             "pass": one("pass") or "start", "step": int(one("step") or -1), "order": None}
+    state = {
+        "preset": one("preset"),
+        "program": None,
+        "values": None,
+        "pass": one("pass") or "start",
+        "step": int(one("step") or -1),
+        "order": None,
+    }
     if one("prog") is not None:
         state["program"] = decode_program(one("prog"), "prog")
     elif one("src") is not None:
@@ -96,8 +105,6 @@ def engine_answer(state, mode="push"):
     answer = _load(json.dumps(request, sort_keys=True))
     assert answer["ok"], f"the CPython engine refused the page's own state {request}: {answer['error']}"
     return answer
-
-
 
 
 def expected_nodes(answer, pass_, step):
@@ -164,8 +171,9 @@ def check_against_engine(page):
     state = link_state(info["search"])
     problems = []
     if info["pass"] != state["pass"] or int(info["step"]) != state["step"]:
-        problems.append(f"the URL says {state['pass']} {state['step']} but the page is at "
-                        f"{info['pass']} {info['step']}")
+        problems.append(
+            f"the URL says {state['pass']} {state['step']} but the page is at {info['pass']} {info['step']}"
+        )
     if info["pass"] == "mode":
         return state, problems
     answer = engine_answer(state, mode=info["rule"])

@@ -14,8 +14,10 @@ def changes(frame: dict, answer: dict) -> list[dict]:
         return [{"node": frame["node"], "field": "data", "before": None, "after": frame["data"]}]
     if frame["kind"] == "seed":
         return [{"node": frame["node"], "field": "grad", "before": frame["before"], "after": frame["after"]}]
-    return [{"node": p["parent"], "field": "grad", "before": p["before"], "after": p["after"]}
-            for p in pushes(frame, answer)]
+    return [
+        {"node": p["parent"], "field": "grad", "before": p["before"], "after": p["after"]}
+        for p in pushes(frame, answer)
+    ]
 
 
 def pushes(frame: dict, answer: dict) -> list[dict]:
@@ -23,5 +25,13 @@ def pushes(frame: dict, answer: dict) -> list[dict]:
     if frame.get("kind") != "visit":
         return frame.get("pushes", [])
     edges = answer["edges"]
-    return [{"parent": edges[p["edge"]]["parent"], "local": edges[p["edge"]]["local"], "upstream": frame["upstream"],
-             "rule": edges[p["edge"]]["rule"], **p} for p in frame["pushes"]]
+    return [
+        {
+            "parent": edges[p["edge"]]["parent"],
+            "local": edges[p["edge"]]["local"],
+            "upstream": frame["upstream"],
+            "rule": edges[p["edge"]]["rule"],
+            **p,
+        }
+        for p in frame["pushes"]
+    ]

@@ -13,17 +13,20 @@ import zipfile
 
 import brotli
 import pytest
+from test_site_build import build_info, fetch
 
 from buildtools import BuildError, compress, run_tests
-from test_site_build import build_info, fetch
 
 ROOT = run_tests.ROOT
 
 
 def large_files(dist):
     """The files the build compresses that are big enough to matter (over 64 KB)."""
-    return [p for p in sorted(dist.rglob("*"))
-            if p.is_file() and p.suffix in compress.COMPRESSIBLE and p.stat().st_size > 64 * 1024]
+    return [
+        p
+        for p in sorted(dist.rglob("*"))
+        if p.is_file() and p.suffix in compress.COMPRESSIBLE and p.stat().st_size > 64 * 1024
+    ]
 
 
 def test_every_large_file_has_a_brotli_copy_that_decompresses_to_it(built_dist):
@@ -31,8 +34,12 @@ def test_every_large_file_has_a_brotli_copy_that_decompresses_to_it(built_dist):
     big = large_files(built_dist)
     names = {p.relative_to(built_dist).as_posix() for p in big}
     # The boot's big downloads are among them.
-    assert {info["pyodide_index"] + "pyodide.asm.wasm", info["pyodide_index"] + "pyodide.asm.mjs",
-            info["stdlib_pyc"], info["stdlib"]} <= names
+    assert {
+        info["pyodide_index"] + "pyodide.asm.wasm",
+        info["pyodide_index"] + "pyodide.asm.mjs",
+        info["stdlib_pyc"],
+        info["stdlib"],
+    } <= names
     without = []
     for path in big:
         packed = path.with_name(path.name + ".br")
@@ -55,15 +62,16 @@ def test_every_large_file_has_a_brotli_copy_that_decompresses_to_it(built_dist):
     assert len(without) < len(big) / 2, without
     # Brotli at level 11 is much smaller than gzip for the runtime: < 80% of gzip -9.
     wasm = built_dist / info["pyodide_index"] / "pyodide.asm.wasm"
-    assert (wasm.with_name(wasm.name + ".br").stat().st_size
-            < 0.8 * wasm.with_name(wasm.name + ".gz").stat().st_size)
+    assert wasm.with_name(wasm.name + ".br").stat().st_size < 0.8 * wasm.with_name(wasm.name + ".gz").stat().st_size
 
 
 def test_serve_sends_brotli_to_a_browser_that_accepts_it(site_url, built_dist):
     info = build_info(built_dist)
-    for rel, kind in ((info["pyodide_index"] + "pyodide.asm.wasm", "application/wasm"),
-                      (info["stdlib_pyc"], "application/zip"),
-                      ("index.html", "text/html; charset=utf-8")):
+    for rel, kind in (
+        (info["pyodide_index"] + "pyodide.asm.wasm", "application/wasm"),
+        (info["stdlib_pyc"], "application/zip"),
+        ("index.html", "text/html; charset=utf-8"),
+    ):
         original = (built_dist / rel).read_bytes()
         status, headers, body = fetch(site_url + rel, **{"Accept-Encoding": "gzip, deflate, br, zstd"})
         assert status == 200, rel
@@ -107,8 +115,14 @@ def test_build_py_without_brotli_says_so_in_one_line(tmp_path):
     # installs the pin (pip finds it already there), still cannot import it, and says so.
     (tmp_path / "brotli.py").write_text("raise ImportError('no brotli here')\n")
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    result = subprocess.run([sys.executable, "build.py", "--dist", str(tmp_path / "dist")], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120, env=env)
+    result = subprocess.run(
+        [sys.executable, "build.py", "--dist", str(tmp_path / "dist")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr

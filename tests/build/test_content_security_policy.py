@@ -74,10 +74,18 @@ def _headers(url):
         return response.headers
 
 
-@pytest.mark.parametrize("path, expected", [
-    ("", True), ("index.html", True), ("lesson.html", True), ("worker.js", True),
-    ("widget.js", True), ("build.json", False), ("style.css", False),
-])
+@pytest.mark.parametrize(
+    "path, expected",
+    [
+        ("", True),
+        ("index.html", True),
+        ("lesson.html", True),
+        ("worker.js", True),
+        ("widget.js", True),
+        ("build.json", False),
+        ("style.css", False),
+    ],
+)
 def test_serve_sends_the_policy_with_pages_and_scripts(site_url, path, expected):
     headers = _headers(site_url + path)
     assert (headers.get("Content-Security-Policy") == csp.HEADER_POLICY) is expected, headers
@@ -85,6 +93,7 @@ def test_serve_sends_the_policy_with_pages_and_scripts(site_url, path, expected)
 
 def test_serve_sends_the_policy_with_the_pyodide_runtime_script(site_url, built_dist):
     import json
+
     index = json.loads((built_dist / "build.json").read_text())["pyodide_index"]
     assert _headers(site_url + index + "pyodide.mjs")["Content-Security-Policy"] == csp.HEADER_POLICY
 
@@ -121,7 +130,8 @@ def test_a_violation_inside_a_worker_is_reported(page, serve_copy, request):
             # (A moment's wait: the fixture's listener arrives as the worker starts.)
             "setTimeout(() => {\n  let outcome;\n"
             "  try { outcome = String(eval('1 + 1')); } catch (e) { outcome = e.name; }\n"
-            "  postMessage(outcome);\n}, 300);\n")
+            "  postMessage(outcome);\n}, 300);\n"
+        )
 
     url = serve_copy(add_worker)
     page.goto(url + "lesson.html")

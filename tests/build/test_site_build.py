@@ -3,17 +3,17 @@ changed, the server's MIME types and shutdown, and one-sentence failures."""
 
 import base64
 import csv
+import gzip
 import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-import gzip
-import re
 import time
 import urllib.request
 import zipfile
@@ -29,8 +29,14 @@ BUILD_PY = str(ROOT / "build.py")
 
 
 def run_build(*args, env=None, timeout=120):
-    return subprocess.run([sys.executable, BUILD_PY, *args], capture_output=True, text=True,
-                          env=env, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, BUILD_PY, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def offline_env(tmp_path: Path) -> dict:
@@ -42,8 +48,7 @@ def offline_env(tmp_path: Path) -> dict:
     node = shutil.which("node")
     if node and not (empty_bin / "node").exists():
         (empty_bin / "node").symlink_to(node)
-    return {**os.environ, "PATH": str(empty_bin), "PIP_NO_INDEX": "1",
-            "PIP_INDEX_URL": "http://127.0.0.1:9/simple"}
+    return {**os.environ, "PATH": str(empty_bin), "PIP_NO_INDEX": "1", "PIP_INDEX_URL": "http://127.0.0.1:9/simple"}
 
 
 def assert_one_sentence_failure(done, *words):
@@ -113,18 +118,31 @@ def test_installed_wheel_imports_and_finds_its_presets(built_dist, tmp_path):
     info = json.loads((built_dist / "build.json").read_text())
     target = tmp_path / "site-packages"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-         "--disable-pip-version-check", "--target", str(target),
-         str(built_dist / info["engine_wheel"])],
-        check=True, timeout=120, capture_output=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            "--disable-pip-version-check",
+            "--target",
+            str(target),
+            str(built_dist / info["engine_wheel"]),
+        ],
+        check=True,
+        timeout=120,
+        capture_output=True,
     )
     # -I -S: no site-packages, no editable install, no repo on sys.path; only the wheel.
     code = (
         f"import sys; sys.path.insert(0, {str(target)!r}); import engine, engine.api; "
-        "print(engine.__file__); print(engine.api.handle('{\"cmd\": \"presets\"}'))"
+        'print(engine.__file__); print(engine.api.handle(\'{"cmd": "presets"}\'))'
     )
-    done = subprocess.run([sys.executable, "-I", "-S", "-c", code], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     where, answer = done.stdout.splitlines()
     assert where.startswith(str(target))
@@ -157,8 +175,7 @@ def test_changed_input_rebuilds_from_the_cache_without_downloading(tmp_path):
 
 
 def test_missing_npm_is_one_sentence(tmp_path):
-    done = run_build("--cache", str(tmp_path / "cache"), "--dist", str(tmp_path / "dist"),
-                     env=offline_env(tmp_path))
+    done = run_build("--cache", str(tmp_path / "cache"), "--dist", str(tmp_path / "dist"), env=offline_env(tmp_path))
     assert_one_sentence_failure(done, "npm", "install")
     assert not (tmp_path / "dist").exists()
 
@@ -195,14 +212,17 @@ def test_failed_download_is_one_sentence(tmp_path):
 # --- serving --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path, mime", [
-    ("{runtime}pyodide.asm.wasm", "application/wasm"),
-    ("{runtime}pyodide.mjs", "text/javascript"),
-    ("worker.js", "text/javascript"),
-    ("build.json", "application/json"),
-    ("{runtime}python_stdlib.zip", "application/zip"),
-    ("{stdlib_pyc}", "application/zip"),
-])
+@pytest.mark.parametrize(
+    "path, mime",
+    [
+        ("{runtime}pyodide.asm.wasm", "application/wasm"),
+        ("{runtime}pyodide.mjs", "text/javascript"),
+        ("worker.js", "text/javascript"),
+        ("build.json", "application/json"),
+        ("{runtime}python_stdlib.zip", "application/zip"),
+        ("{stdlib_pyc}", "application/zip"),
+    ],
+)
 def test_server_sends_the_right_mime_types(site_url, built_dist, path, mime):
     info = build_info(built_dist)
     path = path.format(runtime=info["pyodide_index"], stdlib_pyc=info["stdlib_pyc"])
@@ -218,23 +238,27 @@ def test_server_sends_wheels_as_binary(site_url, built_dist):
 
 
 def test_serve_command_prints_its_url_and_stops_cleanly(built_dist):
-    server = subprocess.Popen([sys.executable, BUILD_PY, "serve", "--port", "0"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              stdin=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, BUILD_PY, "serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         url = None
         deadline = time.monotonic() + 30
         while url is None and time.monotonic() < deadline:  # "up to date", then "Serving ..."
             line = server.stdout.readline()
             if "http://" in line:
-                url = line[line.index("http://"):].split()[0]
+                url = line[line.index("http://") :].split()[0]
         assert url and url.startswith("http://127.0.0.1:"), "serve printed no URL"
 
         wasm = build_info(built_dist)["pyodide_index"] + "pyodide.asm.wasm"
         with urllib.request.urlopen(url + wasm, timeout=10) as response:
             assert response.headers.get_content_type() == "application/wasm"
         # A browser that goes away mid-download: the server must shrug, not print a traceback.
-        host, port = url[len("http://"):].rstrip("/").split(":")
+        host, port = url[len("http://") :].rstrip("/").split(":")
         with socket.create_connection((host, int(port)), timeout=10) as sock:
             sock.sendall(f"GET /{wasm} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
             sock.recv(100)
@@ -295,13 +319,14 @@ def test_precompiled_stdlib_replaces_sources_with_bytecode(built_dist):
             assert int.from_bytes(pyc.read(name)[4:8], "little") == 0b01, name
 
 
-
 def test_trimmed_stdlib_is_part_of_the_full_one_with_the_fallback(built_dist):
     # What the fast path boots: members of the full precompiled zip, byte for byte and
     # in its order, then the fallback finder and the full zip's module names.
     info = build_info(built_dist)
-    with zipfile.ZipFile(built_dist / info["stdlib_pyc_full"]) as full, \
-            zipfile.ZipFile(built_dist / info["stdlib_pyc"]) as trimmed:
+    with (
+        zipfile.ZipFile(built_dist / info["stdlib_pyc_full"]) as full,
+        zipfile.ZipFile(built_dist / info["stdlib_pyc"]) as trimmed,
+    ):
         names = trimmed.namelist()
         assert names[-2:] == ["_stdlib_fallback.py", "_stdlib_full_names.py"]
         kept = names[:-2]
@@ -310,12 +335,20 @@ def test_trimmed_stdlib_is_part_of_the_full_one_with_the_fallback(built_dist):
         modules = [n for n in kept if n.endswith(".pyc")]
         assert 100 < len(modules) < len(full.namelist()) / 3
         # Pyodide's start and the engine's imports, and not what neither uses.
-        assert {"_pyodide/_base.pyc", "encodings/utf_8.pyc", "json/__init__.pyc", "tomllib/__init__.pyc",
-                "tokenize.pyc", "ast.pyc", "dataclasses.pyc"} <= set(modules)
+        assert {
+            "_pyodide/_base.pyc",
+            "encodings/utf_8.pyc",
+            "json/__init__.pyc",
+            "tomllib/__init__.pyc",
+            "tokenize.pyc",
+            "ast.pyc",
+            "dataclasses.pyc",
+        } <= set(modules)
         assert not {"fractions.pyc", "xml/__init__.pyc", "email/__init__.pyc", "unittest/__init__.pyc"} & set(modules)
         names_module = trimmed.read("_stdlib_full_names.py").decode()
         assert "'fractions'," in names_module and "'xml.dom.minidom'," in names_module
     assert (built_dist / info["stdlib_pyc"]).stat().st_size < (built_dist / info["stdlib_pyc_full"]).stat().st_size / 3
+
 
 def test_precompiled_engine_wheel_has_sources_bytecode_and_a_valid_record(built_dist):
     info = build_info(built_dist)
@@ -403,8 +436,9 @@ def test_content_hashed_files_are_cached_forever(site_url, built_dist, key):
     assert headers["Cache-Control"] == "public, max-age=31536000, immutable"
 
 
-@pytest.mark.parametrize("path", ["", "index.html", "build.json", "sw.js", "worker.js",
-                                  "widget.js", "prerender/all.json"])
+@pytest.mark.parametrize(
+    "path", ["", "index.html", "build.json", "sw.js", "worker.js", "widget.js", "prerender/all.json"]
+)
 def test_unversioned_files_are_revalidated(site_url, path):
     status, headers, _ = fetch(site_url + path, "HEAD")
     assert status == 200
@@ -450,6 +484,7 @@ def test_missing_file_is_a_404_that_is_not_cached(site_url):
 
 
 # ---------------------------------------------------------------- page bundles
+
 
 @pytest.mark.parametrize("page, entry", [("index.html", "page.js"), ("lesson.html", "gradwalk.js")])
 def test_each_page_loads_one_bundled_module(built_dist, page, entry):

@@ -16,8 +16,14 @@ ONE_FILE = "tests/engine/test_value.py"
 
 
 def run(*args, env=None, timeout=240):
-    return subprocess.run([sys.executable, "build.py", "test", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "build.py", "test", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_arguments_go_to_pytest_and_its_status_comes_back(tmp_path):

@@ -33,18 +33,21 @@ def test_a_preset_or_program_as_the_source_answers_as_if_the_request_named_it():
     assert handle(json.dumps(named), {"preset": "diamond"}) == handle(json.dumps(named))
 
 
-@pytest.mark.parametrize("request_", [
-    {"cmd": "load"},
-    {"cmd": "load", "values": {"a": -1.5}, "order": ["a", "b", "c", "d"]},
-    {"cmd": "load", "order": ["d", "a", "c", "b"], "mode": "pull"},
-    {"cmd": "naive"},
-    {"cmd": "paths", "wrt": "a"},
-    {"cmd": "forward_mode", "wrt": "a", "values": {"a": 4}},
-    {"cmd": "again", "zero_grad": True},
-    {"cmd": "nudge", "wrt": "a", "h": 0.01, "values": {"a": 3}},
-    {"cmd": "descend", "rate": 0.01, "steps": 4},
-    {"cmd": "descend", "values": {"a": 1}, "moves": [{"rate": 0.01}, {"ascend": True}]},
-])
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"cmd": "load"},
+        {"cmd": "load", "values": {"a": -1.5}, "order": ["a", "b", "c", "d"]},
+        {"cmd": "load", "order": ["d", "a", "c", "b"], "mode": "pull"},
+        {"cmd": "naive"},
+        {"cmd": "paths", "wrt": "a"},
+        {"cmd": "forward_mode", "wrt": "a", "values": {"a": 4}},
+        {"cmd": "again", "zero_grad": True},
+        {"cmd": "nudge", "wrt": "a", "h": 0.01, "values": {"a": 3}},
+        {"cmd": "descend", "rate": 0.01, "steps": 4},
+        {"cmd": "descend", "values": {"a": 1}, "moves": [{"rate": 0.01}, {"ascend": True}]},
+    ],
+)
 def test_a_graph_as_the_source_answers_as_its_program_does(request_):
     source = read(Program.parse(PROGRAM).output)
     answer = ask(request_, source)
@@ -72,15 +75,20 @@ class Refusing:
         return {"made": "here"}
 
 
-@pytest.mark.parametrize("request_", [
-    {"cmd": "load", "values": {"a": 1}},
-    {"cmd": "nudge", "wrt": "a"},
-    {"cmd": "descend"},
-    {"cmd": "descend", "moves": [{}]},
-])
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"cmd": "load", "values": {"a": 1}},
+        {"cmd": "nudge", "wrt": "a"},
+        {"cmd": "descend"},
+        {"cmd": "descend", "moves": [{}]},
+    ],
+)
 def test_a_source_refuses_in_its_own_words(request_):
-    assert ask(request_, Refusing()) == {"ok": False, "error": {"message": "This graph stays as it is.",
-                                                                "kind": "graph"}}
+    assert ask(request_, Refusing()) == {
+        "ok": False,
+        "error": {"message": "This graph stays as it is.", "kind": "graph"},
+    }
 
 
 def test_a_sources_about_is_the_load_answers_graph():
@@ -103,4 +111,6 @@ def test_requests_that_need_no_graph_do_not_ask_the_source():
 def test_a_dict_is_read_as_the_json_it_writes():
     assert handle({"cmd": "load", "preset": "diamond"}) == handle('{"cmd": "load", "preset": "diamond"}')
     assert json.loads(handle({"cmd": "load", "values": {"a": {1, 2}}})) == {
-        "ok": False, "error": {"message": "The request can't be written as JSON.", "kind": "request"}}
+        "ok": False,
+        "error": {"message": "The request can't be written as JSON.", "kind": "request"},
+    }

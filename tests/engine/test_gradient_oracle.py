@@ -95,10 +95,14 @@ def _binary(op, L: N, R: N) -> N:
             raise Invalid("division by a small number")
         v = x / y
         e = L.e / abs(y) + abs(x) * R.e / y**2 + EPS * abs(v)
-        return N(v, e, [
-            (L, 1.0 / y, R.e / y**2 + EPS / abs(y)),
-            (R, -x / (y * y), L.e / y**2 + 2 * abs(x) * R.e / abs(y) ** 3 + 3 * EPS * abs(x) / y**2),
-        ])
+        return N(
+            v,
+            e,
+            [
+                (L, 1.0 / y, R.e / y**2 + EPS / abs(y)),
+                (R, -x / (y * y), L.e / y**2 + 2 * abs(x) * R.e / abs(y) ** 3 + 3 * EPS * abs(x) / y**2),
+            ],
+        )
     raise AssertionError(op)
 
 
@@ -120,8 +124,11 @@ def _with_constant(op, k: float, X: N, k_on_left: bool) -> N:
         if abs(x) < 0.05:
             raise Invalid("division by a small number")
         v = k / x
-        return N(v, abs(k) * X.e / x**2 + EPS * abs(v),
-                 [(X, -k / (x * x), 2 * abs(k) * X.e / abs(x) ** 3 + 3 * EPS * abs(k) / x**2)])
+        return N(
+            v,
+            abs(k) * X.e / x**2 + EPS * abs(v),
+            [(X, -k / (x * x), 2 * abs(k) * X.e / abs(x) ** 3 + 3 * EPS * abs(k) / x**2)],
+        )
     raise AssertionError(op)
 
 
@@ -365,8 +372,7 @@ def _draw_tree(draw, env: dict, names: list, depth: int):
         Y = _draw_tree(draw, env, names, depth - 1)
         candidates = [("bin", draw(st.sampled_from(BINARY)), X, Y), ("bin", "+", X, Y), ("bin", "-", X, Y)]
     elif kind == "fn":
-        candidates = [("fn", draw(st.sampled_from(FUNCTIONS)), X, draw(st.booleans())),
-                      ("fn", "tanh", X, False)]
+        candidates = [("fn", draw(st.sampled_from(FUNCTIONS)), X, draw(st.booleans())), ("fn", "tanh", X, False)]
     elif kind == "pow":
         candidates = [("pow", X, draw(st.sampled_from(EXPONENTS))), ("neg", X)]
     elif kind == "neg":
@@ -481,9 +487,7 @@ def test_grads_match_sympy(prog):
             event("sympy: ill-conditioned gradient skipped")
             continue
         STATS["sympy compared"] += 1
-        assert abs(got - exact) <= tolerance, (
-            f"d(output)/d{name}: engine {got!r}, sympy {exact!r}\n{prog.source()}"
-        )
+        assert abs(got - exact) <= tolerance, f"d(output)/d{name}: engine {got!r}, sympy {exact!r}\n{prog.source()}"
 
 
 @SETTINGS
@@ -551,7 +555,18 @@ def test_oracle_really_compared_things():
     fd_total = STATS["fd compared"] + STATS["fd skipped (ill-conditioned)"] + STATS["fd skipped (kink)"]
     assert STATS["sympy compared"] >= 0.8 * sympy_total, dict(STATS)
     assert STATS["fd compared"] >= 0.6 * fd_total, dict(STATS)
-    for construct in ([f"op {op}" for op in (*BINARY, "**", "neg")] + [f"fn {f}" for f in FUNCTIONS]
-                      + ["method call", "function call", "number left", "number right",
-                         "same operand twice", "aug +=", "aug -=", "aug *="]):
+    for construct in (
+        [f"op {op}" for op in (*BINARY, "**", "neg")]
+        + [f"fn {f}" for f in FUNCTIONS]
+        + [
+            "method call",
+            "function call",
+            "number left",
+            "number right",
+            "same operand twice",
+            "aug +=",
+            "aug -=",
+            "aug *=",
+        ]
+    ):
         assert STATS[construct] > 0, f"the generator never produced {construct}: {dict(STATS)}"

@@ -4,13 +4,13 @@ import json
 import math
 
 import pytest
+from trace_helpers import changes, pushes
 
 from engine import Program
 from engine.api import _dumps, handle  # _dumps: the engine's frames written as an answer writes them
 from engine.graph import Graph
 from engine.presets import load_presets
 from engine.trace import correct_backward, experiment, forward_frames
-from trace_helpers import changes, pushes
 
 
 def ask(**request):
@@ -20,8 +20,18 @@ def ask(**request):
 def test_presets_lists_every_preset_with_its_program():
     answer = ask(cmd="presets")
     ids = [p["id"] for p in answer["presets"]]
-    assert {"add-mul", "neuron", "square", "diamond", "lesson-graph", "checkpoint", "relu", "reuse",
-            "xx-xy", "cos"} <= set(ids)
+    assert {
+        "add-mul",
+        "neuron",
+        "square",
+        "diamond",
+        "lesson-graph",
+        "checkpoint",
+        "relu",
+        "reuse",
+        "xx-xy",
+        "cos",
+    } <= set(ids)
     assert all(p["program"].strip() for p in answer["presets"])
 
 
@@ -58,12 +68,15 @@ def test_load_with_an_order_runs_the_experiment():
     assert ex["explanation"][0].startswith("b was visited before d")
 
 
-@pytest.mark.parametrize("request_", [
-    {"cmd": "load", "preset": preset["id"]} for preset in load_presets()] + [
-    {"cmd": "load", "preset": "diamond", "order": ["b", "d", "c", "a"]},
-    {"cmd": "load", "preset": "diamond", "order": ["a", "d", "c", "b"], "mode": "pull"},
-    {"cmd": "load", "program": "a = 0.0\nb = log(a) * a\nc = b + a * a"},
-])
+@pytest.mark.parametrize(
+    "request_",
+    [{"cmd": "load", "preset": preset["id"]} for preset in load_presets()]
+    + [
+        {"cmd": "load", "preset": "diamond", "order": ["b", "d", "c", "a"]},
+        {"cmd": "load", "preset": "diamond", "order": ["a", "d", "c", "b"], "mode": "pull"},
+        {"cmd": "load", "program": "a = 0.0\nb = log(a) * a\nc = b + a * a"},
+    ],
+)
 def test_a_graph_answer_sends_each_number_once_and_loses_nothing(request_):
     """The frames of a graph answer, read as docs/api.md says (tests/trace_helpers.py, as
     web/stepper.js reads them), are exactly the engine's whole frames."""
@@ -74,32 +87,44 @@ def test_a_graph_answer_sends_each_number_once_and_loses_nothing(request_):
     if request_.get("order"):
         ran = experiment(graph, answer["experiment"]["order"], grads, request_.get("mode", "push"))
         whole["experiment"] = ran["frames"]
-    sent = {"forward": answer["forward"], "backward": answer["backward"],
-            "experiment": (answer["experiment"] or {}).get("frames")}
+    sent = {
+        "forward": answer["forward"],
+        "backward": answer["backward"],
+        "experiment": (answer["experiment"] or {}).get("frames"),
+    }
     for name, frames in whole.items():
-        read = [{**frame, "changes": changes(frame, answer), **({"pushes": pushes(frame, answer)} if "pushes" in frame else {})}
-                for frame in sent[name]]
+        read = [
+            {
+                **frame,
+                "changes": changes(frame, answer),
+                **({"pushes": pushes(frame, answer)} if "pushes" in frame else {}),
+            }
+            for frame in sent[name]
+        ]
         assert json.dumps(read, sort_keys=True) == json.dumps(json.loads(_dumps(frames)), sort_keys=True), name
     # The pushes of push visits carry their own numbers only.
     for frame in answer["backward"][1:]:
         assert all(set(p) == {"edge", "contribution", "before", "after", "late"} for p in frame["pushes"])
 
 
-@pytest.mark.parametrize("request_, kind, text", [
-    ({"cmd": "load", "program": "a = 2\nb = a.__class__"}, "program", ".__class__ can't be used"),
-    ({"cmd": "load", "preset": "nope"}, "request", 'no preset called "nope"'),
-    ({"cmd": "load"}, "request", 'either "preset" or "program"'),
-    ({"cmd": "load", "preset": "diamond", "program": "a=1"}, "request", "not both"),
-    ({"cmd": "load", "preset": "diamond", "values": {"a": "x"}}, "request", "must be a number"),
-    ({"cmd": "load", "preset": "diamond", "values": {"a": 1e300}}, "request", "finite number"),
-    ({"cmd": "load", "preset": "diamond", "values": {"zz": 1}}, "program", "no input named zz"),
-    ({"cmd": "load", "preset": "diamond", "order": ["d", "b"]}, "order", "leaves out"),
-    ({"cmd": "load", "preset": "diamond", "order": ["d", "b", "b", "a"]}, "order", "appears twice"),
-    ({"cmd": "load", "preset": "diamond", "order": ["d", "b", "c", "zz"]}, "order", 'no node called "zz"'),
-    ({"cmd": "load", "preset": "diamond", "order": "dbca"}, "order", "list of node labels"),
-    ({"cmd": "fly"}, "request", 'Unknown command "fly"'),
-    ({"nocmd": 1}, "request", 'must be an object with a "cmd"'),
-])
+@pytest.mark.parametrize(
+    "request_, kind, text",
+    [
+        ({"cmd": "load", "program": "a = 2\nb = a.__class__"}, "program", ".__class__ can't be used"),
+        ({"cmd": "load", "preset": "nope"}, "request", 'no preset called "nope"'),
+        ({"cmd": "load"}, "request", 'either "preset" or "program"'),
+        ({"cmd": "load", "preset": "diamond", "program": "a=1"}, "request", "not both"),
+        ({"cmd": "load", "preset": "diamond", "values": {"a": "x"}}, "request", "must be a number"),
+        ({"cmd": "load", "preset": "diamond", "values": {"a": 1e300}}, "request", "finite number"),
+        ({"cmd": "load", "preset": "diamond", "values": {"zz": 1}}, "program", "no input named zz"),
+        ({"cmd": "load", "preset": "diamond", "order": ["d", "b"]}, "order", "leaves out"),
+        ({"cmd": "load", "preset": "diamond", "order": ["d", "b", "b", "a"]}, "order", "appears twice"),
+        ({"cmd": "load", "preset": "diamond", "order": ["d", "b", "c", "zz"]}, "order", 'no node called "zz"'),
+        ({"cmd": "load", "preset": "diamond", "order": "dbca"}, "order", "list of node labels"),
+        ({"cmd": "fly"}, "request", 'Unknown command "fly"'),
+        ({"nocmd": 1}, "request", 'must be an object with a "cmd"'),
+    ],
+)
 def test_errors_come_back_as_data(request_, kind, text):
     answer = json.loads(handle(json.dumps(request_)))
     assert answer["ok"] is False
@@ -121,7 +146,9 @@ def test_garbage_requests_never_raise(request_text):
 def test_non_finite_numbers_are_strings_in_valid_json():
     text = handle(json.dumps({"cmd": "load", "program": "a = 0\nb = log(a)\nc = b * 0"}))
     answer = json.loads(text)  # strict JSON: no NaN/Infinity tokens
-    assert "NaN" not in text.replace('"NaN"', "") and "Infinity" not in text.replace('"Infinity"', "").replace('"-Infinity"', "")
+    assert "NaN" not in text.replace('"NaN"', "") and "Infinity" not in text.replace('"Infinity"', "").replace(
+        '"-Infinity"', ""
+    )
     nodes = {n["label"]: n for n in answer["nodes"]}
     assert nodes["b"]["data"] == "-Infinity" and nodes["c"]["data"] == "NaN"
     assert math.isnan(float(nodes["c"]["data"]))
@@ -133,8 +160,13 @@ def test_negative_zero_survives():
 
 
 def test_the_same_request_gives_the_same_bytes():
-    request = json.dumps({"cmd": "load", "preset": "neuron", "order": ["o", "n", "b", "x1", "w1", "x1*w1",
-                                                                        "x2", "w2", "x2*w2", "x1*w1+x2*w2"]})
+    request = json.dumps(
+        {
+            "cmd": "load",
+            "preset": "neuron",
+            "order": ["o", "n", "b", "x1", "w1", "x1*w1", "x2", "w2", "x2*w2", "x1*w1+x2*w2"],
+        }
+    )
     assert handle(request) == handle(request)
 
 
@@ -167,14 +199,21 @@ def test_a_negative_zero_input_keeps_its_sign():
 
 # New values for a program the page has just loaded reuse where its inputs' literals are
 # (no first parse); the answer must be the very bytes a cold engine gives.
-@pytest.mark.parametrize("request_", [
-    {"cmd": "load", "preset": "neuron", "values": {"x1": -1.5, "w2": 0.25}},
-    {"cmd": "load", "program": "a = Value(2.0, label='a')  # é\nb = -3 ; c = a * b\nd = c + a", "values": {"a": 7, "b": 1e-3}},
-    {"cmd": "load", "program": "a = 2\nb = a * a", "values": {"a": -0.0}},
-    {"cmd": "load", "program": "a = 2\nb = a * a", "values": {"zz": 1}},
-    {"cmd": "load", "program": "a = 2\nb = log(a)", "values": {"a": -1}},
-    {"cmd": "load", "program": "\ufeffa = 2\nb = a * a", "values": {"a": 3}},
-])
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"cmd": "load", "preset": "neuron", "values": {"x1": -1.5, "w2": 0.25}},
+        {
+            "cmd": "load",
+            "program": "a = Value(2.0, label='a')  # é\nb = -3 ; c = a * b\nd = c + a",
+            "values": {"a": 7, "b": 1e-3},
+        },
+        {"cmd": "load", "program": "a = 2\nb = a * a", "values": {"a": -0.0}},
+        {"cmd": "load", "program": "a = 2\nb = a * a", "values": {"zz": 1}},
+        {"cmd": "load", "program": "a = 2\nb = log(a)", "values": {"a": -1}},
+        {"cmd": "load", "program": "\ufeffa = 2\nb = a * a", "values": {"a": 3}},
+    ],
+)
 def test_new_values_answer_the_same_whether_or_not_the_program_was_just_loaded(request_):
     import engine.api as api
 

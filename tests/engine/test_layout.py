@@ -27,8 +27,8 @@ def test_every_preset_lays_out_cleanly(preset):
             overlap_x = abs(points[i]["x"] - points[j]["x"]) < w
             overlap_y = abs(points[i]["y"] - points[j]["y"]) < h
             assert not (overlap_x and overlap_y), (answer["nodes"][i]["label"], answer["nodes"][j]["label"])
-        assert 0 <= points[i]["x"] - w / 2 and points[i]["x"] + w / 2 <= box["width"]
-        assert 0 <= points[i]["y"] - h / 2 and points[i]["y"] + h / 2 <= box["height"]
+        assert points[i]["x"] - w / 2 >= 0 and points[i]["x"] + w / 2 <= box["width"]
+        assert points[i]["y"] - h / 2 >= 0 and points[i]["y"] + h / 2 <= box["height"]
     for edge, route in zip(answer["edges"], box["edges"]):
         start, end = route["points"][0], route["points"][-1]
         assert start[0] == points[edge["parent"]]["x"] + w / 2
@@ -45,7 +45,9 @@ def test_a_value_used_twice_gets_two_distinct_edges():
 def test_edges_that_skip_layers_bend_around_nodes():
     graph = Graph.of(Program.parse("a = 1\nb = a * 2\nc = b * 2\nd = c + a").output)
     box = layout(graph)
-    long_edge = next(i for i, e in enumerate(graph.edges) if graph.label(e.parent) == "a" and graph.label(e.child) == "d")
+    long_edge = next(
+        i for i, e in enumerate(graph.edges) if graph.label(e.parent) == "a" and graph.label(e.child) == "d"
+    )
     assert len(box["edges"][long_edge]["points"]) == 4  # two bend points for the two skipped layers
 
 
@@ -74,6 +76,7 @@ def test_a_remembered_layout_is_what_laying_out_afresh_gives():
 
 def test_barycenter_ordering_avoids_crossings_on_the_double_diamond():
     from engine.layout import _columns, _crossings, _layers, _order
+
     graph = Graph.of(Program.parse("a = 2\nb = 3\nc = a + b\nd = a * b\ne = c + d\nf = c * d\ny = e + f").output)
     layers = _layers(graph)
     chains, columns = _columns(graph, layers)

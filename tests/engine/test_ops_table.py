@@ -51,8 +51,7 @@ def test_a_binary_op_differentiates_as_finite_differences_say(op):
         value, locals_ = op.compute(x, y)
         assert locals_[0] == pytest.approx(central_difference(lambda t: op.compute(t, y)[0], x), rel=1e-6, abs=1e-8)
         if not op.only_number_right:
-            assert locals_[1] == pytest.approx(central_difference(lambda t: op.compute(x, t)[0], y),
-                                               rel=1e-6, abs=1e-8)
+            assert locals_[1] == pytest.approx(central_difference(lambda t: op.compute(x, t)[0], y), rel=1e-6, abs=1e-8)
 
 
 def _nodes_of_every_shape(op, x, y):
@@ -99,13 +98,27 @@ def test_every_op_is_a_value_method_a_program_can_write(op):
         assert program.output._op == op.name and program.output.data == node.data
 
 
-@pytest.mark.parametrize("source, written", [
-    ("d = (a - b) - (a - b * b)", ["a - b", "b * b", "a - b*b", "a-b - (a-b*b)"]),
-    ("d = (a + b) * (a / b) / (a * b)", ["a + b", "a / b", "(a+b) * a/b", "a * b", "(a+b)*a/b / (a*b)"]),
-    ("d = (-a) ** 2 + (a + 1) ** -2", ["-a", "(-a) ** 2", "a + 1", "(a+1) ** (-2)", "(-a)**2 + (a+1)**(-2)"]),
-    ("d = -(a * b) * (2 - a) + tanh(a + b) * 2",
-     ["a * b", "-(a*b)", "2 - a", "-(a*b) * (2-a)", "a + b", "tanh(a+b)", "tanh(a+b) * 2", "-(a*b)*(2-a) + tanh(a+b)*2"]),
-])
+@pytest.mark.parametrize(
+    "source, written",
+    [
+        ("d = (a - b) - (a - b * b)", ["a - b", "b * b", "a - b*b", "a-b - (a-b*b)"]),
+        ("d = (a + b) * (a / b) / (a * b)", ["a + b", "a / b", "(a+b) * a/b", "a * b", "(a+b)*a/b / (a*b)"]),
+        ("d = (-a) ** 2 + (a + 1) ** -2", ["-a", "(-a) ** 2", "a + 1", "(a+1) ** (-2)", "(-a)**2 + (a+1)**(-2)"]),
+        (
+            "d = -(a * b) * (2 - a) + tanh(a + b) * 2",
+            [
+                "a * b",
+                "-(a*b)",
+                "2 - a",
+                "-(a*b) * (2-a)",
+                "a + b",
+                "tanh(a+b)",
+                "tanh(a+b) * 2",
+                "-(a*b)*(2-a) + tanh(a+b)*2",
+            ],
+        ),
+    ],
+)
 def test_precedence_and_brackets_from_the_table_write_what_python_reads(source, written):
     program = Program.parse("a = 2\nb = 3\n" + source)
     assert [expression_text(node) for node in program.nodes if node._op] == written

@@ -29,8 +29,7 @@ CHECKPOINT_OPTIONAL = {"tolerance", "choices", "check", "values", "order"}
 # The programs of DESIGN.md's table, one statement per line (spaces don't matter).
 EXPECTED_PROGRAMS = {
     "add-mul": ["a=2", "b=3", "c=4", "d=a+b", "e=d*c"],
-    "neuron": ["x1=2", "x2=0", "w1=-3", "w2=1", "b=6.8813735870195432",
-               "n=x1*w1+x2*w2+b", "o=tanh(n)"],
+    "neuron": ["x1=2", "x2=0", "w1=-3", "w2=1", "b=6.8813735870195432", "n=x1*w1+x2*w2+b", "o=tanh(n)"],
     "square": ["a=3", "b=a*a"],
     "diamond": ["a=2", "b=a+1", "c=3*a", "d=b*c"],
     "lesson-graph": ["a=2", "b=-3", "c=a*b", "d=a+b", "e=c+d"],
@@ -89,7 +88,7 @@ def test_preset_file_schema(preset_id):
     assert len(ids) == len(set(ids)), f"{preset_id}: duplicate checkpoint ids {ids}"
     for cp in checkpoints:
         where = f"{preset_id}/{cp.get('id')}"
-        assert CHECKPOINT_REQUIRED <= set(cp), f"{where}: missing {CHECKPOINT_REQUIRED - set(cp)}"
+        assert set(cp) >= CHECKPOINT_REQUIRED, f"{where}: missing {CHECKPOINT_REQUIRED - set(cp)}"
         assert set(cp) <= CHECKPOINT_REQUIRED | CHECKPOINT_OPTIONAL, f"{where}: unknown keys"
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", cp["id"]), where
         assert cp["pass"] in ("forward", "backward"), where
@@ -457,9 +456,7 @@ def test_trace_matches_frame_model():
             assert node["data"] == value.data and node["grad"] == value.grad
 
 
-@pytest.mark.parametrize(
-    "preset_id, cp", [p for p in ALL_CHECKPOINTS if {"values", "order"} & set(p.values[1])]
-)
+@pytest.mark.parametrize("preset_id, cp", [p for p in ALL_CHECKPOINTS if {"values", "order"} & set(p.values[1])])
 def test_what_if_checkpoints_match_api(preset_id, cp):
     """The API's own experiment (order) or re-run (values) gives the checkpoint's number."""
     api = pytest.importorskip("engine.api")

@@ -81,8 +81,10 @@ def test_unknown_override_is_an_error():
 
 
 def test_the_source_is_never_evaluated():
-    with mock.patch("builtins.eval", side_effect=AssertionError("eval called")), \
-         mock.patch("builtins.exec", side_effect=AssertionError("exec called")):
+    with (
+        mock.patch("builtins.eval", side_effect=AssertionError("eval called")),
+        mock.patch("builtins.exec", side_effect=AssertionError("exec called")),
+    ):
         Program.parse("a = 2\nb = a * a + tanh(a)")
         with pytest.raises(ProgramError):
             Program.parse("__import__('os').system('echo hi')")
@@ -111,25 +113,72 @@ def test_every_allowed_construct_is_in_the_whitelist_and_nothing_else_runs():
     p = Program.parse(source)
     assert isinstance(p.output, Value) and math.isfinite(p.output.data)
     kinds = {type(n).__name__ for n in ast.walk(ast.parse(source))}
-    assert kinds <= {"Module", "Assign", "AugAssign", "Expr", "Name", "Store", "Load", "Constant", "Call",
-                     "keyword", "Attribute", "BinOp", "UnaryOp", "Add", "Sub", "Mult", "Div", "Pow", "USub"}
+    assert kinds <= {
+        "Module",
+        "Assign",
+        "AugAssign",
+        "Expr",
+        "Name",
+        "Store",
+        "Load",
+        "Constant",
+        "Call",
+        "keyword",
+        "Attribute",
+        "BinOp",
+        "UnaryOp",
+        "Add",
+        "Sub",
+        "Mult",
+        "Div",
+        "Pow",
+        "USub",
+    }
 
 
 # ---------------------------------------------------------------- the operator limit's quick check
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 from engine import program as program_module  # noqa: E402
 
 # Operators, brackets, line breaks, comments and names: multi-line statements included.
-_SOUP = st.lists(st.sampled_from(["a", "1", "+", "*", "**", "-", "/", "(", ")", "[", "]", "==", "<=",
-                                  ".tanh()", " ", "\n", "# (", "# )", ",", "=", "x = "]),
-                 max_size=400).map("".join)
+_SOUP = st.lists(
+    st.sampled_from(
+        [
+            "a",
+            "1",
+            "+",
+            "*",
+            "**",
+            "-",
+            "/",
+            "(",
+            ")",
+            "[",
+            "]",
+            "==",
+            "<=",
+            ".tanh()",
+            " ",
+            "\n",
+            "# (",
+            "# )",
+            ",",
+            "=",
+            "x = ",
+        ]
+    ),
+    max_size=400,
+).map("".join)
 
 
 def _operator_tokens_per_statement(source):
     """The tokenizer's own count (the slow, exact check), or None if it cannot tokenize."""
-    import io, tokenize  # noqa: E401
+    import io  # noqa: E401
+    import tokenize
+
     counts, count = [], 0
     try:
         for token in tokenize.generate_tokens(io.StringIO(source).readline):

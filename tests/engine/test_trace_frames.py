@@ -1,6 +1,5 @@
 """Traces: forward and backward frames, and the visit-order experiment with lost paths."""
 
-
 from engine import Program
 from engine.graph import Graph
 from engine.trace import correct_backward, experiment, forward_frames
@@ -30,7 +29,9 @@ def test_forward_frames_fill_in_data_in_topological_order():
         # The first step that names a node's inputs says, once, what micrograd calls them.
         "b = a + 1 = 2 + 1 = 3. micrograd keeps the values a node is made from in node._prev (the _children "
         "given to the Value constructor): b._prev holds a and a Value for the number 1.",
-        "c = 3 * a = 3 * 2 = 6", "d = b * c = 3 * 6 = 18"]
+        "c = 3 * a = 3 * 2 = 6",
+        "d = b * c = 3 * 6 = 18",
+    ]
     assert [f["line"] for f in frames] == [1, 2, 3, 4]
 
 
@@ -41,8 +42,10 @@ def test_backward_frames_seed_then_push_with_before_and_after():
     visits = [graph.label(f["node"]) for f in frames[1:]]
     assert visits[0] == "d" and visits[-1] == "a"
     d = frames[1]
-    assert [(graph.label(p["parent"]), p["local"], p["upstream"], p["contribution"], p["before"], p["after"])
-            for p in d["pushes"]] == [("b", 6.0, 1.0, 6.0, 0.0, 6.0), ("c", 3.0, 1.0, 3.0, 0.0, 3.0)]
+    assert [
+        (graph.label(p["parent"]), p["local"], p["upstream"], p["contribution"], p["before"], p["after"])
+        for p in d["pushes"]
+    ] == [("b", 6.0, 1.0, 6.0, 0.0, 6.0), ("c", 3.0, 1.0, 3.0, 0.0, 3.0)]
     assert d["pushes"][0]["rule"] == "b.grad += c.data * d.grad"
     assert not any(p["late"] for f in frames[1:] for p in f["pushes"])
     assert grads[0] == 15.0
@@ -69,7 +72,8 @@ def test_diamond_visiting_b_before_d_loses_the_path_through_b():
     assert path["product"] == 6.0
     assert result["explanation"] == [
         "b was visited before d had added its contribution to b, so the path a → b → d never reached a: "
-        "a.grad is 9, not 15."]
+        "a.grad is 9, not 15."
+    ]
     late = result["late"]
     assert [(graph.label(x["parent"]), graph.label(x["child"]), x["contribution"]) for x in late] == [("b", "d", 6.0)]
 
@@ -102,7 +106,10 @@ def test_lesson_graph_orders():
     # c visited first: the paths a → c → e and b → c → e are lost.
     assert (grads["a"], grads["b"]) == (1.0, 1.0)
     assert result["lost_path_count"] == 2
-    assert {tuple(graph.label(n) for n in p["nodes"]) for p in result["lost_paths"]} == {("a", "c", "e"), ("b", "c", "e")}
+    assert {tuple(graph.label(n) for n in p["nodes"]) for p in result["lost_paths"]} == {
+        ("a", "c", "e"),
+        ("b", "c", "e"),
+    }
     assert "a.grad is 1, not -2, b.grad is 1, not 3" in result["explanation"][0]
 
 
@@ -120,7 +127,8 @@ def test_a_lost_path_that_carried_zero_changes_no_grad_and_says_so():
     assert result["lost_path_count"] == 1
     assert result["explanation"] == [
         "r was visited before r*3 had added its contribution to r, so the path a → r → r*3 → s never reached a, "
-        "but that path carried 0 (a local derivative on the way is 0), so no input's grad changed."]
+        "but that path carried 0 (a local derivative on the way is 0), so no input's grad changed."
+    ]
 
 
 def test_path_counting_is_exact_on_a_chain_of_diamonds():
@@ -132,7 +140,7 @@ def test_path_counting_is_exact_on_a_chain_of_diamonds():
     order = list(range(len(graph)))  # inputs first, output last: the worst possible order
     _, correct = correct_backward(graph)
     result = experiment(graph, order, correct)
-    assert result["lost_path_count"] == 2 ** 12
+    assert result["lost_path_count"] == 2**12
     assert len(result["lost_paths"]) == 50  # listed up to a cap, counted exactly
 
 
@@ -152,7 +160,8 @@ def _fmt_plainly(x: float, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
-from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st
 
 
 @given(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([4, 6]))

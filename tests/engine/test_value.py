@@ -18,10 +18,20 @@ def test_micrograd_style_expression_and_grads():
 
 def test_numbers_on_either_side_of_every_operator():
     a = Value(2.0)
-    results = [a + 1, 1 + a, a - 1, 1 - a, a * 3, 3 * a, a / 4, 4 / a, a ** 2, -a]
+    results = [a + 1, 1 + a, a - 1, 1 - a, a * 3, 3 * a, a / 4, 4 / a, a**2, -a]
     assert [r.data for r in results] == [3.0, 3.0, 1.0, -1.0, 6.0, 6.0, 0.5, 2.0, 4.0, -2.0]
-    assert [r._local for r in results] == [(1.0,), (1.0,), (1.0,), (-1.0,), (3.0,), (3.0,),
-                                           (0.25,), (-1.0,), (4.0,), (-1.0,)]
+    assert [r._local for r in results] == [
+        (1.0,),
+        (1.0,),
+        (1.0,),
+        (-1.0,),
+        (3.0,),
+        (3.0,),
+        (0.25,),
+        (-1.0,),
+        (4.0,),
+        (-1.0,),
+    ]
     # a number is folded into the node: one parent, one edge
     assert all(r._prev == (a,) for r in results)
 
@@ -43,15 +53,18 @@ def test_each_edge_stores_its_local_derivative():
     assert t._local == (1 - math.tanh(0.5) ** 2,)
 
 
-@pytest.mark.parametrize("name, f, df", [
-    ("tanh", math.tanh, lambda x: 1 - math.tanh(x) ** 2),
-    ("exp", math.exp, math.exp),
-    ("log", math.log, lambda x: 1 / x),
-    ("sin", math.sin, math.cos),
-    ("cos", math.cos, lambda x: -math.sin(x)),
-    ("sigmoid", lambda x: 1 / (1 + math.exp(-x)), lambda x: math.exp(-x) / (1 + math.exp(-x)) ** 2),
-    ("relu", lambda x: max(x, 0.0), lambda x: 1.0 if x > 0 else 0.0),
-])
+@pytest.mark.parametrize(
+    "name, f, df",
+    [
+        ("tanh", math.tanh, lambda x: 1 - math.tanh(x) ** 2),
+        ("exp", math.exp, math.exp),
+        ("log", math.log, lambda x: 1 / x),
+        ("sin", math.sin, math.cos),
+        ("cos", math.cos, lambda x: -math.sin(x)),
+        ("sigmoid", lambda x: 1 / (1 + math.exp(-x)), lambda x: math.exp(-x) / (1 + math.exp(-x)) ** 2),
+        ("relu", lambda x: max(x, 0.0), lambda x: 1.0 if x > 0 else 0.0),
+    ],
+)
 @pytest.mark.parametrize("x", [0.3, 1.7])
 def test_functions_as_methods_and_free_functions(name, f, df, x):
     free = {"tanh": tanh, "exp": exp, "log": log, "sin": sin, "cos": cos, "sigmoid": sigmoid, "relu": relu}[name]
@@ -89,22 +102,25 @@ def test_backward_twice_doubles_and_zero_grad_fixes_it():
     assert a.grad == 4.0
 
 
-@pytest.mark.parametrize("make, data", [
-    (lambda: Value(0.0).log(), -math.inf),
-    (lambda: Value(-1.0).log(), math.nan),
-    (lambda: Value(1.0) / 0, math.inf),
-    (lambda: Value(-1.0) / Value(0.0), -math.inf),
-    (lambda: Value(0.0) / 0, math.nan),
-    (lambda: 1 / Value(-0.0), -math.inf),
-    (lambda: Value(1000.0).exp(), math.inf),
-    (lambda: Value(-8.0) ** 0.5, math.nan),
-    (lambda: Value(1e200) ** 2, math.inf),
-    (lambda: Value(-1e200) ** 3, -math.inf),
-    (lambda: Value(0.0) ** -1, math.inf),
-    (lambda: Value(1e308) * 10, math.inf),
-    (lambda: Value(math.inf).sin(), math.nan),
-    (lambda: Value(-1000.0).sigmoid(), 0.0),
-])
+@pytest.mark.parametrize(
+    "make, data",
+    [
+        (lambda: Value(0.0).log(), -math.inf),
+        (lambda: Value(-1.0).log(), math.nan),
+        (lambda: Value(1.0) / 0, math.inf),
+        (lambda: Value(-1.0) / Value(0.0), -math.inf),
+        (lambda: Value(0.0) / 0, math.nan),
+        (lambda: 1 / Value(-0.0), -math.inf),
+        (lambda: Value(1000.0).exp(), math.inf),
+        (lambda: Value(-8.0) ** 0.5, math.nan),
+        (lambda: Value(1e200) ** 2, math.inf),
+        (lambda: Value(-1e200) ** 3, -math.inf),
+        (lambda: Value(0.0) ** -1, math.inf),
+        (lambda: Value(1e308) * 10, math.inf),
+        (lambda: Value(math.inf).sin(), math.nan),
+        (lambda: Value(-1000.0).sigmoid(), 0.0),
+    ],
+)
 def test_numeric_edge_cases_give_inf_or_nan_never_an_exception(make, data):
     out = make()
     if math.isnan(data):

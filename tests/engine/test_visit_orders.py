@@ -13,10 +13,10 @@ import json
 
 import pytest
 import sympy as sp
+from trace_helpers import changes
 
 from engine.api import handle
 from engine.presets import PresetError, get_preset, read_presets
-from trace_helpers import changes
 
 
 def load(request: dict) -> dict:
@@ -125,7 +125,8 @@ PROGRAM = 'program = """\na = 2\nb = -3\nc = a * b\nd = a + b\ne = c + d\n"""\n'
 
 def write_preset(folder, order_line: str):
     (folder / "graph.toml").write_text(
-        'title = "t"\nposition = 1\nsummary = "s"\nlesson = "l"\n' + PROGRAM + order_line, encoding="utf-8")
+        'title = "t"\nposition = 1\nsummary = "s"\nlesson = "l"\n' + PROGRAM + order_line, encoding="utf-8"
+    )
 
 
 def test_a_valid_named_order_loads(tmp_path):
@@ -134,14 +135,17 @@ def test_a_valid_named_order_loads(tmp_path):
     assert preset["visit_order"] == ["e", "d", "c", "b", "a"]
 
 
-@pytest.mark.parametrize("order, why", [
-    ('["c", "e", "d", "a", "b"]', "visits c before e, but e is made from c"),
-    ('["e", "c", "a", "d", "b"]', "visits a before d, but d is made from a"),
-    ('["e", "c", "d", "a"]', "leaves out b"),
-    ('["e", "c", "d", "a", "b", "a"]', "names 'a' twice"),
-    ('["e", "c", "d", "a", "z"]', "names 'z', which is not a node"),
-    ('"e, c, d, a, b"', "must be a list of node labels"),
-])
+@pytest.mark.parametrize(
+    "order, why",
+    [
+        ('["c", "e", "d", "a", "b"]', "visits c before e, but e is made from c"),
+        ('["e", "c", "a", "d", "b"]', "visits a before d, but d is made from a"),
+        ('["e", "c", "d", "a"]', "leaves out b"),
+        ('["e", "c", "d", "a", "b", "a"]', "names 'a' twice"),
+        ('["e", "c", "d", "a", "z"]', "names 'z', which is not a node"),
+        ('"e, c, d, a, b"', "must be a list of node labels"),
+    ],
+)
 def test_an_invalid_named_order_is_an_error_when_presets_are_read(tmp_path, order, why):
     write_preset(tmp_path, f"visit_order = {order}\n")
     with pytest.raises(PresetError) as error:

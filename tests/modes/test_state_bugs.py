@@ -83,7 +83,8 @@ def test_every_status_names_the_current_mode_after_compare_push_and_pull(page, s
     runs = int(page.evaluate("Number(gwRoot().getElementById('why-reverse').dataset.runs || 0)"))
     button(page, "Run the recursion").click()
     page.wait_for_function(
-        f"Number(gwRoot().getElementById('why-reverse').dataset.runs || 0) > {runs}", timeout=STEP_TIMEOUT_MS)
+        f"Number(gwRoot().getElementById('why-reverse').dataset.runs || 0) > {runs}", timeout=STEP_TIMEOUT_MS
+    )
     assert "Naive recursion" in page.inner_text("#why-active-text")
 
     # Compare push and pull: naive recursion is no longer what the stage shows.
@@ -92,13 +93,17 @@ def test_every_status_names_the_current_mode_after_compare_push_and_pull(page, s
     n = compared(page)
     button(page, "Compare push and pull on this order").click()
     page.wait_for_function(
-        f"Number(gwRoot().getElementById('why-reverse').dataset.compared || 0) > {n}", timeout=STEP_TIMEOUT_MS)
+        f"Number(gwRoot().getElementById('why-reverse').dataset.compared || 0) > {n}", timeout=STEP_TIMEOUT_MS
+    )
     assert page.locator("#why-active").is_hidden()
     assert "Naive" not in page.inner_text("#position")
     assert "naive" not in page.inner_text("#why-now").lower()
     assert page.evaluate("gwHost().dataset.pass") == "backward"
     assert nodes(page)["a"] == ("2", "15")  # the ordinary backward pass's grads
-    assert page.inner_text("#order-status") == "Compared push and pull on a, d, c, b: the results are in the Push and pull panel."
+    assert (
+        page.inner_text("#order-status")
+        == "Compared push and pull on a, d, c, b: the results are in the Push and pull panel."
+    )
 
     # Run with pull, then flip the switch to push: the lines say which rule the run on screen used.
     show_tab(page, "Visit order")
@@ -108,12 +113,17 @@ def test_every_status_names_the_current_mode_after_compare_push_and_pull(page, s
     assert page.inner_text("#order-status") == "Ran a, d, c, b with pull."
     page.get_by_label("Push", exact=True).check()
     assert page.inner_text("#order-status") == (
-        "Push chosen: the run on the graph used pull; press Run order to run this order with push.")
+        "Push chosen: the run on the graph used pull; press Run order to run this order with push."
+    )
     assert "pull" in page.inner_text("#position")
     n = compared(page)
     show_tab(page, "Why reverse mode")
     button(page, "Compare push and pull on this order").click()
     page.wait_for_function(
-        f"Number(gwRoot().getElementById('why-reverse').dataset.compared || 0) > {n}", timeout=STEP_TIMEOUT_MS)
-    assert page.inner_text("#order-status") == "Compared push and pull on a, d, c, b: the results are in the Push and pull panel."
+        f"Number(gwRoot().getElementById('why-reverse').dataset.compared || 0) > {n}", timeout=STEP_TIMEOUT_MS
+    )
+    assert (
+        page.inner_text("#order-status")
+        == "Compared push and pull on a, d, c, b: the results are in the Push and pull panel."
+    )
     assert page.inner_text("#position") == "Backward pass (your order, pull) · visit 4 of 4"

@@ -2,7 +2,16 @@
 the order, and see the wrong grad, the late contribution, the lost path and the
 engine's explanation; a correct order gives the right grads again."""
 
-from page_helpers import STEP_TIMEOUT_MS, button, nodes, open_page, order, run_order, runs, show_tab, snapshot, wait_for_run
+from page_helpers import (
+    button,
+    nodes,
+    open_page,
+    order,
+    run_order,
+    show_tab,
+    snapshot,
+    wait_for_run,
+)
 
 CORRECT = ["d", "c", "b", "a"]
 
@@ -22,7 +31,10 @@ def assert_b_before_d_result(page):
     late = page.locator("svg .edge.is-late")
     assert late.count() == 1
     assert late.get_attribute("data-edge") == edge_id(page, "b", "d")
-    assert page.evaluate("getComputedStyle(gwRoot().querySelector('svg .edge.is-late .edge-line')).strokeDasharray") != "none"
+    assert (
+        page.evaluate("getComputedStyle(gwRoot().querySelector('svg .edge.is-late .edge-line')).strokeDasharray")
+        != "none"
+    )
     assert "⚠ late" in page.locator("svg .edge-label.is-late").text_content()
     # The lost path's edges are marked: a → b and b → d.
     lost = sorted(page.eval_on_selector_all("svg .edge.is-lost", "gs => gs.map(g => g.dataset.edge)"))

@@ -40,8 +40,12 @@ def test_diamond_has_two_paths_from_a():
     answer = ask(cmd="paths", preset="diamond", wrt="a")
     labels = ["a", "b", "c", "d"]
     assert sorted((tuple(labels[n] for n in p["nodes"]), p["product"]) for p in answer["paths"]) == [
-        (("a", "b", "d"), 6.0), (("a", "c", "d"), 9.0)]
-    assert answer["frames"][-1]["text"].endswith("running sum 6 → 15.") or answer["frames"][-1]["text"].endswith("running sum 9 → 15.")
+        (("a", "b", "d"), 6.0),
+        (("a", "c", "d"), 9.0),
+    ]
+    assert answer["frames"][-1]["text"].endswith("running sum 6 → 15.") or answer["frames"][-1]["text"].endswith(
+        "running sum 9 → 15."
+    )
 
 
 def test_path_enumeration_cost_grows_exponentially_but_backward_stays_linear():
@@ -56,6 +60,7 @@ def test_path_enumeration_cost_grows_exponentially_but_backward_stays_linear():
 def test_growth_counts_match_enumeration_on_small_graphs():
     from engine.graph import Graph
     from engine.paths import costs, family_program, path_sums
+
     graph = Graph.of(Program.parse(family_program("diamonds", 5)).output)
     listed = path_sums(graph, graph.inputs[0], 0.0)["paths"]
     assert costs(graph)["paths"] == len(listed) == 32
@@ -79,11 +84,26 @@ def test_naive_recursion_says_which_sends_repeat_and_how_much():
     assert sends == [(2, 1, 1.0), (1, 0, 1.0), (1, 0, 1.0), (2, 1, 1.0), (1, 0, 2.0), (1, 0, 2.0)]
     assert [f["upstream_resent"] for f in answer["frames"]] == [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0]
     assert [f["carried"] for f in answer["frames"]] == [[], [], [], [], [], [0], [0, 1]]
-    assert [f["calls"] for f in answer["frames"]] == [None, {"node": 1, "again": False}, None, None,
-                                                       {"node": 1, "again": True}, None, None]
-    assert answer["received"] == [{"node": 0, "parts": [
-        {"frame": 2, "contribution": 1.0, "resent": 0.0}, {"frame": 3, "contribution": 1.0, "resent": 0.0},
-        {"frame": 5, "contribution": 2.0, "resent": 1.0}, {"frame": 6, "contribution": 2.0, "resent": 1.0}]}]
+    assert [f["calls"] for f in answer["frames"]] == [
+        None,
+        {"node": 1, "again": False},
+        None,
+        None,
+        {"node": 1, "again": True},
+        None,
+        None,
+    ]
+    assert answer["received"] == [
+        {
+            "node": 0,
+            "parts": [
+                {"frame": 2, "contribution": 1.0, "resent": 0.0},
+                {"frame": 3, "contribution": 1.0, "resent": 0.0},
+                {"frame": 5, "contribution": 2.0, "resent": 1.0},
+                {"frame": 6, "contribution": 2.0, "resent": 1.0},
+            ],
+        }
+    ]
     assert 1 + 1 + 2 + 2 == answer["grads"][0] == 6.0  # the two re-sent 1s are the double count (truth: 4)
 
 
@@ -104,8 +124,9 @@ def test_what_each_input_received_adds_up_to_its_naive_grad(preset):
         assert all(f["upstream_resent"] == 0 and f["carried"] == [] for f in answer["frames"])
 
 
-@pytest.mark.parametrize("preset, expected", [("xx-xy", {"x": 16.0, "y": 3.0}), ("diamond", {"a": 15.0}),
-                                              ("square", {"a": 6.0})])
+@pytest.mark.parametrize(
+    "preset, expected", [("xx-xy", {"x": 16.0, "y": 3.0}), ("diamond", {"a": 15.0}), ("square", {"a": 6.0})]
+)
 def test_naive_recursion_agrees_when_only_inputs_are_shared(preset, expected):
     answer = ask(cmd="naive", preset=preset)
     load = ask(cmd="load", preset=preset)
@@ -197,24 +218,35 @@ def test_descent_moves_answer_with_frames_a_hand_computation_gives():
         ({"a": 3.5}, 47.25, {"a": 24.0}),  # a = 0.5 + 0.5 × 6; d = 36.75 + 10.5; a.grad = 21 + 3
     ]
     start, down, up = answer["frames"]
-    assert start == {"kind": "descent", "node": 3, "line": 4, "pushes": [], "changes": [],
-                     "text": "Start: d = 18 at a = 2."}
-    assert down["text"] == ("Step 1 (descend): a = 2 − 0.1 × 15 = 0.5. Forward and backward again: "
-                            "d 18 → 2.25 (down).")
+    assert start == {
+        "kind": "descent",
+        "node": 3,
+        "line": 4,
+        "pushes": [],
+        "changes": [],
+        "text": "Start: d = 18 at a = 2.",
+    }
+    assert down["text"] == ("Step 1 (descend): a = 2 − 0.1 × 15 = 0.5. Forward and backward again: d 18 → 2.25 (down).")
     assert (down["ascend"], down["rate"], down["moved"]) == (False, 0.1, [0])
     # b = a + 1 and c = 3a; b.grad = c and c.grad = b; d.grad stays 1, so it is not a change.
     assert [(c["node"], c["field"], c["before"], c["after"]) for c in down["changes"]] == [
-        (0, "data", 2.0, 0.5), (0, "grad", 15.0, 6.0), (1, "data", 3.0, 1.5), (1, "grad", 6.0, 1.5),
-        (2, "data", 6.0, 1.5), (2, "grad", 3.0, 1.5), (3, "data", 18.0, 2.25)]
-    assert up["text"] == ("Step 2 (ascend): a = 0.5 + 0.5 × 6 = 3.5. Forward and backward again: "
-                          "d 2.25 → 47.25 (up).")
+        (0, "data", 2.0, 0.5),
+        (0, "grad", 15.0, 6.0),
+        (1, "data", 3.0, 1.5),
+        (1, "grad", 6.0, 1.5),
+        (2, "data", 6.0, 1.5),
+        (2, "grad", 3.0, 1.5),
+        (3, "data", 18.0, 2.25),
+    ]
+    assert up["text"] == ("Step 2 (ascend): a = 0.5 + 0.5 × 6 = 3.5. Forward and backward again: d 2.25 → 47.25 (up).")
 
 
 def test_descent_moves_agree_with_equal_steps_and_with_a_load_at_every_point():
     steps = ask(cmd="descend", preset="cos", inputs=["x1", "x2"], rate=0.1, steps=4)
     moves = ask(cmd="descend", preset="cos", moves=[{"rate": 0.1, "inputs": ["x1", "x2"]}] * 4)
     assert [(h["values"], h["output"], h["grads"]) for h in moves["history"]] == [
-        (h["values"], h["output"], h["grads"]) for h in steps["history"]]
+        (h["values"], h["output"], h["grads"]) for h in steps["history"]
+    ]
     point = ask(cmd="load", preset="cos", values=moves["history"][-1]["values"])
     before = ask(cmd="load", preset="cos", values=moves["history"][-2]["values"])
     for change in moves["frames"][-1]["changes"]:
@@ -232,32 +264,39 @@ def test_descent_moves_stop_before_a_move_that_diverges():
     assert all(math.isfinite(h["output"]) for h in answer["history"])
 
 
-@pytest.mark.parametrize("request_, text", [
-    ({"cmd": "paths", "preset": "diamond", "wrt": "b"}, "must name an input"),
-    ({"cmd": "forward_mode", "preset": "diamond"}, "must name an input"),
-    ({"cmd": "growth", "family": "trees"}, '"family" must be one of'),
-    ({"cmd": "growth", "sizes": [0]}, "whole numbers from 1 to 30"),
-    ({"cmd": "descend", "preset": "cos", "rate": 0}, "learning rate"),
-    ({"cmd": "descend", "preset": "cos", "inputs": ["q"]}, "input names"),
-    ({"cmd": "descend", "preset": "cos", "steps": 1000}, "from 1 to 200"),
-    ({"cmd": "descend", "preset": "cos", "moves": [{"rate": 11}]}, "learning rate"),
-    ({"cmd": "descend", "preset": "cos", "moves": [{"inputs": []}]}, "input names"),
-    ({"cmd": "descend", "preset": "cos", "moves": [{"ascend": 1}]}, "true or false"),
-    ({"cmd": "descend", "preset": "cos", "moves": [{}] * 201}, "at most 200 moves"),
-    ({"cmd": "descend", "preset": "cos", "moves": "dd"}, "at most 200 moves"),
-    ({"cmd": "descend", "preset": "cos", "moves": [{}], "steps": 2}, 'leave out "steps"'),
-    ({"cmd": "again", "preset": "cos", "zero_grad": "yes"}, "true or false"),
-    ({"cmd": "load", "preset": "cos", "order": [], "mode": "sideways"}, '"mode" must be one of'),
-])
+@pytest.mark.parametrize(
+    "request_, text",
+    [
+        ({"cmd": "paths", "preset": "diamond", "wrt": "b"}, "must name an input"),
+        ({"cmd": "forward_mode", "preset": "diamond"}, "must name an input"),
+        ({"cmd": "growth", "family": "trees"}, '"family" must be one of'),
+        ({"cmd": "growth", "sizes": [0]}, "whole numbers from 1 to 30"),
+        ({"cmd": "descend", "preset": "cos", "rate": 0}, "learning rate"),
+        ({"cmd": "descend", "preset": "cos", "inputs": ["q"]}, "input names"),
+        ({"cmd": "descend", "preset": "cos", "steps": 1000}, "from 1 to 200"),
+        ({"cmd": "descend", "preset": "cos", "moves": [{"rate": 11}]}, "learning rate"),
+        ({"cmd": "descend", "preset": "cos", "moves": [{"inputs": []}]}, "input names"),
+        ({"cmd": "descend", "preset": "cos", "moves": [{"ascend": 1}]}, "true or false"),
+        ({"cmd": "descend", "preset": "cos", "moves": [{}] * 201}, "at most 200 moves"),
+        ({"cmd": "descend", "preset": "cos", "moves": "dd"}, "at most 200 moves"),
+        ({"cmd": "descend", "preset": "cos", "moves": [{}], "steps": 2}, 'leave out "steps"'),
+        ({"cmd": "again", "preset": "cos", "zero_grad": "yes"}, "true or false"),
+        ({"cmd": "load", "preset": "cos", "order": [], "mode": "sideways"}, '"mode" must be one of'),
+    ],
+)
 def test_mode_requests_with_bad_arguments_get_a_clear_error(request_, text):
     answer = json.loads(handle(json.dumps(request_)))
     assert not answer["ok"] and text in answer["error"]["message"]
 
 
 def test_every_frame_lists_its_changes_so_the_page_can_step_any_mode():
-    answers = [ask(cmd="naive", preset="diamond"), ask(cmd="forward_mode", preset="diamond", wrt="a"),
-               ask(cmd="again", preset="diamond", zero_grad=True), ask(cmd="paths", preset="diamond", wrt="a"),
-               ask(cmd="descend", preset="diamond", moves=[{}, {}])]
+    answers = [
+        ask(cmd="naive", preset="diamond"),
+        ask(cmd="forward_mode", preset="diamond", wrt="a"),
+        ask(cmd="again", preset="diamond", zero_grad=True),
+        ask(cmd="paths", preset="diamond", wrt="a"),
+        ask(cmd="descend", preset="diamond", moves=[{}, {}]),
+    ]
     for frame in [frame for answer in answers for frame in answer["frames"]]:
         assert isinstance(frame["changes"], list) and frame["text"]
         for change in frame["changes"]:

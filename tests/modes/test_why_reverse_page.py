@@ -3,7 +3,6 @@ push and pull, forward mode, backward twice and gradient descent. Each mode is r
 from its tab, stepped with the page's own stepper, and checked against the engine's
 numbers (tests/modes/test_why_reverse_engine.py checks the engine itself)."""
 
-
 from page_helpers import STEP_TIMEOUT_MS, axe_audit, axe_report, button, choose, nodes, open_page, order, show_tab
 
 SHARED = "a = 1\nb = a + a\nc = b + b"
@@ -18,7 +17,8 @@ def run(page, name):
     before = runs(page)
     button(page, name).click()
     page.wait_for_function(
-        f"Number(gwRoot().getElementById('why-reverse').dataset.runs || 0) > {before}", timeout=STEP_TIMEOUT_MS)
+        f"Number(gwRoot().getElementById('why-reverse').dataset.runs || 0) > {before}", timeout=STEP_TIMEOUT_MS
+    )
     assert page.evaluate("gwHost().dataset.pass") == "mode"
 
 
@@ -46,8 +46,12 @@ def step_to_end(page):
 
 def column(page):
     """{row label: the mode's extra table column} (empty when no mode column is shown)."""
-    return dict(page.eval_on_selector_all(
-        "#node-rows tr", "rows => rows.map(r => [r.dataset.row, r.querySelector('.row-extra').hidden ? null : r.querySelector('.row-extra').dataset.value])"))
+    return dict(
+        page.eval_on_selector_all(
+            "#node-rows tr",
+            "rows => rows.map(r => [r.dataset.row, r.querySelector('.row-extra').hidden ? null : r.querySelector('.row-extra').dataset.value])",
+        )
+    )
 
 
 def test_path_sums_naive_recursion_and_push_pull(page, site_url):
@@ -73,8 +77,12 @@ def test_path_sums_naive_recursion_and_push_pull(page, site_url):
     assert column(page)["a"] == "6"
     # The growth plot: both series, path enumeration overtaking the backward pass.
     page.wait_for_selector("#growth-plot svg .plot-series[data-series='backward'] .plot-point")
-    paths = page.eval_on_selector_all("#growth-plot [data-series='paths'] .plot-point", "ps => ps.map(p => Number(p.dataset.y))")
-    back = page.eval_on_selector_all("#growth-plot [data-series='backward'] .plot-point", "ps => ps.map(p => Number(p.dataset.y))")
+    paths = page.eval_on_selector_all(
+        "#growth-plot [data-series='paths'] .plot-point", "ps => ps.map(p => Number(p.dataset.y))"
+    )
+    back = page.eval_on_selector_all(
+        "#growth-plot [data-series='backward'] .plot-point", "ps => ps.map(p => Number(p.dataset.y))"
+    )
     assert len(paths) == len(back) >= 8 and paths[-1] > 100 * back[-1]
     assert "One backward pass" in page.get_attribute("#growth-plot svg", "aria-label")
     page.get_by_label("Graph family").select_option("neuron")

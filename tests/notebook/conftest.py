@@ -17,9 +17,8 @@ Nothing here starts unless a test asks for it: the other notebook tests run with
 import atexit
 from urllib.parse import urlsplit
 
-import pytest
-
 import jupyterlab_harness as harness
+import pytest
 
 
 @pytest.fixture(scope="session")

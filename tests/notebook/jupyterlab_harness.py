@@ -177,33 +177,40 @@ def prepare(workdir: Path, notebooks) -> dict:
     for plugin, settings in SETTINGS.items():
         package, _, name = plugin.partition(":")
         _write_json(dirs["settings"] / package / f"{name}.jupyterlab-settings", settings)
-    _write_json(dirs["config"] / "labconfig" / "page_config.json",
-                {"disabledExtensions": {plugin: True for plugin in DISABLED_PLUGINS}})
+    _write_json(
+        dirs["config"] / "labconfig" / "page_config.json",
+        {"disabledExtensions": {plugin: True for plugin in DISABLED_PLUGINS}},
+    )
     # The only kernel: this Python, with this checkout importable whatever is installed.
-    _write_json(dirs["data"] / "kernels" / "python3" / "kernel.json", {
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python 3 (the tests' Python)",
-        "language": "python",
-        "env": {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))},
-        "metadata": {"debugger": False},
-    })
+    _write_json(
+        dirs["data"] / "kernels" / "python3" / "kernel.json",
+        {
+            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            "display_name": "Python 3 (the tests' Python)",
+            "language": "python",
+            "env": {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))},
+            "metadata": {"debugger": False},
+        },
+    )
     env = dict(os.environ)
     for var in ("JUPYTER_PATH", "JUPYTER_CONFIG_PATH", "JUPYTER_TOKEN", "JUPYTER_PORT"):
         env.pop(var, None)
-    env.update({
-        "JUPYTER_CONFIG_DIR": str(dirs["config"]),
-        "JUPYTER_DATA_DIR": str(dirs["data"]),
-        "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]),
-        "JUPYTERLAB_SETTINGS_DIR": str(dirs["settings"]),
-        "JUPYTERLAB_WORKSPACES_DIR": str(dirs["workspaces"]),
-        "IPYTHONDIR": str(dirs["ipython"]),
-        "JUPYTER_PLATFORM_DIRS": "1",  # no deprecation warning about it in the log
-        # In a virtual environment jupyter_core looks in the environment's own share/jupyter
-        # first, where ipykernel installs a python3 spec that runs plain `python`; ours wins.
-        "JUPYTER_PREFER_ENV_PATH": "0",
-        "GRADWALK_LAB_OUTBOUND_LOG": str(workdir / "outbound.log"),
-        "PYTHONUNBUFFERED": "1",
-    })
+    env.update(
+        {
+            "JUPYTER_CONFIG_DIR": str(dirs["config"]),
+            "JUPYTER_DATA_DIR": str(dirs["data"]),
+            "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]),
+            "JUPYTERLAB_SETTINGS_DIR": str(dirs["settings"]),
+            "JUPYTERLAB_WORKSPACES_DIR": str(dirs["workspaces"]),
+            "IPYTHONDIR": str(dirs["ipython"]),
+            "JUPYTER_PLATFORM_DIRS": "1",  # no deprecation warning about it in the log
+            # In a virtual environment jupyter_core looks in the environment's own share/jupyter
+            # first, where ipykernel installs a python3 spec that runs plain `python`; ours wins.
+            "JUPYTER_PREFER_ENV_PATH": "0",
+            "GRADWALK_LAB_OUTBOUND_LOG": str(workdir / "outbound.log"),
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     return {"dirs": dirs, "env": env}
 
 
@@ -248,10 +255,17 @@ def start_lab(workdir: Path, notebooks=(), timeout: float = START_TIMEOUT_S, att
         with open(log_path, "ab") as log:
             process = subprocess.Popen(
                 [sys.executable, str(LAUNCHER), *server_args(port, token, root_dir)],
-                cwd=root_dir, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True, preexec_fn=_die_with_parent)
-        server = LabServer(f"http://127.0.0.1:{port}/", token, root_dir, log_path,
-                           Path(env["GRADWALK_LAB_OUTBOUND_LOG"]), process)
+                cwd=root_dir,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=_die_with_parent,
+            )
+        server = LabServer(
+            f"http://127.0.0.1:{port}/", token, root_dir, log_path, Path(env["GRADWALK_LAB_OUTBOUND_LOG"]), process
+        )
         deadline = started + timeout
         while time.monotonic() < deadline:
             if process.poll() is not None:
@@ -338,10 +352,13 @@ class Notebook:
         self.page, self.server, self.path = page, server, path
         self.panel_id = None
 
-    def open(self, timeout_ms: int = UI_TIMEOUT_MS) -> "Notebook":
+    def open(self, timeout_ms: int = UI_TIMEOUT_MS) -> Notebook:
         page = self.page
-        page.goto(self.server.lab_url(self.path, workspace=f"t{secrets.token_hex(6)}"),
-                  wait_until="domcontentloaded", timeout=timeout_ms)
+        page.goto(
+            self.server.lab_url(self.path, workspace=f"t{secrets.token_hex(6)}"),
+            wait_until="domcontentloaded",
+            timeout=timeout_ms,
+        )
         try:
             page.wait_for_function(f"(path) => ({PANEL_JS})(path) !== null", arg=self.path, timeout=timeout_ms)
         except Exception as e:  # Playwright's TimeoutError
@@ -362,10 +379,15 @@ class Notebook:
         try:
             self.page.wait_for_function(
                 f"(path) => {{ const s = ({STATE_JS})(path); return s.ready && s.kernel === 'idle' "
-                "&& s.connection === 'connected'; }", arg=self.path, timeout=timeout_ms)
+                "&& s.connection === 'connected'; }",
+                arg=self.path,
+                timeout=timeout_ms,
+            )
         except Exception:
-            raise LabError(f"the kernel of {self.path} was not idle within {timeout_ms / 1000:.0f} s "
-                           f"(state: {self.state()}); the server's log:\n{self.server.log_tail(15)}") from None
+            raise LabError(
+                f"the kernel of {self.path} was not idle within {timeout_ms / 1000:.0f} s "
+                f"(state: {self.state()}); the server's log:\n{self.server.log_tail(15)}"
+            ) from None
 
     def cell(self, index: int):
         return self.panel.locator(".jp-Cell").nth(index)
@@ -374,8 +396,9 @@ class Notebook:
         """The output area of cell `index` (a locator)."""
         return self.cell(index).locator(".jp-OutputArea")
 
-    def run_cell(self, index: int, timeout_ms: int = CELL_TIMEOUT_MS, keyboard: bool = False,
-                 allow_errors: bool = False):
+    def run_cell(
+        self, index: int, timeout_ms: int = CELL_TIMEOUT_MS, keyboard: bool = False, allow_errors: bool = False
+    ):
         """Run cell `index` and wait until it is done and the kernel idle; its output area.
 
         keyboard=True clicks the cell and presses Shift+Enter, as a learner does; else
@@ -389,10 +412,13 @@ class Notebook:
                 self.page.wait_for_function(
                     f"([path, index, before]) => {{ const c = ({PANEL_JS})(path).content.widgets[index].model;"
                     " return c.executionCount !== null && c.executionCount !== before; }",
-                    arg=[self.path, index, before], timeout=timeout_ms)
+                    arg=[self.path, index, before],
+                    timeout=timeout_ms,
+                )
             except Exception:
-                raise LabError(f"cell {index} of {self.path} did not run within {timeout_ms / 1000:.0f} s "
-                               f"after Shift+Enter") from None
+                raise LabError(
+                    f"cell {index} of {self.path} did not run within {timeout_ms / 1000:.0f} s after Shift+Enter"
+                ) from None
             result = self.page.evaluate(CELL_JS, [self.path, index])
         else:
             try:

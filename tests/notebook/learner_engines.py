@@ -59,7 +59,7 @@ class Lecture:
 
     def __pow__(self, other):
         assert isinstance(other, (int, float)), "only supporting int/float powers for now"
-        out = self._new(self.data ** other, (self,), f"**{other}")
+        out = self._new(self.data**other, (self,), f"**{other}")
 
         def _backward():
             self.grad += other * (self.data ** (other - 1)) * out.grad
@@ -74,7 +74,7 @@ class Lecture:
         return self + other
 
     def __truediv__(self, other):
-        return self * other ** -1
+        return self * other**-1
 
     def __neg__(self):
         return self * -1
@@ -95,7 +95,7 @@ class Lecture:
 
     @staticmethod
     def tanh_local(x, t):
-        return 1 - t ** 2
+        return 1 - t**2
 
     def exp(self):
         x = self.data
@@ -165,7 +165,7 @@ class NotReversed(Lecture):
 class WrongTanh(Lecture):
     @staticmethod
     def tanh_local(x, t):
-        return 1 - x ** 2
+        return 1 - x**2
 
 
 class MicroGPT:
@@ -186,7 +186,7 @@ class MicroGPT:
         return MicroGPT(self.data * other.data, (self, other), (other.data, self.data))
 
     def __pow__(self, other):
-        return MicroGPT(self.data ** other, (self,), (other * self.data ** (other - 1),))
+        return MicroGPT(self.data**other, (self,), (other * self.data ** (other - 1),))
 
     def log(self):
         return MicroGPT(math.log(self.data), (self,), (1 / self.data,))
@@ -213,10 +213,10 @@ class MicroGPT:
         return self * other
 
     def __truediv__(self, other):
-        return self * other ** -1
+        return self * other**-1
 
     def __rtruediv__(self, other):
-        return other * self ** -1
+        return other * self**-1
 
     walk_backwards = True  # a broken engine forgets to reverse the sort
 

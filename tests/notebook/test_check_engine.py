@@ -4,13 +4,24 @@ mistake named at the node where it happens, and the learner's graph left exactly
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from learner_engines import (
+    Lecture,
+    MicroGPT,
+    NotReversed,
+    NoVisitedSet,
+    Overwriting,
+    Sqrt,
+    WrongTanh,
+    build_topo,
+    diamond,
+    neuron,
+    shared_intermediate,
+)
 from micrograd.engine import Value as Micrograd
+from notebook_helpers import snapshot, unchanged
 
 import gradwalk
 from engine import Program, Value
-from learner_engines import (Lecture, MicroGPT, NoVisitedSet, NotReversed, Overwriting, Sqrt, WrongTanh, build_topo,
-                             diamond, neuron, shared_intermediate)
-from notebook_helpers import snapshot, unchanged
 
 
 def checked(root):
@@ -28,21 +39,37 @@ def by_kind(report, kind):
 def micrograd_graphs():
     a, b = Micrograd(3.0), Micrograd(-2.0)
     yield a * a
-    yield (a - b) / b + a ** 2
+    yield (a - b) / b + a**2
     yield (a * b + 1).relu()
     x = Micrograd(2.0)
     y = x + 1
     yield y * (3 * x)
 
 
-@pytest.mark.parametrize("root", [
-    *micrograd_graphs(),
-    neuron(Lecture), diamond(Lecture), shared_intermediate(Lecture),
-    MicroGPT(3.0) * MicroGPT(3.0) + 1,
-    Program.parse("a = 2\nb = a + 1\nc = 3 * a\nd = b * c").output,
-    Value(2.0, label="a").tanh() * 3,
-], ids=["micrograd a*a", "micrograd a-b, /, **", "micrograd relu", "micrograd diamond", "lecture neuron",
-        "lecture diamond", "lecture shared", "microgpt", "gradwalk program", "gradwalk value"])
+@pytest.mark.parametrize(
+    "root",
+    [
+        *micrograd_graphs(),
+        neuron(Lecture),
+        diamond(Lecture),
+        shared_intermediate(Lecture),
+        MicroGPT(3.0) * MicroGPT(3.0) + 1,
+        Program.parse("a = 2\nb = a + 1\nc = 3 * a\nd = b * c").output,
+        Value(2.0, label="a").tanh() * 3,
+    ],
+    ids=[
+        "micrograd a*a",
+        "micrograd a-b, /, **",
+        "micrograd relu",
+        "micrograd diamond",
+        "lecture neuron",
+        "lecture diamond",
+        "lecture shared",
+        "microgpt",
+        "gradwalk program",
+        "gradwalk value",
+    ],
+)
 def test_a_correct_engine_has_no_problems(root):
     report = checked(root)
     assert report.ok and report.problems == [], str(report)
@@ -90,17 +117,21 @@ def test_a_sort_without_a_visited_set_visits_a_shared_node_twice():
     report = checked(shared_intermediate(NoVisitedSet))
     [repeat] = by_kind(report, "repeat")
     assert repeat.node == "h"
-    assert repeat == ("h = x * 2: backward() calls its _backward 2 times, so h passes its grad on 2 times; a "
-                      "topological sort lists each node once (is its visited set missing?).")
+    assert repeat == (
+        "h = x * 2: backward() calls its _backward 2 times, so h passes its grad on 2 times; a "
+        "topological sort lists each node once (is its visited set missing?)."
+    )
     wrong = {p.node for p in by_kind(report, "grad")}
     assert "x" in wrong and report.grads["x"] != report.correct_grads["x"] == 240.0
 
 
 def test_without_a_visited_set_a_shared_input_is_visited_twice_harmlessly():
     report = checked(diamond(NoVisitedSet))
-    assert report.problems == ["a (an input): backward() calls its _backward 2 times, which does no harm here only "
-                               "because a is an input and passes nothing on; a topological sort lists each node once "
-                               "(is its visited set missing?)."]
+    assert report.problems == [
+        "a (an input): backward() calls its _backward 2 times, which does no harm here only "
+        "because a is an input and passes nothing on; a topological sort lists each node once "
+        "(is its visited set missing?)."
+    ]
     assert report.grads == pytest.approx(report.correct_grads)
 
 
@@ -158,8 +189,10 @@ def test_a_wrong_tanh_derivative_is_named_at_the_tanh_node():
     report = checked(neuron(WrongTanh))
     [local] = by_kind(report, "local")
     assert local.node == "o"
-    assert local == ("o = tanh(n): its _backward gives n a local derivative of 0.2232, but the rule for tanh says "
-                     "(1 - o.data**2) = 0.5.")
+    assert local == (
+        "o = tanh(n): its _backward gives n a local derivative of 0.2232, but the rule for tanh says "
+        "(1 - o.data**2) = 0.5."
+    )
     grads = by_kind(report, "grad")
     assert [p.node for p in grads] == ["x1", "w1", "x2", "b"]  # w2's grad is 0 either way (x2 = 0)
     assert all(p.endswith("(because of the wrong local derivative above).") for p in grads)
@@ -185,8 +218,10 @@ def test_an_operation_gradwalk_does_not_know_is_said_plainly():
     b.label = "b"
     report = checked(b * a)
     assert report.ok
-    assert report.notes == ["b = sqrt(a): Gradwalk doesn't know the operation 'sqrt', so it can't check it; it takes "
-                            "the local derivatives the graph gives (a 0.25)."]
+    assert report.notes == [
+        "b = sqrt(a): Gradwalk doesn't know the operation 'sqrt', so it can't check it; it takes "
+        "the local derivatives the graph gives (a 0.25)."
+    ]
 
 
 # -- other shapes of learner engines ----------------------------------------------------------------
@@ -280,8 +315,10 @@ def random_graph(cls, leaves, ops):
 
 graphs = st.tuples(
     st.lists(st.integers(-4, 4).map(float), min_size=1, max_size=4),
-    st.lists(st.tuples(st.sampled_from(["+", "*", "tanh"]), st.integers(0, 20), st.integers(0, 20)),
-             min_size=1, max_size=7))
+    st.lists(
+        st.tuples(st.sampled_from(["+", "*", "tanh"]), st.integers(0, 20), st.integers(0, 20)), min_size=1, max_size=7
+    ),
+)
 
 
 @settings(max_examples=40, deadline=None)

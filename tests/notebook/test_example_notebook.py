@@ -38,4 +38,3 @@ def test_every_code_cell_runs(tmp_path, monkeypatch, capsys):
     report = namespace["report"]
     assert report.problems[0].startswith("o = tanh(n): its _backward gives n a local derivative of 0.2232")
     assert namespace["Value"].__mul__.__name__ == "__mul__" and namespace["Value"].backward.__name__ == "backward"
-

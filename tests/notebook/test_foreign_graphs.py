@@ -8,15 +8,15 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from learner_engines import Lecture, MicroGPT, Sqrt, diamond, neuron
 from micrograd.engine import Value as Micrograd
+from notebook_helpers import ask, ask_api, numbers_of, snapshot, unchanged
 
 import gradwalk
 from engine import Program, Value
 from engine.foreign import ForeignGraphError, read
 from engine.program import MAX_NODES
 from engine.trace import correct_backward
-from learner_engines import Lecture, MicroGPT, Sqrt, diamond, neuron
-from notebook_helpers import ask, ask_api, numbers_of, snapshot, unchanged
 
 
 def labelled(value, label):
@@ -41,7 +41,8 @@ def test_the_micrograd_diamond_gives_the_engines_numbers_exactly():
     assert [n["op"] for n in answer["nodes"]] == ["", "", "+", "", "*", "*"]
     assert answer["forward"][2]["text"] == (
         "b = a + 1 = 2 + 1 = 3. "
-        "micrograd keeps the values a node is made from in node._prev (the _children given to the Value constructor): b._prev holds a and 1.")
+        "micrograd keeps the values a node is made from in node._prev (the _children given to the Value constructor): b._prev holds a and 1."
+    )
     assert answer["graph"] == {"source": "kernel", "style": "_prev", "editable": True, "custom": []}
     assert unchanged(before, d)
     assert d.grad == 0 and type(d.grad) is int  # micrograd's own int 0, not our 0.0
@@ -54,19 +55,25 @@ def test_a_times_a_in_micrograd_shows_two_edges_although_prev_is_a_set():
     answer = ask({"cmd": "load"}, b)
     program = ask_api({"cmd": "load", "program": "a = 3\nb = a * a"})
     assert numbers_of(answer) == numbers_of(program)
-    assert [(e["parent"], e["child"], e["slot"], e["local"]) for e in answer["edges"]] == [(0, 1, 0, 3.0), (0, 1, 1, 3.0)]
+    assert [(e["parent"], e["child"], e["slot"], e["local"]) for e in answer["edges"]] == [
+        (0, 1, 0, 3.0),
+        (0, 1, 1, 3.0),
+    ]
     assert answer["nodes"][0]["grad"] == 6.0
     assert [e["local_text"] for e in answer["edges"]] == [e["local_text"] for e in program["edges"]]
 
 
-@pytest.mark.parametrize("build, program", [
-    # a - b is a + (-b), and -b is b * -1
-    (lambda a, b: a - b, "a = 3\nb = 5\nk = -1\nnb = b * k\nc = a + nb"),
-    # a / b is a * b**-1
-    (lambda a, b: a / b, "a = 3\nb = 5\np = b ** -1\nc = a * p"),
-    (lambda a, b: a ** 2 + b, "a = 3\nb = 5\np = a ** 2\nc = p + b"),
-    (lambda a, b: (a * b + a ** 3).relu(), "a = 3\nb = 5\np = a * b\nq = a ** 3\nr = p + q\nc = relu(r)"),
-])
+@pytest.mark.parametrize(
+    "build, program",
+    [
+        # a - b is a + (-b), and -b is b * -1
+        (lambda a, b: a - b, "a = 3\nb = 5\nk = -1\nnb = b * k\nc = a + nb"),
+        # a / b is a * b**-1
+        (lambda a, b: a / b, "a = 3\nb = 5\np = b ** -1\nc = a * p"),
+        (lambda a, b: a**2 + b, "a = 3\nb = 5\np = a ** 2\nc = p + b"),
+        (lambda a, b: (a * b + a**3).relu(), "a = 3\nb = 5\np = a * b\nq = a ** 3\nr = p + q\nc = relu(r)"),
+    ],
+)
 def test_subtraction_division_and_powers_in_micrograd(build, program):
     a, b = labelled(Micrograd(3.0), "a"), labelled(Micrograd(5.0), "b")
     c = build(a, b)
@@ -82,11 +89,25 @@ def test_a_relu_neuron_with_labels_in_micrograd():
     n = labelled(labelled(labelled(x1 * w1, "x1*w1") + labelled(x2 * w2, "x2*w2"), "x1*w1 + x2*w2") + b, "n")
     o = labelled(n.relu(), "o")
     answer = ask({"cmd": "load"}, o)
-    program = ask_api({"cmd": "load", "program": "x1 = 2\nw1 = -3\nx2 = 0\nw2 = 1\nb = 6.8813735870195432\n"
-                                                 "n = x1*w1 + x2*w2 + b\no = relu(n)"})
+    program = ask_api(
+        {
+            "cmd": "load",
+            "program": "x1 = 2\nw1 = -3\nx2 = 0\nw2 = 1\nb = 6.8813735870195432\nn = x1*w1 + x2*w2 + b\no = relu(n)",
+        }
+    )
     assert numbers_of(answer) == numbers_of(program)
-    assert [n["label"] for n in answer["nodes"]] == ["x1", "w1", "x1*w1", "x2", "w2", "x2*w2", "x1*w1 + x2*w2",
-                                                      "b", "n", "o"]
+    assert [n["label"] for n in answer["nodes"]] == [
+        "x1",
+        "w1",
+        "x1*w1",
+        "x2",
+        "w2",
+        "x2*w2",
+        "x1*w1 + x2*w2",
+        "b",
+        "n",
+        "o",
+    ]
     assert answer["nodes"][-1]["expr"] == "relu(n)" and answer["nodes"][-1]["op"] == "relu"
 
 
@@ -118,7 +139,7 @@ def test_a_microgpt_style_value_with_duplicate_children():
 
 def test_microgpt_operations_are_recognised_from_their_data():
     x, y = MicroGPT(2.0), MicroGPT(3.0)
-    z = (x * y - y / x).exp().log() + (x ** 2).relu()
+    z = (x * y - y / x).exp().log() + (x**2).relu()
     nodes = read(z).nodes
     assert {n.op for n in nodes} == {"", "*", "+", "**", "exp", "log", "relu"}
     assert all(n.known and n.source in ("", "_local_grads") for n in nodes)
@@ -155,7 +176,8 @@ def test_a_custom_operation_differentiates_with_the_graphs_own_backward():
     assert nodes["a"]["grad"] == pytest.approx(0.5 / math.sqrt(5) * 3 / 5)
     assert answer["forward"][2]["text"] == (
         "h = hypot(a, b) = hypot(3, 4) = 5. "
-        "micrograd keeps the values a node is made from in node._prev (the _children given to the Value constructor): h._prev holds a and b.")
+        "micrograd keeps the values a node is made from in node._prev (the _children given to the Value constructor): h._prev holds a and b."
+    )
     assert answer["experiment"]["lost_path_count"] == 2
     assert answer["graph"]["editable"] is False
     assert [c["label"] for c in answer["graph"]["custom"]] == ["h", "r"]
@@ -173,7 +195,10 @@ def test_pull_mode_works_on_a_graph_with_a_custom_operation():
     pulls = [p for f in right["experiment"]["frames"] for p in f.get("pushes", [])]
     assert len(pulls) == 3 and all(p["rule"] == push_rules[p["edge"]] for p in pulls)
     assert push_rules[2] == f"h.grad += {0.5 / math.sqrt(5):.4g} * r.grad"
-    assert right["experiment"]["frames"][2]["text"] == f"Visit h: pull from its consumers, h.grad = 1 × {0.5 / math.sqrt(5):.4g} from r = {0.5 / math.sqrt(5):.4g}."
+    assert (
+        right["experiment"]["frames"][2]["text"]
+        == f"Visit h: pull from its consumers, h.grad = 1 × {0.5 / math.sqrt(5):.4g} from r = {0.5 / math.sqrt(5):.4g}."
+    )
     wrong = ask({"cmd": "load", "order": ["r", "a", "h", "b"], "mode": "pull"}, r)["experiment"]
     assert wrong["lost_path_count"] == 1 and wrong["grads"][0] == 0.0 and wrong["correct_grads"][0] != 0.0
     assert wrong["explanation"][0].startswith("a pulled from h before h had been visited")
@@ -202,9 +227,12 @@ def test_a_custom_operation_named_like_a_known_one_gets_no_note_of_the_known_one
     assert answer["nodes"][3]["expr"] == "+(a, b, c)"
     assert answer["forward"][3]["text"] == (
         "s = +(a, b, c) = +(1, 2, 3) = 6. "
-        "micrograd keeps the values a node is made from in node._prev (the _children given to the Value constructor): s._prev holds a, b and c.")
-    assert answer["backward"][1]["text"] == ("Visit s = +(a, b, c) with s.grad = 1. a.grad += 1 × 1 = 1, 0 → 1; "
-                                             "b.grad += 1 × 1 = 1, 0 → 1; c.grad += 1 × 1 = 1, 0 → 1.")
+        "micrograd keeps the values a node is made from in node._prev (the _children given to the Value constructor): s._prev holds a, b and c."
+    )
+    assert answer["backward"][1]["text"] == (
+        "Visit s = +(a, b, c) with s.grad = 1. a.grad += 1 × 1 = 1, 0 → 1; "
+        "b.grad += 1 × 1 = 1, 0 → 1; c.grad += 1 × 1 = 1, 0 → 1."
+    )
 
 
 def test_a_value_used_by_a_custom_operation_twice_gets_one_edge_with_the_sum():
@@ -220,15 +248,20 @@ def build_expression(cls, leaves, ops):
     values = [cls(x) for x in leaves]
     for op, i, j in ops:
         x, y = values[i % len(values)], values[j % len(values)]
-        values.append(x + y if op == "+" else x * y if op == "*" else x - y if op == "-" else x + 2
-                      if op == "+2" else x ** 2)
-    return values[-1], values[:len(leaves)]
+        values.append(
+            x + y if op == "+" else x * y if op == "*" else x - y if op == "-" else x + 2 if op == "+2" else x**2
+        )
+    return values[-1], values[: len(leaves)]
 
 
 expressions = st.tuples(
     st.lists(st.integers(-5, 5).map(float), min_size=1, max_size=4),
-    st.lists(st.tuples(st.sampled_from(["+", "*", "-", "+2", "**2"]), st.integers(0, 20), st.integers(0, 20)),
-             min_size=1, max_size=6))
+    st.lists(
+        st.tuples(st.sampled_from(["+", "*", "-", "+2", "**2"]), st.integers(0, 20), st.integers(0, 20)),
+        min_size=1,
+        max_size=6,
+    ),
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -312,22 +345,25 @@ def wrong_local_grads():
     return MicroGPT(4.0, (a, a), (2.0,))
 
 
-@pytest.mark.parametrize("make, words", [
-    (lambda: 5, "needs a micrograd-style value"),
-    (lambda: "not a value at all", None),  # a string is a program for show(), but not a value to read
-    (lambda: [Micrograd(1.0)], "needs a micrograd-style value"),
-    (lambda: None, "needs a micrograd-style value"),
-    (cycle, "has a cycle"),
-    (lambda: chain(MAX_NODES), "more than 2,000 nodes"),
-    (lambda: Micrograd("2") + Micrograd("3"), "isn't a number"),
-    (lambda: Micrograd(True), "isn't a number"),
-    (lambda: Micrograd(complex(1, 2)), "isn't a number"),
-    (lambda: NoBackward(1.0, [NoBackward(2.0)]), "neither _local_grads nor a _backward"),
-    (lambda: Raising(2.0) * Raising(3.0), "calling its _backward raised ZeroDivisionError (oops)."),
-    (lambda: MicroGPT(1.0, (BadProperty(),), (1.0,)), "raised RuntimeError (no data today)."),
-    (wrong_local_grads, "doesn't hold one number for each"),
-    (lambda: MicroGPT(1.0, (5.0,), (1.0,)), "among its parents"),
-])
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda: 5, "needs a micrograd-style value"),
+        (lambda: "not a value at all", None),  # a string is a program for show(), but not a value to read
+        (lambda: [Micrograd(1.0)], "needs a micrograd-style value"),
+        (lambda: None, "needs a micrograd-style value"),
+        (cycle, "has a cycle"),
+        (lambda: chain(MAX_NODES), "more than 2,000 nodes"),
+        (lambda: Micrograd("2") + Micrograd("3"), "isn't a number"),
+        (lambda: Micrograd(True), "isn't a number"),
+        (lambda: Micrograd(complex(1, 2)), "isn't a number"),
+        (lambda: NoBackward(1.0, [NoBackward(2.0)]), "neither _local_grads nor a _backward"),
+        (lambda: Raising(2.0) * Raising(3.0), "calling its _backward raised ZeroDivisionError (oops)."),
+        (lambda: MicroGPT(1.0, (BadProperty(),), (1.0,)), "raised RuntimeError (no data today)."),
+        (wrong_local_grads, "doesn't hold one number for each"),
+        (lambda: MicroGPT(1.0, (5.0,), (1.0,)), "among its parents"),
+    ],
+)
 def test_bad_input_gives_one_clear_error(make, words):
     value = make()
     with pytest.raises(ForeignGraphError) as caught:
@@ -384,9 +420,10 @@ def test_a_custom_operation_inside_a_known_one_is_written_and_checked():
     # call, hypot(a, b), which needs no brackets inside `* a` (this used to be a KeyError).
     import json
 
+    from learner_engines import Sqrt
+
     from engine import check as engine_check
     from gradwalk import kernel
-    from learner_engines import Sqrt
 
     a = Sqrt(3.0)
     a.label = "a"

@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from jupyterlab_harness import ROOT
 from page_helpers import STEP_TIMEOUT_MS
 
@@ -42,8 +41,9 @@ def widget_host(output, context):
         logged = "\n".join(context.console_errors) or "(nothing)"
         what = "could not be made (anywidget's error box)" if failed.count() else "was not ready in time"
         if "Invalid URL" in logged:
-            logged += ("\n(anywidget imports the front end from a blob: URL, where "
-                       "new URL(relative, import.meta.url) throws)")
+            logged += (
+                "\n(anywidget imports the front end from a blob: URL, where new URL(relative, import.meta.url) throws)"
+            )
         pytest.fail(f"the widget {what}; the page's console errors:\n{logged}", pytrace=False)
     return ready
 

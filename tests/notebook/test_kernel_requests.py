@@ -6,23 +6,26 @@ import json
 from pathlib import Path
 
 import pytest
+from learner_engines import Lecture, NotReversed, Sqrt, diamond
 from micrograd.engine import Value as Micrograd
+from notebook_helpers import ask, ask_api, numbers_of, snapshot, unchanged
 
 import gradwalk
 from engine import Program, Value, api
 from engine.api import handle as api_handle
 from gradwalk import kernel, widget
-from learner_engines import Lecture, NotReversed, Sqrt, diamond
-from notebook_helpers import ask, ask_api, numbers_of, snapshot, unchanged
 
 DIAMOND_SHAPED = "a = 2\none = 1\nb = a + one\nthree = 3\nc = a * three\nd = b * c"
 
 
-@pytest.mark.parametrize("shown, source", [
-    ("diamond", {"preset": "diamond"}),
-    ("a = 2\nb = a * a", {"program": "a = 2\nb = a * a"}),
-    (Program.parse("x = 3\ny = x * x + x"), {"program": "x = 3\ny = x * x + x"}),
-])
+@pytest.mark.parametrize(
+    "shown, source",
+    [
+        ("diamond", {"preset": "diamond"}),
+        ("a = 2\nb = a * a", {"program": "a = 2\nb = a * a"}),
+        (Program.parse("x = 3\ny = x * x + x"), {"program": "x = 3\ny = x * x + x"}),
+    ],
+)
 def test_a_preset_or_a_program_is_answered_byte_for_byte_as_on_the_page(shown, source):
     for request in ({"cmd": "load"}, {"cmd": "load", "order": None}, {"cmd": "naive"}, {"cmd": "again"}):
         assert kernel.handle(request, shown) == api_handle(json.dumps({**request, **source}))
@@ -46,29 +49,33 @@ def test_a_foreign_graph_answers_with_the_pages_shape():
     assert [f["kind"] for f in answer["backward"]] == ["seed"] + ["visit"] * 6
 
 
-@pytest.mark.parametrize("request_", [
-    {"cmd": "load"},
-    {"cmd": "load", "order": ["d", "b", "a", "1", "c", "3"]},
-    {"cmd": "load", "order": ["d", "b", "a", "1", "c", "3"], "mode": "pull"},
-    {"cmd": "load", "values": {"a": 3}},
-    {"cmd": "naive"},
-    {"cmd": "paths", "wrt": "a"},
-    {"cmd": "forward_mode", "wrt": "a"},
-    {"cmd": "again"},
-    {"cmd": "again", "zero_grad": True},
-    {"cmd": "nudge", "wrt": "a", "h": 0.01},
-    {"cmd": "descend", "inputs": ["a"], "rate": 0.01, "steps": 3},
-    {"cmd": "descend", "moves": [{"rate": 0.01}, {"ascend": True, "rate": 0.05, "inputs": ["a"]}, {}]},
-    {"cmd": "descend", "values": {"a": -1}, "moves": [{"rate": 0.2, "inputs": ["a", "3"]}]},
-])
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"cmd": "load"},
+        {"cmd": "load", "order": ["d", "b", "a", "1", "c", "3"]},
+        {"cmd": "load", "order": ["d", "b", "a", "1", "c", "3"], "mode": "pull"},
+        {"cmd": "load", "values": {"a": 3}},
+        {"cmd": "naive"},
+        {"cmd": "paths", "wrt": "a"},
+        {"cmd": "forward_mode", "wrt": "a"},
+        {"cmd": "again"},
+        {"cmd": "again", "zero_grad": True},
+        {"cmd": "nudge", "wrt": "a", "h": 0.01},
+        {"cmd": "descend", "inputs": ["a"], "rate": 0.01, "steps": 3},
+        {"cmd": "descend", "moves": [{"rate": 0.01}, {"ascend": True, "rate": 0.05, "inputs": ["a"]}, {}]},
+        {"cmd": "descend", "values": {"a": -1}, "moves": [{"rate": 0.2, "inputs": ["a", "3"]}]},
+    ],
+)
 def test_every_mode_gives_the_numbers_of_the_same_graph_as_a_program(request_):
     names = {"1": "one", "3": "three"}  # the program's names for micrograd's number nodes
     program_request = dict(request_, program=DIAMOND_SHAPED)
     if "order" in request_:
         program_request["order"] = [names.get(label, label) for label in request_["order"]]
     if "moves" in request_:
-        program_request["moves"] = [{**m, "inputs": [names.get(n, n) for n in m["inputs"]]} if "inputs" in m else m
-                                    for m in request_["moves"]]
+        program_request["moves"] = [
+            {**m, "inputs": [names.get(n, n) for n in m["inputs"]]} if "inputs" in m else m for m in request_["moves"]
+        ]
     d = diamond(Micrograd)
     before = snapshot(d)
     answer = ask(request_, d)
@@ -93,35 +100,43 @@ def test_values_name_inputs_by_their_labels():
     assert answer["error"]["kind"] == "request" and "must be a number" in answer["error"]["message"]
 
 
-@pytest.mark.parametrize("request_", [
-    {"cmd": "load", "values": {"a": 9}},
-    {"cmd": "nudge", "wrt": "a"},
-    {"cmd": "descend", "inputs": ["a"]},
-    {"cmd": "descend", "moves": [{"inputs": ["a"]}]},
-])
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"cmd": "load", "values": {"a": 9}},
+        {"cmd": "nudge", "wrt": "a"},
+        {"cmd": "descend", "inputs": ["a"]},
+        {"cmd": "descend", "moves": [{"inputs": ["a"]}]},
+    ],
+)
 def test_a_graph_with_a_custom_operation_refuses_to_recompute(request_):
     a = Sqrt(4.0, label="a")
     b = a.sqrt()
     b.label = "b"
     answer = ask(request_, b * a)
     assert answer["ok"] is False and answer["error"]["kind"] == "graph"
-    assert answer["error"]["message"].startswith("b = sqrt(a) uses 'sqrt', an operation Gradwalk doesn't know, so "
-                                                 "it can't compute this graph at new input values")
+    assert answer["error"]["message"].startswith(
+        "b = sqrt(a) uses 'sqrt', an operation Gradwalk doesn't know, so "
+        "it can't compute this graph at new input values"
+    )
     assert ask({"cmd": "load"}, b * a)["ok"]
     assert ask({"cmd": "paths", "wrt": "a"}, b * a)["ok"]
 
 
-@pytest.mark.parametrize("request_, kind, words", [
-    ("not json", "request", "isn't valid JSON"),
-    ({"no": "cmd"}, "request", 'a "cmd"'),
-    ({"cmd": "fly"}, "request", 'Unknown command "fly"'),
-    ({"cmd": "load", "order": ["d"]}, "order", "leaves out"),
-    ({"cmd": "paths", "wrt": "zz"}, "request", '"wrt" must name an input'),
-    ({"cmd": "nudge", "wrt": "a", "h": 5}, "request", '"h" must be a small number'),
-    ({"cmd": "load", "mode": "sideways"}, "request", '"mode" must be one of'),
-    ({"cmd": "descend", "moves": [{"inputs": ["b"]}]}, "request", '"inputs" must list input names of this graph'),
-    ({"cmd": "descend", "moves": [{}], "steps": 2}, "request", 'With "moves", each move has its own'),
-])
+@pytest.mark.parametrize(
+    "request_, kind, words",
+    [
+        ("not json", "request", "isn't valid JSON"),
+        ({"no": "cmd"}, "request", 'a "cmd"'),
+        ({"cmd": "fly"}, "request", 'Unknown command "fly"'),
+        ({"cmd": "load", "order": ["d"]}, "order", "leaves out"),
+        ({"cmd": "paths", "wrt": "zz"}, "request", '"wrt" must name an input'),
+        ({"cmd": "nudge", "wrt": "a", "h": 5}, "request", '"h" must be a small number'),
+        ({"cmd": "load", "mode": "sideways"}, "request", '"mode" must be one of'),
+        ({"cmd": "descend", "moves": [{"inputs": ["b"]}]}, "request", '"inputs" must list input names of this graph'),
+        ({"cmd": "descend", "moves": [{}], "steps": 2}, "request", 'With "moves", each move has its own'),
+    ],
+)
 def test_bad_requests_are_answered_as_data(request_, kind, words):
     answer = ask(request_, diamond(Micrograd))
     assert answer["ok"] is False and answer["error"]["kind"] == kind and words in answer["error"]["message"]
@@ -186,18 +201,23 @@ def front_end(tmp_path, monkeypatch):
     return module
 
 
-@pytest.mark.parametrize("x, source", [
-    ("diamond", {"preset": "diamond"}),
-    ("a = 2\nb = a * a", {"program": "a = 2\nb = a * a"}),
-    (Program.parse("a = 2\nb = a * a"), {"program": "a = 2\nb = a * a"}),
-])
+@pytest.mark.parametrize(
+    "x, source",
+    [
+        ("diamond", {"preset": "diamond"}),
+        ("a = 2\nb = a * a", {"program": "a = 2\nb = a * a"}),
+        (Program.parse("a = 2\nb = a * a"), {"program": "a = 2\nb = a * a"}),
+    ],
+)
 def test_show_takes_a_preset_or_a_program(front_end, x, source):
     shown = gradwalk.show(x)
     assert isinstance(shown, gradwalk.Widget) and shown.source == source
     assert shown._esm == front_end.read_text()
 
 
-@pytest.mark.parametrize("make", [lambda: diamond(Micrograd), lambda: diamond(Lecture), lambda: Value(2.0, label="a") * 3])
+@pytest.mark.parametrize(
+    "make", [lambda: diamond(Micrograd), lambda: diamond(Lecture), lambda: Value(2.0, label="a") * 3]
+)
 def test_show_takes_any_micrograd_style_value_and_answers_the_front_ends_messages(front_end, make):
     value = make()
     before = snapshot(value)

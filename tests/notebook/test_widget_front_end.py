@@ -11,11 +11,12 @@ import pytest
 
 micrograd_engine = pytest.importorskip("micrograd.engine")
 
-from gradwalk import kernel  # noqa: E402
 from learner_engines import Overwriting  # noqa: E402 - the lecture's Value with = for +=
-from gradwalk.widget import FRONT_END, source_of  # noqa: E402
-from engine import check as engine_check  # noqa: E402
 from page_helpers import STEP_TIMEOUT_MS  # noqa: E402
+
+from engine import check as engine_check  # noqa: E402
+from gradwalk import kernel  # noqa: E402
+from gradwalk.widget import FRONT_END, source_of  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -41,14 +42,18 @@ MOUNT = """async (source) => {
 
 
 # A notebook's page: no Content-Security-Policy (JupyterLab sets none that forbids blob: modules).
-NOTEBOOK_PAGE = "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>notebook</title></head><body></body></html>"
+NOTEBOOK_PAGE = (
+    "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>notebook</title></head><body></body></html>"
+)
 
 
 def mount(page, site_url, shown, report=None):
     page.route("**/__test__/notebook.html", lambda route: route.fulfill(body=NOTEBOOK_PAGE, content_type="text/html"))
     page.goto(site_url + "__test__/notebook.html")
-    page.route("**/__test__/notebook-widget.js",
-               lambda route: route.fulfill(body=FRONT_END.read_text(), content_type="text/javascript"))
+    page.route(
+        "**/__test__/notebook-widget.js",
+        lambda route: route.fulfill(body=FRONT_END.read_text(), content_type="text/javascript"),
+    )
     page.expose_function("kernelHandle", lambda request: kernel.handle(json.loads(request), shown))
     page.evaluate(MOUNT, source_of(shown, report))
     page.locator("#cell[data-engine='ready']").wait_for(state="attached", timeout=STEP_TIMEOUT_MS)

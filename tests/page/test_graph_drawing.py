@@ -10,12 +10,12 @@ a graph replaced by another leaves nothing behind.
 
 import json
 
-from engine.api import handle
 from page_helpers import open_page, show_tab
 from robust_helpers import settle
+from test_hostile_programs_page import SUBMIT_JS
 from trace_helpers import pushes
 
-from test_hostile_programs_page import SUBMIT_JS
+from engine.api import handle
 
 
 def layered_program(inputs: int = 12, layers: int = 12) -> str:
@@ -50,7 +50,9 @@ COMPLETE_JS = """(n) => gwRoot().querySelectorAll('#graph [data-node] .node-box'
   && gwRoot().querySelectorAll('#graph [data-edge] .edge-line').length === gwRoot().querySelectorAll('#graph [data-edge]').length
   && gwRoot().querySelectorAll('#node-rows tr').length === n"""
 
-FORMAT_JS = "async (xs) => { const { fmt } = await import('/lib/format.js'); return xs.map((x) => x === null ? '—' : fmt(x)); }"
+FORMAT_JS = (
+    "async (xs) => { const { fmt } = await import('/lib/format.js'); return xs.map((x) => x === null ? '—' : fmt(x)); }"
+)
 
 
 def load_program(page, program):
@@ -65,7 +67,7 @@ def expected_numbers(page, drawn):
     for n in drawn["nodes"]:
         values += [None if n["data"] == "" else float(n["data"]), None if n["grad"] == "" else float(n["grad"])]
     shown = page.evaluate(FORMAT_JS, values)
-    return {n["label"]: shown[2 * i: 2 * i + 2] for i, n in enumerate(drawn["nodes"])}
+    return {n["label"]: shown[2 * i : 2 * i + 2] for i, n in enumerate(drawn["nodes"])}
 
 
 # Scroll the graph from its left end to its right end, a screen at a time, a frame each.
@@ -136,12 +138,15 @@ def test_the_graph_scrolls_to_the_node_being_visited(page, site_url):
     load_program(page, layered_program(inputs=10, layers=30))
     assert page.evaluate("() => gwRoot().querySelector('#graph-scroll').scrollLeft") == 0
     page.click("#start-backward")  # the seed: the output's grad set to 1
-    page.wait_for_function("""() => {
+    page.wait_for_function(
+        """() => {
       const s = gwRoot().querySelector('#graph-scroll').getBoundingClientRect();
       const y = gwRoot().querySelector('#graph [data-node="y"]');
       const box = y.querySelector('.node-box')?.getBoundingClientRect();
       return box && box.left >= s.left - 1 && box.right <= s.right + 1;
-    }""", timeout=10_000)
+    }""",
+        timeout=10_000,
+    )
 
 
 def test_inputs_drawn_late_still_say_how_to_change_them(page, site_url):
@@ -157,7 +162,9 @@ def test_inputs_drawn_late_still_say_how_to_change_them(page, site_url):
     page.evaluate("() => { gwRoot().querySelector('#graph-scroll').scrollLeft = 0; }")
     page.wait_for_function("() => !!gwRoot().querySelector('#graph [data-node=\"x0\"] title')")
     tips = page.eval_on_selector_all("#graph .is-input title", "ts => ts.map((t) => t.textContent)")
-    assert len(tips) == 11 and all(t.endswith("(an input). Click to type a new value, or drag sideways.") for t in tips), tips
+    assert len(tips) == 11 and all(
+        t.endswith("(an input). Click to type a new value, or drag sideways.") for t in tips
+    ), tips
     others = page.eval_on_selector_all("#graph [data-node]:not(.is-input) title", "ts => ts.map((t) => t.textContent)")
     assert others and not any("drag" in t for t in others)
 
@@ -192,13 +199,20 @@ def test_a_new_graph_reuses_the_old_ones_elements_but_shows_nothing_of_it(page, 
     for _ in range(3):
         page.keyboard.press("ArrowRight")
     page.wait_for_function("() => gwRoot().querySelectorAll('#graph .edge-label').length > 0")
-    page.evaluate("""(program) => {
+    page.evaluate(
+        """(program) => {
       const area = gwRoot().querySelector('#program-editor');
       area.value = program; area.dispatchEvent(new Event('input', { bubbles: true }));
       [...gwRoot().querySelectorAll('#editor button')].find((b) => b.textContent.trim() === 'Done').click();
-    }""", second)
-    page.wait_for_function("(n) => gwRoot().querySelectorAll('#graph [data-node]').length === n"
-                           " && gwRoot().querySelector('#graph [data-node=\"k0_0\"]')", arg=count, timeout=20_000)
+    }""",
+        second,
+    )
+    page.wait_for_function(
+        "(n) => gwRoot().querySelectorAll('#graph [data-node]').length === n"
+        " && gwRoot().querySelector('#graph [data-node=\"k0_0\"]')",
+        arg=count,
+        timeout=20_000,
+    )
     page.evaluate(SCROLL_THROUGH_JS)
     page.locator("#node-rows").scroll_into_view_if_needed()
     page.wait_for_function(COMPLETE_JS, arg=count, timeout=20_000)
@@ -221,6 +235,7 @@ def test_a_new_graph_reuses_the_old_ones_elements_but_shows_nothing_of_it(page, 
       edgeLabels: [...gwRoot().querySelectorAll('#graph .edge-label')].filter((g) => g.style.display !== 'none').length,
       rows: [...gwRoot().querySelectorAll('#node-rows tr')].map((tr) => [tr.dataset.row, tr.querySelector('.row-label').textContent]),
     })""")
+
     # (A name too long for its box is shown shortened, with an ellipsis: graph-text.js.)
     def shows_its_name(label, shown, title, aria):
         return label == title == aria and (shown == label or (shown.endswith("…") and label.startswith(shown[:-1])))
@@ -258,10 +273,12 @@ def test_a_big_programs_visit_order_list_is_made_when_needed(page, site_url):
     # Run order works at once (the correct order: every grad right), list made or not.
     show_tab(page, "Visit order")
     page.get_by_role("button", name="Run order").click()
-    page.wait_for_function("() => /Every grad is right/.test(gwRoot().querySelector('#experiment-result').innerText)",
-                           timeout=20_000)
+    page.wait_for_function(
+        "() => /Every grad is right/.test(gwRoot().querySelector('#experiment-result').innerText)", timeout=20_000
+    )
     # Near the screen (or once the page is idle) the list holds every node, in that order.
     page.locator("#visit-order").scroll_into_view_if_needed()
-    page.wait_for_function("(n) => gwRoot().querySelectorAll('#visit-order li').length === n",
-                           arg=len(correct), timeout=10_000)
+    page.wait_for_function(
+        "(n) => gwRoot().querySelectorAll('#visit-order li').length === n", arg=len(correct), timeout=10_000
+    )
     assert page.eval_on_selector_all("#visit-order li", "lis => lis.map(li => li.dataset.label)") == correct

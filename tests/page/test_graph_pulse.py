@@ -10,7 +10,6 @@ pushes b.grad += 6×1 and c.grad += 3×1; visiting c then b brings a.grad to 9, 
 import time
 
 import pytest
-
 from page_helpers import wait_ready
 
 # Click Step forward and, in the same task (before any frame), read what the graph shows.
@@ -26,12 +25,15 @@ STEP_AND_LOOK_JS = """(label) => {
 }"""
 
 # Two steps in the same task: how many pulses the first set off, what the second shows.
-TWO_STEPS_JS = """() => {
+TWO_STEPS_JS = (
+    """() => {
   const stepAndLook = %s;
   gwRoot().querySelector('#step-forward').click();
   const first = gwRoot().querySelectorAll('#graph [data-pulse]').length;
   return { first, ...stepAndLook('b') };
-}""" % STEP_AND_LOOK_JS
+}"""
+    % STEP_AND_LOOK_JS
+)
 
 SHOWN_JS = """(label) => {
   const g = gwRoot().querySelector(`#graph [data-node="${label}"]`);
@@ -140,7 +142,9 @@ def test_a_pushs_line_is_as_thick_as_its_contribution_is_big(page, site_url):
     page.evaluate(CLICK_BACK_JS)
     page.evaluate(CLICK_BACK_JS)  # the seed: nothing pushes, every line as drawn by the stylesheet
     assert page.evaluate(PUSH_WIDTHS_JS) == {}
-    assert page.evaluate("() => [...gwRoot().querySelectorAll('#graph .edge-line')].every((l) => l.style.strokeWidth === '')")
+    assert page.evaluate(
+        "() => [...gwRoot().querySelectorAll('#graph .edge-line')].every((l) => l.style.strokeWidth === '')"
+    )
 
 
 CLICK_BACK_JS = "() => gwRoot().querySelector('#step-back').click()"

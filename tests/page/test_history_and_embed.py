@@ -21,14 +21,17 @@ def entries(page):
 def wait_for_url(page, *parts):
     """Wait until the address bar holds every part (the URL is written 200 ms after a change)."""
     page.wait_for_function(
-        "(parts) => parts.every((p) => location.search.includes(p))", arg=list(parts), timeout=STEP_TIMEOUT_MS)
+        "(parts) => parts.every((p) => location.search.includes(p))", arg=list(parts), timeout=STEP_TIMEOUT_MS
+    )
 
 
 def wait_for_graph(page, graph, pass_, step):
     page.wait_for_function(
         "([g, p, s]) => gwRoot().getElementById('graph').dataset.graph === g"
         " && gwHost().dataset.pass === p && gwHost().dataset.step === s",
-        arg=[graph, pass_, step], timeout=STEP_TIMEOUT_MS)
+        arg=[graph, pass_, step],
+        timeout=STEP_TIMEOUT_MS,
+    )
 
 
 def test_back_undoes_a_preset_a_run_and_an_experiment_and_stays_on_the_site(page, site_url):
@@ -96,7 +99,8 @@ def test_back_undoes_a_preset_a_run_and_an_experiment_and_stays_on_the_site(page
     runs = int(page.evaluate("Number(gwRoot().getElementById('why-reverse').dataset.runs || 0)"))
     button(page, "Walk its paths").click()
     page.wait_for_function(
-        f"Number(gwRoot().getElementById('why-reverse').dataset.runs || 0) > {runs}", timeout=STEP_TIMEOUT_MS)
+        f"Number(gwRoot().getElementById('why-reverse').dataset.runs || 0) > {runs}", timeout=STEP_TIMEOUT_MS
+    )
     wait_for_url(page, "run=paths")
     assert entries(page) == start + 4
     page.go_back()
@@ -109,8 +113,7 @@ def test_back_undoes_a_preset_a_run_and_an_experiment_and_stays_on_the_site(page
 
 def test_a_widget_on_a_lesson_page_leaves_the_pages_history_alone(page, site_url):
     page.goto(site_url + "lesson.html")
-    page.wait_for_function(
-        "document.querySelector('#widget-order')?.dataset.engine === 'ready'", timeout=90_000)
+    page.wait_for_function("document.querySelector('#widget-order')?.dataset.engine === 'ready'", timeout=90_000)
     start = entries(page)
     address = page.url
     widget = page.locator("#widget-order")
@@ -132,7 +135,7 @@ def test_embed_dialog_iframe_snippet_includes_the_resize_script_of_the_docs(page
     dialog = page.get_by_role("dialog", name="Embed this widget")
     dialog.get_by_label("Embed as").select_option("iframe")
     lines = dialog.get_by_label("Snippet").input_value().split("\n")
-    assert lines[0].startswith("<iframe src=\"") and len(lines) == 2
+    assert lines[0].startswith('<iframe src="') and len(lines) == 2
     # The docs' snippet, with this site's address for theirs.
     docs = (ROOT / "docs" / "page.md").read_text()
     documented = next(line for line in docs.splitlines() if "embed-resize.js" in line and line.startswith("<script"))

@@ -7,22 +7,36 @@ every page they open fails the test on console errors, page errors and requests
 that leave localhost, like the `page` fixture in conftest.py.
 """
 
+import base64
 import json
 import math
 import zlib
-import base64
 from urllib.parse import urlsplit
 
 import pytest
+from page_helpers import (
+    BOOT_TIMEOUT_MS,
+    STEP_TIMEOUT_MS,
+    WIDGET_HELPERS,
+    axe_audit,
+    axe_report,
+    button,
+    choose,
+    nodes,
+    order,
+    show_tab,
+    wait_ready,
+)
+from trace_helpers import pushes
 
 from engine import api
 from engine.text import fmt
-from trace_helpers import pushes
-from page_helpers import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, WIDGET_HELPERS, axe_audit, axe_report, button, choose, nodes, order, show_tab, wait_ready
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
-CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; "
-       "img-src 'self' data:; worker-src 'self'; connect-src 'self'; frame-src 'self'")
+CSP = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; "
+    "img-src 'self' data:; worker-src 'self'; connect-src 'self'; frame-src 'self'"
+)
 
 
 def engine(request):
@@ -44,12 +58,14 @@ class Guard:
             else:
                 self.problems.append(f"request to a non-local origin: {url}")
                 r.abort()
+
         context.route("**/*", route)
 
     def watch_page(self, page):
         def on_console(message):
             if message.type == "error" and not message.location.get("url", "").endswith("/favicon.ico"):
                 self.problems.append(f"console error: {message.text} ({message.location.get('url')})")
+
         page.on("console", on_console)
         page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
         return page
@@ -116,7 +132,9 @@ def position(page):
 def wait_program_line(page, line, text):
     page.wait_for_function(
         "([line, text]) => gwRoot().querySelector(`#program [data-line='${line}'] .code-text`)?.textContent === text",
-        arg=[line, text], timeout=STEP_TIMEOUT_MS)
+        arg=[line, text],
+        timeout=STEP_TIMEOUT_MS,
+    )
 
 
 # ---------------------------------------------------------------- 1. code panel
@@ -143,7 +161,8 @@ def test_code_panel_marks_the_line_and_fills_in_the_backward_rule(lp):
         press(page, 1)
         assert current_line(page) == frame["line"]
         rows = page.eval_on_selector_all(
-            "#program .code-note", "rs => rs.map(r => [r.dataset.rule || '', r.textContent])")
+            "#program .code-note", "rs => rs.map(r => [r.dataset.rule || '', r.textContent])"
+        )
         if not frame["pushes"]:
             assert len(rows) == 1 and "is an input: nothing to pass back" in rows[0][1]
             continue
@@ -151,8 +170,10 @@ def test_code_panel_marks_the_line_and_fills_in_the_backward_rule(lp):
             lhs = p["rule"].split(" += ")[0]
             assert rule == p["rule"]
             assert text.startswith(p["rule"])
-            assert (f"# {fmt(p['local'])} × {fmt(p['upstream'])} = {fmt(p['contribution'])}, "
-                    f"{lhs} {fmt(p['before'])} → {fmt(p['after'])}") in text
+            assert (
+                f"# {fmt(p['local'])} × {fmt(p['upstream'])} = {fmt(p['contribution'])}, "
+                f"{lhs} {fmt(p['before'])} → {fmt(p['after'])}"
+            ) in text
     # The issue's own example, on the diamond: visiting c pushes 3 × 3 = 9 into a.
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")
@@ -285,8 +306,15 @@ def test_every_preset_question_is_asked_at_its_step_and_accepts_its_answer(lp):
             if c.locator(".cp-verdict").count() == 0:
                 answer_right(page, cp)
             asked.add(f"{p['id']}:{cp['id']}")
-    for must in ("checkpoint:seed", "checkpoint:after-r", "checkpoint:after-r-q", "checkpoint:x-final", "checkpoint:y-final",
-                 "neuron:w1-grad", "diamond:a-grad"):
+    for must in (
+        "checkpoint:seed",
+        "checkpoint:after-r",
+        "checkpoint:after-r-q",
+        "checkpoint:x-final",
+        "checkpoint:y-final",
+        "neuron:w1-grad",
+        "diamond:a-grad",
+    ):
         assert must in asked
 
 
@@ -373,9 +401,12 @@ def test_nudge_check_agrees_with_autodiff(lp):
         page.get_by_role("button", name="Check every input").click()
         page.wait_for_function("gwRoot().getElementById('nudge-result').dataset.wrt === '*'")
         rows = page.eval_on_selector_all(
-            "#nudge-result tr[data-wrt]", "rs => rs.map(r => [r.dataset.wrt, r.dataset.central, r.dataset.grad])")
-        inputs = [engine({"cmd": "load", "preset": preset})["nodes"][i]["label"]
-                  for i in engine({"cmd": "load", "preset": preset})["inputs"]]
+            "#nudge-result tr[data-wrt]", "rs => rs.map(r => [r.dataset.wrt, r.dataset.central, r.dataset.grad])"
+        )
+        inputs = [
+            engine({"cmd": "load", "preset": preset})["nodes"][i]["label"]
+            for i in engine({"cmd": "load", "preset": preset})["inputs"]
+        ]
         assert [r[0] for r in rows] == inputs
         for wrt, central, grad in rows:
             assert abs(float(central) - float(grad)) <= 1e-6, (preset, wrt, central, grad)
@@ -450,7 +481,10 @@ def test_typed_program_builds_its_graph_and_a_bad_one_shows_its_error(lp):
     many = "a = 1\n" + "".join(f"t{i} = a * 2 + {i}\n" for i in range(1, 1100))
     expected = engine({"cmd": "load", "program": many})["error"]
     assert "more than 2,000 nodes" in expected["message"]
-    page.evaluate("(text) => { const a = gwRoot().getElementById('program-editor'); a.value = text; a.dispatchEvent(new Event('input')); }", many)
+    page.evaluate(
+        "(text) => { const a = gwRoot().getElementById('program-editor'); a.value = text; a.dispatchEvent(new Event('input')); }",
+        many,
+    )
     page.wait_for_selector(f"#editor-status[data-line='{expected['line']}']", timeout=STEP_TIMEOUT_MS)
     assert expected["message"] in page.inner_text("#editor-status")
     assert graph_labels(page) == want
@@ -545,12 +579,16 @@ def test_tampered_links_fall_back_to_the_default_with_a_message(shared):
     guard.check()
     bomb = base64.urlsafe_b64encode(zlib.compress(b"a = 1\n" * 200_000)[2:-4]).decode().rstrip("=")
     cases = [
-        ("?gw=1&preset=nope&v=a:zz&pass=backward&step=99&cp=7&hide=foo",
-         ['no preset called "nope"', 'the input values "a:zz"', "cp=7", 'no part called "foo"', "no step 99"]),
+        (
+            "?gw=1&preset=nope&v=a:zz&pass=backward&step=99&cp=7&hide=foo",
+            ['no preset called "nope"', 'the input values "a:zz"', "cp=7", 'no part called "foo"', "no step 99"],
+        ),
         ("?gw=1&prog=AAAAbbbb_-&order=x,y", ["the program in the link is damaged", "visit order was for that graph"]),
         (f"?gw=1&prog={bomb}", ["the program in the link is too long"]),
-        ("?gw=1&preset=diamond&v=zz:3&order=a,a,b,c&pass=experiment&step=1",
-         ["input values could not be used", "visit order could not be used"]),
+        (
+            "?gw=1&preset=diamond&v=zz:3&order=a,a,b,c&pass=experiment&step=1",
+            ["input values could not be used", "visit order could not be used"],
+        ),
         ("?gw=7&preset=diamond", ["format version 7"]),
         ("?embed=1&preset=diamond&hide=nudge,foo&start=order", ['no part called "foo"']),
     ]
@@ -590,7 +628,7 @@ def test_embed_dialog_writes_an_iframe_snippet(lp):
     dialog.get_by_label("Nudge check").uncheck()
     dialog.get_by_label("Start", exact=True).select_option("order")
     snippet = dialog.get_by_label("Snippet").input_value()
-    assert snippet.startswith("<iframe src=\"") and 'title="Gradwalk: Diamond' in snippet
+    assert snippet.startswith('<iframe src="') and 'title="Gradwalk: Diamond' in snippet
     src = snippet.split('src="')[1].split('"')[0].replace("&amp;", "&")
     assert "embed=1" in src and "preset=diamond" in src and "start=order" in src
     assert "hide=nudge,editor,why,share" in src
@@ -624,7 +662,8 @@ def test_sample_iframe_lesson_embeds_three_independent_widgets_under_a_strict_cs
         for fid in ids:
             page.locator(f"#{fid}").scroll_into_view_if_needed()
             page.frame_locator(f"#{fid}").locator("html[data-engine='ready']").wait_for(
-                state="attached", timeout=BOOT_TIMEOUT_MS)
+                state="attached", timeout=BOOT_TIMEOUT_MS
+            )
         q, n, o = (page.locator(f"#{fid}").element_handle().content_frame() for fid in ids)
         assert q.evaluate("document.documentElement.classList.contains('is-embed')")
         # Each frame shows its own preset, options and starting place.
@@ -636,13 +675,17 @@ def test_sample_iframe_lesson_embeds_three_independent_widgets_under_a_strict_cs
         assert n.inner_text("#position") == "Backward pass · visit 10 of 10"  # start=end
         assert n.locator("#nudge").is_visible() and n.locator(".table-box").is_hidden()
         assert o.locator(".experiment").is_visible() and o.locator("#nudge").is_hidden()
-        assert o.get_by_role("tab", name="Visit order").get_attribute("aria-selected") == "true", "start=order opens its tab"
+        assert o.get_by_role("tab", name="Visit order").get_attribute("aria-selected") == "true", (
+            "start=order opens its tab"
+        )
+
         # The frames grow to fit their widgets (embed-resize.js).
         # (Polled from here: wait_for_function evaluates a string, which this CSP forbids.)
         def fits(fid, frame):
             inner = frame.evaluate("Math.ceil(document.documentElement.getBoundingClientRect().height)")
             outer = page.evaluate("(id) => gwRoot().getElementById(id).clientHeight", fid)
             return abs(inner - outer) <= 2
+
         for _ in range(50):
             if all(fits(fid, f) for fid, f in zip(ids, (q, n, o))):
                 break

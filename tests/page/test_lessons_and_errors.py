@@ -19,9 +19,19 @@ from __future__ import annotations
 import json
 
 import pytest
+from page_helpers import (
+    STEP_TIMEOUT_MS,
+    WIDGET_HELPERS,
+    axe_audit,
+    axe_report,
+    button,
+    choose,
+    nodes,
+    order,
+    wait_ready,
+)
 
 from engine import api
-from page_helpers import STEP_TIMEOUT_MS, WIDGET_HELPERS, axe_audit, axe_report, button, choose, nodes, order, wait_ready
 
 VIEWPORTS = {
     "desktop": {"viewport": {"width": 1280, "height": 800}},
@@ -78,7 +88,9 @@ def row_text(page, label: str, field: str) -> str:
 def wait_program_line(page, line: int, text: str):
     page.wait_for_function(
         "([line, text]) => gwRoot().querySelector(`#program [data-line='${line}'] .code-text`)?.textContent === text",
-        arg=[line, text], timeout=STEP_TIMEOUT_MS)
+        arg=[line, text],
+        timeout=STEP_TIMEOUT_MS,
+    )
 
 
 def load_program(page, text: str):
@@ -94,17 +106,27 @@ def load_program(page, text: str):
 
 def near(box: dict, other: dict, gap: float = 24) -> bool:
     """``other`` sits right beside ``box`` (to its right, on the same line) or right under it."""
-    beside = (0 <= other["x"] - (box["x"] + box["width"]) <= gap
-              and other["y"] < box["y"] + box["height"] and box["y"] < other["y"] + other["height"])
-    under = (0 <= other["y"] - (box["y"] + box["height"]) <= gap
-             and other["x"] < box["x"] + box["width"] and box["x"] < other["x"] + other["width"])
+    beside = (
+        0 <= other["x"] - (box["x"] + box["width"]) <= gap
+        and other["y"] < box["y"] + box["height"]
+        and box["y"] < other["y"] + other["height"]
+    )
+    under = (
+        0 <= other["y"] - (box["y"] + box["height"]) <= gap
+        and other["x"] < box["x"] + box["width"]
+        and box["x"] < other["x"] + other["width"]
+    )
     return beside or under
 
 
 def in_viewport(page, box: dict) -> bool:
     size = page.viewport_size
-    return box["y"] >= 0 and box["y"] + box["height"] <= size["height"] and box["x"] >= 0 \
+    return (
+        box["y"] >= 0
+        and box["y"] + box["height"] <= size["height"]
+        and box["x"] >= 0
         and box["x"] + box["width"] <= size["width"]
+    )
 
 
 # ---------------------------------------------------------------- 6a. the lesson's visit order
@@ -148,8 +170,11 @@ def test_more_digits_writes_five_decimals_in_the_graph_and_the_table(lp):
     toggle.click()
     assert toggle.get_attribute("aria-pressed") == "true"
     expected = {
-        ("x1", "grad"): "-2.14112", ("x2", "grad"): "1.85888",
-        ("cos(x1+x2)", "data"): "-0.98999", ("y", "data"): "0.01001", ("x1+x2", "grad"): "-0.14112",
+        ("x1", "grad"): "-2.14112",
+        ("x2", "grad"): "1.85888",
+        ("cos(x1+x2)", "data"): "-0.98999",
+        ("y", "data"): "0.01001",
+        ("x1+x2", "grad"): "-0.14112",
     }
     for (label, field), text in expected.items():
         assert five_decimals(by_label[label][field]) == text  # the engine's number, rounded here
@@ -174,12 +199,15 @@ def test_more_digits_writes_five_decimals_in_the_graph_and_the_table(lp):
 # ---------------------------------------------------------------- 7a. value fields
 
 
-@pytest.mark.parametrize("typed, why", [
-    ("1e300", "1e300 is too large: a value must be between -1e12 and 1e12."),
-    ("NaN", "NaN (not a number) can't be a value"),
-    ("inf", "inf is not a finite number"),
-    ("abc", '"abc" is not a number'),
-])
+@pytest.mark.parametrize(
+    "typed, why",
+    [
+        ("1e300", "1e300 is too large: a value must be between -1e12 and 1e12."),
+        ("NaN", "NaN (not a number) can't be a value"),
+        ("inf", "inf is not a finite number"),
+        ("abc", '"abc" is not a number'),
+    ],
+)
 def test_a_refused_value_says_why_next_to_the_field(lp, typed, why):
     page = lp
     choose(page, "lesson-graph")
@@ -228,7 +256,9 @@ def test_a_program_error_shows_beside_the_editor_and_marks_the_last_good_graph(l
     assert in_viewport(page, message), message
     # The graph on screen is the preset's, marked as the last one that worked.
     note = page.locator(".last-good-text")
-    assert note.inner_text() == "Showing the last graph that worked: your program has an error (line 4), see the editor."
+    assert (
+        note.inner_text() == "Showing the last graph that worked: your program has an error (line 4), see the editor."
+    )
     assert list(nodes(page)) == labels
     graph_box = page.locator("#graph-scroll").bounding_box()
     note_box = note.bounding_box()
@@ -249,11 +279,14 @@ def test_a_program_error_shows_beside_the_editor_and_marks_the_last_good_graph(l
 # ---------------------------------------------------------------- 7c. inf and nan in the narration
 
 
-@pytest.mark.parametrize("program, steps, said", [
-    ("a = 0\nb = log(a)", 2, "b = log(a) = log(0) = -inf. log(0) is -inf: the logarithm falls without limit"),
-    ("a = 1\nb = 0\nc = a / b", 3, "c = a / b = 1 / 0 = inf. 1 / 0: dividing by zero has no finite answer"),
-    ("a = 0\nb = a ** -1", 2, "0 ** -1 divides by zero"),
-])
+@pytest.mark.parametrize(
+    "program, steps, said",
+    [
+        ("a = 0\nb = log(a)", 2, "b = log(a) = log(0) = -inf. log(0) is -inf: the logarithm falls without limit"),
+        ("a = 1\nb = 0\nc = a / b", 3, "c = a / b = 1 / 0 = inf. 1 / 0: dividing by zero has no finite answer"),
+        ("a = 0\nb = a ** -1", 2, "0 ** -1 divides by zero"),
+    ],
+)
 def test_log_of_zero_and_division_by_zero_say_what_happened(lp, program, steps, said):
     page = lp
     load_program(page, program)

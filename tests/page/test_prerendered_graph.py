@@ -10,9 +10,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from page_helpers import wait_ready
 
 from buildtools import graph_svg
-from page_helpers import wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -55,7 +55,7 @@ def without_inlined_graph(site: Path):
     """index.html as it was before the build drew its graphs (adoption off)."""
     page = site / "index.html"
     html = page.read_text(encoding="utf-8")
-    html = re.sub(r'(<svg id="graph"[^>]*?) data-graph=.*?</svg>', r'\1></svg>', html, count=1, flags=re.S)
+    html = re.sub(r'(<svg id="graph"[^>]*?) data-graph=.*?</svg>', r"\1></svg>", html, count=1, flags=re.S)
     html = re.sub(r'<template id="gw-graph-.*?</template>', "", html, flags=re.S)
     html = html.replace(" data-prerendered", "", 1).replace('<meta name="gw-prerendered" content="add-mul">', "")
     page.write_text(html, encoding="utf-8")
@@ -131,7 +131,8 @@ def test_the_script_adopts_the_inlined_graph(page, site_url, preset):
     held[0].continue_()
     page.wait_for_function(DRAWN)
     adopted = page.evaluate(
-        "() => [...gwRoot().querySelectorAll('[data-node], .edge, .node-value')].every(e => e.gwPainted)")
+        "() => [...gwRoot().querySelectorAll('[data-node], .edge, .node-value')].every(e => e.gwPainted)"
+    )
     assert adopted, "the script drew the graph again instead of adopting it"
     assert page.evaluate(SVG_NOW)["markup"] == markup
     wait_ready(page)
@@ -139,14 +140,25 @@ def test_the_script_adopts_the_inlined_graph(page, site_url, preset):
 
 
 @pytest.mark.allow_console_errors
-@pytest.mark.parametrize("query, shown", [
-    ("", True), ("?preset=add-mul", True), ("?boot=stock", True),
-    ("?preset=diamond", True), ("?preset=double-diamond&boot=stock", True), ("?preset=neuron", True),
-    ("?preset=nope", False), ("?embed=1", False), ("?preset=add-mul&start=end", False),
-    ("?preset=diamond&start=end", False),
-])
+@pytest.mark.parametrize(
+    "query, shown",
+    [
+        ("", True),
+        ("?preset=add-mul", True),
+        ("?boot=stock", True),
+        ("?preset=diamond", True),
+        ("?preset=double-diamond&boot=stock", True),
+        ("?preset=neuron", True),
+        ("?preset=nope", False),
+        ("?embed=1", False),
+        ("?preset=add-mul&start=end", False),
+        ("?preset=diamond&start=end", False),
+    ],
+)
 def test_a_query_for_another_graph_never_shows_it(page, site_url, query, shown):
-    page.route("**/*.js", lambda route: route.abort() if "prerendered-gate" not in route.request.url else route.continue_())
+    page.route(
+        "**/*.js", lambda route: route.abort() if "prerendered-gate" not in route.request.url else route.continue_()
+    )
     page.goto(site_url + query)
     page.wait_for_function("() => gwRoot()?.getElementById?.('graph')")
     assert page.evaluate(SHOWN) == {"graph": shown, "placeholder": not shown}

@@ -114,7 +114,8 @@ def test_scrubber_follows_a_permalink_and_a_visit_order_run(page, site_url):
     page.keyboard.press("Alt+ArrowUp")  # b, d, c, a
     button(page, "Run order").click()
     page.wait_for_function(
-        f"Number(gwRoot().getElementById('experiment-result').dataset.runs || 0) > {runs}", timeout=STEP_TIMEOUT_MS)
+        f"Number(gwRoot().getElementById('experiment-result').dataset.runs || 0) > {runs}", timeout=STEP_TIMEOUT_MS
+    )
     assert where(page)[:3] == [9, 9, "Backward pass (your order, push), visit 4 of 4: visiting a"]
     assert nodes(page)["a"] == ("2", "9")
     scrubber(page).focus()
@@ -163,7 +164,8 @@ def test_scrubber_spans_a_why_reverse_mode_experiment(page, site_url):
     runs = int(page.evaluate("Number(gwRoot().getElementById('why-reverse').dataset.runs || 0)"))
     button(page, "Walk its paths").click()
     page.wait_for_function(
-        f"Number(gwRoot().getElementById('why-reverse').dataset.runs || 0) > {runs}", timeout=STEP_TIMEOUT_MS)
+        f"Number(gwRoot().getElementById('why-reverse').dataset.runs || 0) > {runs}", timeout=STEP_TIMEOUT_MS
+    )
     # The forward pass, then the experiment's two paths: a → b → d (6), a → c → d (9).
     assert where(page) == [5, 6, "Path sums for a, path 1 of 2", "Path sums for a · path 1 of 2"]
     scrubber(page).focus()

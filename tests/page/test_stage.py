@@ -7,7 +7,6 @@ phone the page may scroll, but the controls and the graph stay on top).
 """
 
 import pytest
-
 from page_helpers import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, WIDGET_HELPERS
 
 pytestmark = pytest.mark.browser
@@ -24,8 +23,16 @@ PROGRAM_40 = "\n".join(
     + [f"p{i} = x{i} * x{(i + 1) % 8}" for i in range(8)]
     + [f"s{i} = p{i} + p{(i + 3) % 8}" for i in range(8)]
     + [f"t{i} = tanh(s{i})" for i in range(8)]
-    + ["u0 = t0 + t1", "u1 = t2 + t3", "u2 = t4 + t5", "u3 = t6 + t7",
-       "v0 = u0 * u1", "v1 = u2 * u3", "w = v0 + v1", "z = w * u0"]
+    + [
+        "u0 = t0 + t1",
+        "u1 = t2 + t3",
+        "u2 = t4 + t5",
+        "u3 = t6 + t7",
+        "v0 = u0 * u1",
+        "v1 = u2 * u3",
+        "w = v0 + v1",
+        "z = w * u0",
+    ]
 )
 
 # Every box, measured at once after the next frame (a new question scrolls into view
@@ -75,7 +82,10 @@ def load_program(page, text, nodes):
     page.fill("#program-editor", text)
     page.wait_for_function(
         "(n) => gwRoot().querySelector('#graph').dataset.graph === 'program'"
-        " && gwRoot().querySelectorAll('#graph [data-node]').length === n", arg=nodes, timeout=STEP_TIMEOUT_MS)
+        " && gwRoot().querySelectorAll('#graph [data-node]').length === n",
+        arg=nodes,
+        timeout=STEP_TIMEOUT_MS,
+    )
     settle(page)
     page.click("#edit-program")  # close the editor
     page.evaluate("window.scrollTo(0, 0)")
@@ -88,7 +98,8 @@ def assert_in_view(page, boxes, where, names):
         assert box is not None, f"{where}: {sel} is not shown"
         top, bottom, left, right = box
         assert top >= -0.5 and bottom <= height + 0.5 and left >= -0.5 and right <= width + 0.5, (
-            f"{where}: {sel} is at {[round(v) for v in box]}, outside the {width}×{height} screen")
+            f"{where}: {sel} is at {[round(v) for v in box]}, outside the {width}×{height} screen"
+        )
 
 
 def step_all(page, check):
@@ -139,8 +150,9 @@ def test_the_visit_order_experiment_shows_list_run_and_verdict_beside_the_marked
         page.keyboard.press("Alt+ArrowDown")
     runs = int(page.evaluate("gwRoot().getElementById('experiment-result').dataset.runs || 0"))
     page.get_by_role("button", name="Run order").click()
-    page.wait_for_function(f"Number(gwRoot().getElementById('experiment-result').dataset.runs || 0) > {runs}",
-                           timeout=STEP_TIMEOUT_MS)
+    page.wait_for_function(
+        f"Number(gwRoot().getElementById('experiment-result').dataset.runs || 0) > {runs}", timeout=STEP_TIMEOUT_MS
+    )
     settle(page)
     page.wait_for_timeout(300)  # a smooth scroll, if any, has ended
     boxes = page.evaluate(BOXES_JS, ["#run-order", ".verdict", "#graph-scroll", "#step-back"])

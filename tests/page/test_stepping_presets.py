@@ -6,12 +6,22 @@ not-ready narration, error and Retry), a phone-sized screen and an axe-core audi
 """
 
 import json
+
 import pytest
+from page_helpers import (
+    BOOT_TIMEOUT_MS,
+    axe_audit,
+    axe_report,
+    button,
+    choose,
+    nodes,
+    open_page,
+    show_tab,
+    snapshot,
+    wait_ready,
+)
 
 from engine import api
-from page_helpers import (
-    BOOT_TIMEOUT_MS, axe_audit, axe_report, button, choose, nodes, open_page, show_tab, snapshot, wait_ready,
-)
 
 # DESIGN.md's presets, worked out by hand: {preset: {label: (data, grad)}}.
 # An int must match exactly; a float (≈) to 4 significant digits.
@@ -21,20 +31,38 @@ EXPECTED = {
     "checkpoint": {"x": (4, 0), "y": (-1, 5), "p": (-4, 1), "q": (3, 1), "r": (-1, 1)},
     "relu": {"a": (2, -3), "b": (-3, 2), "d": (10, 1), "c": (-6, 1), "e": (4, 1), "f": (4, 1)},
     "neuron": {
-        "x1": (2, -1.5), "x2": (0, 0.5), "w1": (-3, 1.0), "w2": (1, 0), "b": (6.881, 0.5),
-        "x1*w1": (-6, 0.5), "x2*w2": (0, 0.5), "x1*w1+x2*w2": (-6, 0.5),
-        "n": (0.8814, 0.5), "o": (0.7071, 1),
+        "x1": (2, -1.5),
+        "x2": (0, 0.5),
+        "w1": (-3, 1.0),
+        "w2": (1, 0),
+        "b": (6.881, 0.5),
+        "x1*w1": (-6, 0.5),
+        "x2*w2": (0, 0.5),
+        "x1*w1+x2*w2": (-6, 0.5),
+        "n": (0.8814, 0.5),
+        "o": (0.7071, 1),
     },
     "square": {"a": (3, 6), "b": (9, 1)},
     "reuse": {"a": (3, 2), "b": (6, 1)},
     "xx-xy": {"x": (3, 16), "y": (10, 3), "x*x": (9, 1), "x*y": (30, 1), "z": (39, 1)},
     "diamond": {"a": (2, 15), "b": (3, 6), "c": (6, 3), "d": (18, 1)},
     "double-diamond": {
-        "a": (2, 25), "b": (3, 19), "c": (5, 7), "d": (6, 6), "e": (11, 1), "f": (30, 1), "y": (41, 1),
+        "a": (2, 25),
+        "b": (3, 19),
+        "c": (5, 7),
+        "d": (6, 6),
+        "e": (11, 1),
+        "f": (30, 1),
+        "y": (41, 1),
     },
     "cos": {
-        "x1": (1, -2.141), "x2": (2, 1.859), "x1-x2": (-1, -2), "(x1-x2)**2": (1, 1),
-        "x1+x2": (3, -0.1411), "cos(x1+x2)": (-0.99, 1), "y": (0.01001, 1),
+        "x1": (1, -2.141),
+        "x2": (2, 1.859),
+        "x1-x2": (-1, -2),
+        "(x1-x2)**2": (1, 1),
+        "x1+x2": (3, -0.1411),
+        "cos(x1+x2)": (-0.99, 1),
+        "y": (0.01001, 1),
     },
 }
 
@@ -128,7 +156,8 @@ def test_arrow_keys_step_and_start_backward_reveals_all_data(page, site_url):
     details = page.inner_text("#details")
     assert "b.grad += c.data * d.grad" in details and "0 → 6" in details
     labels = page.eval_on_selector_all(
-        "svg .edge-label", "ls => ls.filter(l => l.style.display !== 'none').map(l => l.textContent)")
+        "svg .edge-label", "ls => ls.filter(l => l.style.display !== 'none').map(l => l.textContent)"
+    )
     assert sorted(labels) == ["3 × 1= 3", "6 × 1= 6"]
 
     # The focused control shows a visible focus ring.
@@ -183,8 +212,7 @@ def test_engine_failure_shows_an_error_and_retry_works(page, site_url):
 
     page.route("**/pyodide.asm.wasm", wasm)
     page.goto(site_url)
-    page.wait_for_function(
-        "document.documentElement.dataset.engine === 'error'", timeout=BOOT_TIMEOUT_MS)
+    page.wait_for_function("document.documentElement.dataset.engine === 'error'", timeout=BOOT_TIMEOUT_MS)
     error = page.locator("#engine-error")
     assert error.is_visible()
     assert "pyodide.asm.wasm" in error.inner_text()
@@ -213,7 +241,8 @@ def test_phone_sized_screen(page, site_url):
     assert nodes(page)["n"][1] != "0"
     # The big graph scrolls inside its own box instead of widening the page.
     scroller = page.evaluate(
-        "(() => { const s = gwRoot().getElementById('graph-scroll'); return [s.scrollWidth, s.clientWidth]; })()")
+        "(() => { const s = gwRoot().getElementById('graph-scroll'); return [s.scrollWidth, s.clientWidth]; })()"
+    )
     assert scroller[0] > scroller[1]
     assert max(page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth]")) <= 375
     show_tab(page, "Visit order")
@@ -248,8 +277,10 @@ def test_axe_finds_no_violations_in_the_main_states(page, site_url):
 def test_page_runs_under_a_strict_content_security_policy(page, site_url):
     """No inline script or style: the page works with script-src/style-src 'self'
     (a CSP violation is a console error, which fails the test)."""
-    csp = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; "
-           "img-src 'self' data:; worker-src 'self'; connect-src 'self'")
+    csp = (
+        "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; "
+        "img-src 'self' data:; worker-src 'self'; connect-src 'self'"
+    )
 
     def with_csp(route):
         response = route.fetch()

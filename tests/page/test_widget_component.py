@@ -3,7 +3,6 @@ lesson page share one engine worker and step independently, and mount()/unmount(
 leave nothing behind."""
 
 import pytest
-
 from page_helpers import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, axe_audit, axe_report
 
 pytestmark = pytest.mark.browser
@@ -146,8 +145,9 @@ def listeners_on(page, cdp, expression):
     handle = cdp.send("Runtime.evaluate", {"expression": expression})["result"]["objectId"]
     entries = cdp.send("DOMDebugger.getEventListeners", {"objectId": handle})["listeners"]
     playwright = {e.get("scriptId") for e in entries if e["type"].startswith("__playwright")}
-    return sorted((e["type"], e.get("scriptId"), e.get("lineNumber")) for e in entries
-                  if e.get("scriptId") not in playwright)
+    return sorted(
+        (e["type"], e.get("scriptId"), e.get("lineNumber")) for e in entries if e.get("scriptId") not in playwright
+    )
 
 
 def test_a_hundred_mounts_and_unmounts_leave_nothing_behind(blank_page):

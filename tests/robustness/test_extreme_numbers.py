@@ -5,9 +5,10 @@ forward and back through them keeps every node equal to the CPython engine's tra
 
 import json
 
-from engine.api import handle
 from robust_helpers import check_against_engine, link_state, open_settled, settle
 from test_malformed_links import deflate
+
+from engine.api import handle
 
 # a = 0; log(0) = -inf; -inf * 0 = nan; 0 * -1 = -0; exp(700) ≈ 1.014e+304; 5e-324 is
 # the smallest float; the grads bring inf (a.grad) and 1.014e+304 too.
@@ -55,8 +56,10 @@ def layout_problems(nodes):
             if not t["text"]:
                 continue
             if t["x"] < -0.5 or t["right"] > n["box"]["w"] + 0.5 or t["y"] < -0.5 or t["bottom"] > n["box"]["h"] + 0.5:
-                problems.append(f"{label}: {t['text']!r} ({t['cls']}) spills out of its box "
-                                f"({t['x']:.1f}..{t['right']:.1f} of {n['box']['w']})")
+                problems.append(
+                    f"{label}: {t['text']!r} ({t['cls']}) spills out of its box "
+                    f"({t['x']:.1f}..{t['right']:.1f} of {n['box']['w']})"
+                )
     return problems
 
 
@@ -70,7 +73,9 @@ def step_and_check(page, key_or_button, count):
             page.keyboard.press(key_or_button)
         settle(page)
         state, problems = check_against_engine(page)
-        assert not problems, f"after {key_or_button} #{i + 1} ({state['pass']} {state['step']}):\n" + "\n".join(problems)
+        assert not problems, f"after {key_or_button} #{i + 1} ({state['pass']} {state['step']}):\n" + "\n".join(
+            problems
+        )
         narrations.append(page.inner_text("#narration"))
     return narrations
 

@@ -18,7 +18,6 @@ import re
 import time
 
 import pytest
-
 from page_helpers import BOOT_TIMEOUT_MS, button
 
 # The worker checks the .wasm's size before it caches or compiles it, so a damaged
@@ -71,8 +70,9 @@ class Fault:
         else:
             response = route.fetch()
             body = response.body()
-            headers = {k: v for k, v in response.headers.items()
-                       if k.lower() not in ("content-encoding", "content-length")}
+            headers = {
+                k: v for k, v in response.headers.items() if k.lower() not in ("content-encoding", "content-length")
+            }
             if self.kind == "corrupt":
                 body = body[: len(body) // 2]
             elif self.kind == "mime":
@@ -84,8 +84,7 @@ class Fault:
 
 
 def settle(page, timeout=BOOT_TIMEOUT_MS):
-    page.locator("html[data-engine='ready'], html[data-engine='error']").wait_for(
-        state="attached", timeout=timeout)
+    page.locator("html[data-engine='ready'], html[data-engine='error']").wait_for(state="attached", timeout=timeout)
     return page.evaluate("document.documentElement.dataset.engine")
 
 
@@ -105,20 +104,34 @@ def graph_works(page):
 STALL = r"The engine did not start within \d+(\.\d)? s\."
 PYTHON_START = r"Python could not start; a runtime file .* may be damaged: \S"
 EXPECTED = {
-    "build.json": {"missing": r"Could not download build\.json \(404\)",
-                   "corrupt": r"build\.json is not valid JSON", "mime": "ready"},
+    "build.json": {
+        "missing": r"Could not download build\.json \(404\)",
+        "corrupt": r"build\.json is not valid JSON",
+        "mime": "ready",
+    },
     "worker.js": {k: r"worker.js could not be loaded" for k in ("missing", "corrupt", "mime")},
     "pyodide.mjs": {k: r"Could not load pyodide/\w+/pyodide\.mjs" for k in ("missing", "corrupt", "mime")},
     "pyodide.asm.mjs": {"missing": r"pyodide\.asm\.mjs", "corrupt": PYTHON_START, "mime": r"pyodide\.asm\.mjs"},
-    "pyodide.asm.wasm": {"missing": r"Could not download pyodide\.asm\.wasm \(404\)",
-                         "corrupt": r"pyodide\.asm\.wasm arrived damaged \(\d+ of \d+ bytes\)", "mime": "ready"},
-    "pyodide-lock.json": {"missing": r"Could not download pyodide-lock\.json \(404\)", "corrupt": PYTHON_START,
-                          "mime": "ready"},
-    "stdlib (precompiled)": {"missing": r"Could not download python_stdlib\.zip \(404\)", "corrupt": PYTHON_START,
-                             "mime": "ready"},
-    "engine wheel (precompiled)": {"missing": r"Could not download gradwalk_engine-[\w.-]+\.whl \(404\)",
-                                   "corrupt": r"The engine package [\w.-]+\.whl is damaged \(.*not a zip file",
-                                   "mime": "ready"},
+    "pyodide.asm.wasm": {
+        "missing": r"Could not download pyodide\.asm\.wasm \(404\)",
+        "corrupt": r"pyodide\.asm\.wasm arrived damaged \(\d+ of \d+ bytes\)",
+        "mime": "ready",
+    },
+    "pyodide-lock.json": {
+        "missing": r"Could not download pyodide-lock\.json \(404\)",
+        "corrupt": PYTHON_START,
+        "mime": "ready",
+    },
+    "stdlib (precompiled)": {
+        "missing": r"Could not download python_stdlib\.zip \(404\)",
+        "corrupt": PYTHON_START,
+        "mime": "ready",
+    },
+    "engine wheel (precompiled)": {
+        "missing": r"Could not download gradwalk_engine-[\w.-]+\.whl \(404\)",
+        "corrupt": r"The engine package [\w.-]+\.whl is damaged \(.*not a zip file",
+        "mime": "ready",
+    },
     "first paint": {k: "ready" for k in ("missing", "corrupt", "mime", "stalled")},
 }
 # Stalled first: it is the one fault that waits for the (shortened) time limit,
@@ -132,9 +145,15 @@ def error_or_ready(page):
 
 
 FILES = [
-    "build.json", "worker.js", "pyodide.mjs", "pyodide.asm.mjs",
+    "build.json",
+    "worker.js",
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
     "pyodide.asm.wasm",
-    "pyodide-lock.json", "stdlib (precompiled)", "engine wheel (precompiled)", "first paint",
+    "pyodide-lock.json",
+    "stdlib (precompiled)",
+    "engine wheel (precompiled)",
+    "first paint",
 ]
 
 

@@ -12,14 +12,73 @@ from engine.api import handle
 from engine.presets import load_presets
 from engine.program import MAX_NODES
 
-FUZZ = settings(max_examples=300, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 # Pieces of Python, valid and not, that random programs are made of.
-TOKENS = ["a", "b", "x1", "=", " ", "\n", "+", "-", "*", "/", "**", "(", ")", "2", "0.5", "1e308", "1e999",
-          "Value(", "label=", "'s'", ".", "tanh", "exp", "log", "relu", "__class__", "__import__", "import",
-          "os", "lambda", ":", "for", "in", "[", "]", "{", "}", ",", "#", "\t", "\x00", "\ud800", "+=", ":=",
-          "f'", "if", "else", "9" * 30, "open", "eval", "backward()", "\\", "\"", ";", "@", "not", "yield"]
+TOKENS = [
+    "a",
+    "b",
+    "x1",
+    "=",
+    " ",
+    "\n",
+    "+",
+    "-",
+    "*",
+    "/",
+    "**",
+    "(",
+    ")",
+    "2",
+    "0.5",
+    "1e308",
+    "1e999",
+    "Value(",
+    "label=",
+    "'s'",
+    ".",
+    "tanh",
+    "exp",
+    "log",
+    "relu",
+    "__class__",
+    "__import__",
+    "import",
+    "os",
+    "lambda",
+    ":",
+    "for",
+    "in",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    "#",
+    "\t",
+    "\x00",
+    "\ud800",
+    "+=",
+    ":=",
+    "f'",
+    "if",
+    "else",
+    "9" * 30,
+    "open",
+    "eval",
+    "backward()",
+    "\\",
+    '"',
+    ";",
+    "@",
+    "not",
+    "yield",
+]
 
 
 def check(source):
@@ -59,9 +118,9 @@ def mutated_programs(draw):
         if kind == "insert":
             source = source[:where] + piece + source[where:]
         elif kind == "delete":
-            source = source[:where] + source[where + draw(st.integers(1, 5)):]
+            source = source[:where] + source[where + draw(st.integers(1, 5)) :]
         else:
-            source = source[:where] + piece + source[where + len(piece):]
+            source = source[:where] + piece + source[where + len(piece) :]
     return source
 
 
@@ -87,16 +146,32 @@ def test_the_api_answers_every_program_with_json(source):
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=12)
+    max_leaves=12,
+)
 
 
 @FUZZ
-@given(st.fixed_dictionaries({"cmd": st.sampled_from(["load", "naive", "paths", "forward_mode", "again", "descend",
-                                                       "growth", "preset", "presets", "nope"])},
-                             optional={"preset": st.sampled_from(["diamond", "neuron", "nope"]) | JSON_VALUES,
-                                       "program": JSON_VALUES, "values": JSON_VALUES, "order": JSON_VALUES,
-                                       "wrt": JSON_VALUES, "mode": JSON_VALUES, "sizes": JSON_VALUES,
-                                       "rate": JSON_VALUES, "steps": JSON_VALUES, "inputs": JSON_VALUES}))
+@given(
+    st.fixed_dictionaries(
+        {
+            "cmd": st.sampled_from(
+                ["load", "naive", "paths", "forward_mode", "again", "descend", "growth", "preset", "presets", "nope"]
+            )
+        },
+        optional={
+            "preset": st.sampled_from(["diamond", "neuron", "nope"]) | JSON_VALUES,
+            "program": JSON_VALUES,
+            "values": JSON_VALUES,
+            "order": JSON_VALUES,
+            "wrt": JSON_VALUES,
+            "mode": JSON_VALUES,
+            "sizes": JSON_VALUES,
+            "rate": JSON_VALUES,
+            "steps": JSON_VALUES,
+            "inputs": JSON_VALUES,
+        },
+    )
+)
 def test_random_requests_get_an_answer_never_an_internal_error(request):
     answer = json.loads(handle(json.dumps(request)))
     assert answer["ok"] in (True, False)
@@ -107,4 +182,4 @@ def test_random_requests_get_an_answer_never_an_internal_error(request):
 def test_every_preset_program_survives_every_single_character_deletion():
     for source in PROGRAMS:
         for i in range(len(source)):
-            check(source[:i] + source[i + 1:])
+            check(source[:i] + source[i + 1 :])

@@ -14,9 +14,10 @@ import json
 import os
 import random
 
-from engine.api import handle
 from hostile_programs import BAD_PROGRAMS
 from robust_helpers import check_against_engine, open_settled, settle
+
+from engine.api import handle
 
 SEED = int(os.environ.get("GRADWALK_HOSTILE_SEED", "1123"))
 RANDOM_COUNT = int(os.environ.get("GRADWALK_HOSTILE_RANDOM", "100"))
@@ -91,10 +92,59 @@ def preset_programs():
     return [p["program"] for p in answer["presets"]]
 
 
-PIECES = ["a", "b", "x1", "w", "=", " = ", "+", "-", "*", "/", "**", "(", ")", "tanh(", "relu(", "exp(",
-          "log(", "sin(", ".tanh()", "Value(", ", label='q')", "0", "1", "2.5", "1e308", "1e-320", "-0",
-          "\n", "\n\n", "  ", "\t", "#", "'", '"', "import os", "__class__", ".grad", ":", ";", "[", "]",
-          "{", "lambda", "é", "λ", "\u200b", "\x00", "\r\n", "\\", "@", "..."]
+PIECES = [
+    "a",
+    "b",
+    "x1",
+    "w",
+    "=",
+    " = ",
+    "+",
+    "-",
+    "*",
+    "/",
+    "**",
+    "(",
+    ")",
+    "tanh(",
+    "relu(",
+    "exp(",
+    "log(",
+    "sin(",
+    ".tanh()",
+    "Value(",
+    ", label='q')",
+    "0",
+    "1",
+    "2.5",
+    "1e308",
+    "1e-320",
+    "-0",
+    "\n",
+    "\n\n",
+    "  ",
+    "\t",
+    "#",
+    "'",
+    '"',
+    "import os",
+    "__class__",
+    ".grad",
+    ":",
+    ";",
+    "[",
+    "]",
+    "{",
+    "lambda",
+    "é",
+    "λ",
+    "\u200b",
+    "\x00",
+    "\r\n",
+    "\\",
+    "@",
+    "...",
+]
 
 
 def random_text(rng, presets):
@@ -107,7 +157,7 @@ def random_text(rng, presets):
             if op < 0.45 and digits:  # a number changes: usually still a program
                 chars[rng.choice(digits)] = rng.choice("0123456789")
             elif op < 0.6 and chars:
-                del chars[min(at, len(chars) - 1): min(at, len(chars) - 1) + rng.randint(1, 4)]
+                del chars[min(at, len(chars) - 1) : min(at, len(chars) - 1) + rng.randint(1, 4)]
             elif op < 0.8:
                 chars[at:at] = list(rng.choice(PIECES))
             elif chars:
@@ -135,7 +185,8 @@ def test_random_programs_in_the_page_editor(page, site_url):
             assert not cpython["ok"], f"{where}: the page refused a program CPython builds: {shown['text']!r}"
             err = cpython["error"]
             assert (shown["line"], shown["col"]) == (str(err["line"]), str(err.get("col", 1))), (
-                f"{where}: the page says line {shown['line']} col {shown['col']}, CPython {err}")
+                f"{where}: the page says line {shown['line']} col {shown['col']}, CPython {err}"
+            )
             assert err["message"] in shown["text"], f"{where}: {shown['text']!r} lacks {err['message']!r}"
         else:
             outcomes["graph"] += 1
@@ -144,5 +195,7 @@ def test_random_programs_in_the_page_editor(page, site_url):
             _, problems = check_against_engine(page)
             assert not problems, f"{where}:\n" + "\n".join(problems)
             good = shown
-    print(f"{RANDOM_COUNT} random programs: {outcomes['graph']} built a graph, {outcomes['error']} showed "
-          f"an error at its line and column")
+    print(
+        f"{RANDOM_COUNT} random programs: {outcomes['graph']} built a graph, {outcomes['error']} showed "
+        f"an error at its line and column"
+    )

@@ -20,8 +20,6 @@ import random
 import zlib
 from urllib.parse import quote
 
-import pytest
-
 from robust_helpers import check_against_engine, open_settled
 
 SEED = int(os.environ.get("GRADWALK_URL_SEED", "20261123"))
@@ -96,16 +94,84 @@ LINKS = [
     ("preset=double-diamond&order=y,f,e,d,c,b,a&pass=experiment&step=99", "has no step 99", False),
 ]
 
-KEYS = ["gw", "preset", "prog", "src", "v", "pass", "step", "order", "cp", "embed", "hide", "start",
-        "boot", "rule", "x", "", "PRESET", "v[]", "step "]
-PRESETS = ["add-mul", "lesson-graph", "checkpoint", "relu", "neuron", "square", "reuse", "xx-xy",
-           "diamond", "double-diamond", "cos"]
+KEYS = [
+    "gw",
+    "preset",
+    "prog",
+    "src",
+    "v",
+    "pass",
+    "step",
+    "order",
+    "cp",
+    "embed",
+    "hide",
+    "start",
+    "boot",
+    "rule",
+    "x",
+    "",
+    "PRESET",
+    "v[]",
+    "step ",
+]
+PRESETS = [
+    "add-mul",
+    "lesson-graph",
+    "checkpoint",
+    "relu",
+    "neuron",
+    "square",
+    "reuse",
+    "xx-xy",
+    "diamond",
+    "double-diamond",
+    "cos",
+]
 LABELS = ["a", "b", "c", "d", "e", "f", "x", "y", "n", "o", "x1", "w1", "zz", "", "a'", "__proto__"]
-NUMBERS = ["0", "-0", "1", "-1.5", "1e12", "-1e12", "1e13", "NaN", "Infinity", "1e-320", ".5", "5.",
-           "+3", "0x10", "1_000", "", "abc", "1e", "٣"]
+NUMBERS = [
+    "0",
+    "-0",
+    "1",
+    "-1.5",
+    "1e12",
+    "-1e12",
+    "1e13",
+    "NaN",
+    "Infinity",
+    "1e-320",
+    ".5",
+    "5.",
+    "+3",
+    "0x10",
+    "1_000",
+    "",
+    "abc",
+    "1e",
+    "٣",
+]
 PASSES = ["start", "forward", "backward", "experiment", "mode", "", "Forward"]
-JUNK = ["%", "%%", "%E0%A4%A", "%00", "%FF", "<script>", "javascript:alert(1)", "💥", "\u202e", "a" * 300,
-        "../", "&&", "==", "+", "%2B", "null", "undefined", "[]", "{}"]
+JUNK = [
+    "%",
+    "%%",
+    "%E0%A4%A",
+    "%00",
+    "%FF",
+    "<script>",
+    "javascript:alert(1)",
+    "💥",
+    "\u202e",
+    "a" * 300,
+    "../",
+    "&&",
+    "==",
+    "+",
+    "%2B",
+    "null",
+    "undefined",
+    "[]",
+    "{}",
+]
 
 
 def random_link(rng: random.Random) -> str:
@@ -115,12 +181,13 @@ def random_link(rng: random.Random) -> str:
         if key == "preset":
             value = rng.choice(PRESETS + JUNK)
         elif key in ("prog", "src"):
-            prog = rng.choice(["a = 2\nb = a * a", "x = 1\ny = tanh(x)", "a = 2 +", "", "import os",
-                               "a = 1\n" * rng.randint(1, 50)])
+            prog = rng.choice(
+                ["a = 2\nb = a * a", "x = 1\ny = tanh(x)", "a = 2 +", "", "import os", "a = 1\n" * rng.randint(1, 50)]
+            )
             value = deflate(prog) if key == "prog" else b64(prog.encode())
             if rng.random() < 0.4:
                 i = rng.randrange(len(value) + 1)
-                value = value[:i] + rng.choice(["A", "-", "_", "!", "%", "=="]) + value[i + 1:]
+                value = value[:i] + rng.choice(["A", "-", "_", "!", "%", "=="]) + value[i + 1 :]
         elif key == "v":
             value = ",".join(f"{rng.choice(LABELS)}:{rng.choice(NUMBERS)}" for _ in range(rng.randint(0, 3)))
         elif key == "pass":
@@ -152,9 +219,19 @@ def random_links(count=RANDOM_COUNT, seed=SEED):
 
 # Problems the link reader finds by itself (the others need the engine: is there such a
 # preset, such an input, such a step).
-PARSE_LEVEL = ("is not a preset name", "are not name:number", "is not a step number", "without a pass",
-               "is not one of", "damaged", "too long", "format version", "names both", "is not 0 or 1",
-               "no part called")
+PARSE_LEVEL = (
+    "is not a preset name",
+    "are not name:number",
+    "is not a step number",
+    "without a pass",
+    "is not one of",
+    "damaged",
+    "too long",
+    "format version",
+    "names both",
+    "is not 0 or 1",
+    "no part called",
+)
 
 
 def read_by_the_link_reader(fragment):
@@ -193,9 +270,11 @@ def test_the_link_reader_never_throws(blank_page):
     for (q, fragment, _), r in zip(LINKS, results):
         if fragment and r["ok"] and not r["problems"] and read_by_the_link_reader(fragment):
             failures.append(f"?{q[:120]}: no problem reported (expected {fragment!r})")
-    reported = sum(1 for r in results[len(LINKS):] if r["ok"] and r["problems"])
-    print(f"link reader: {len(LINKS)} hand-written + {len(randoms)} random links, "
-          f"{reported} random ones with a problem reported, {len(failures)} failures")
+    reported = sum(1 for r in results[len(LINKS) :] if r["ok"] and r["problems"])
+    print(
+        f"link reader: {len(LINKS)} hand-written + {len(randoms)} random links, "
+        f"{reported} random ones with a problem reported, {len(failures)} failures"
+    )
     assert not failures, f"GRADWALK_URL_SEED={SEED}\n" + "\n".join(failures)
 
 
@@ -216,7 +295,8 @@ def open_link(page, site_url, query, fragment, seed_note=""):
         assert shown["notice"] is None, f"{where}: an unexpected notice: {shown['notice']}"
     elif fragment != "?":
         assert shown["notice"] and fragment in shown["notice"], (
-            f"{where}: the notice should name {fragment!r}; it says {shown['notice']!r}")
+            f"{where}: the notice should name {fragment!r}; it says {shown['notice']!r}"
+        )
     return shown
 
 

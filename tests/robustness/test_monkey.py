@@ -22,31 +22,55 @@ import os
 import random
 import time
 
-from robust_helpers import (COMPARE_JS, engine_answer, expected_nodes, link_state, open_settled,
-                            settle)
+from robust_helpers import COMPARE_JS, engine_answer, expected_nodes, link_state, open_settled, settle
 from test_malformed_links import deflate, random_link
 
 SEED = int(os.environ.get("GRADWALK_MONKEY_SEED", "7"))
 ACTIONS = int(os.environ.get("GRADWALK_MONKEY_ACTIONS", "1000"))
-PRESETS = ["add-mul", "lesson-graph", "checkpoint", "relu", "neuron", "square", "reuse", "xx-xy",
-           "diamond", "double-diamond", "cos"]
+PRESETS = [
+    "add-mul",
+    "lesson-graph",
+    "checkpoint",
+    "relu",
+    "neuron",
+    "square",
+    "reuse",
+    "xx-xy",
+    "diamond",
+    "double-diamond",
+    "cos",
+]
 VALUES = ["3", "-1.5", "0", "-0", "1e-300", "1e12", "-1e12", "2.5", ".5", "1/3", "−2", "abc", "", "1e13", "7"]
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 
 # (action, weight, slow): slow actions may change the source and wait for the page to settle.
 WEIGHTS = [
-    ("forward_button", 22, False), ("back_button", 10, False),
-    ("forward_key", 16, False), ("back_key", 10, False),
-    ("start_backward", 5, False), ("reset", 3, False),
-    ("checkpoint", 5, False), ("resize", 3, False),
-    ("preset", 2.5, True), ("value_type", 2, True), ("value_arrow", 1, True),
-    ("reorder_run", 2.5, True), ("run_order", 1, True), ("restore_order", 1, True),
-    ("program_edit", 1.2, True), ("url", 0.25, True), ("bad_url", 0.2, True),
+    ("forward_button", 22, False),
+    ("back_button", 10, False),
+    ("forward_key", 16, False),
+    ("back_key", 10, False),
+    ("start_backward", 5, False),
+    ("reset", 3, False),
+    ("checkpoint", 5, False),
+    ("resize", 3, False),
+    ("preset", 2.5, True),
+    ("value_type", 2, True),
+    ("value_arrow", 1, True),
+    ("reorder_run", 2.5, True),
+    ("run_order", 1, True),
+    ("restore_order", 1, True),
+    ("program_edit", 1.2, True),
+    ("url", 0.25, True),
+    ("bad_url", 0.2, True),
 ]
 
-QUICK_JS = "(" + COMPARE_JS + """)(window.__gwMonkey[`${gwHost().dataset.pass}:${gwHost().dataset.step}`]
+QUICK_JS = (
+    "("
+    + COMPARE_JS
+    + """)(window.__gwMonkey[`${gwHost().dataset.pass}:${gwHost().dataset.step}`]
   ?? {"(no such position)": [gwHost().dataset.pass, gwHost().dataset.step]})"""
+)
 QUICK_JS = "() => " + QUICK_JS
 
 POS_JS = "() => [gwHost().dataset.pass, gwHost().dataset.step, gwRoot().querySelector('#order-rule input:checked')?.value ?? 'push', location.search]"
@@ -73,8 +97,11 @@ class Monkey:
         rule = self.page.evaluate("() => gwRoot().querySelector('#order-rule input:checked')?.value ?? 'push'")
         answer = engine_answer(self.state, mode=rule)
         table = {"start:-1": expected_nodes(answer, "start", -1)}
-        for pass_, frames in (("forward", answer["forward"]), ("backward", answer["backward"]),
-                              ("experiment", (answer.get("experiment") or {}).get("frames", []))):
+        for pass_, frames in (
+            ("forward", answer["forward"]),
+            ("backward", answer["backward"]),
+            ("experiment", (answer.get("experiment") or {}).get("frames", [])),
+        ):
             for i in range(len(frames)):
                 table[f"{pass_}:{i}"] = expected_nodes(answer, pass_, i)
         self.page.evaluate("(t) => { window.__gwMonkey = t; }", table)
@@ -90,7 +117,8 @@ class Monkey:
         if full:
             linked = link_state(search)
             assert (linked["pass"], linked["step"]) == (p_, step), (
-                f"the link says {linked['pass']} {linked['step']}, the page is at {p_} {step}")
+                f"the link says {linked['pass']} {linked['step']}, the page is at {p_} {step}"
+            )
         answer = engine_answer(self.state, mode=rule)
         expected = expected_nodes(answer, p_, step)
         wrong = self.page.evaluate(COMPARE_JS, expected)
@@ -114,8 +142,12 @@ class Monkey:
     def act(self, name):
         page, rng = self.page, self.rng
         if name in ("forward_button", "back_button", "start_backward", "reset"):
-            sel = {"forward_button": "#step-forward", "back_button": "#step-back",
-                   "start_backward": "#start-backward", "reset": "#reset"}[name]
+            sel = {
+                "forward_button": "#step-forward",
+                "back_button": "#step-back",
+                "start_backward": "#start-backward",
+                "reset": "#reset",
+            }[name]
             if not self.visible(sel):
                 return "hidden"
             page.click(sel, force=True)  # aria-disabled buttons still answer (with a sentence)
@@ -171,8 +203,7 @@ class Monkey:
         elif name == "program_edit":
             if not self.visible("#edit-program"):
                 return "hidden"
-            text = mutate_program(rng, self.page.inner_text("#program") if rng.random() < 0.5 else
-                                  rng.choice(PROGRAMS))
+            text = mutate_program(rng, self.page.inner_text("#program") if rng.random() < 0.5 else rng.choice(PROGRAMS))
             if page.get_attribute("#edit-program", "aria-expanded") != "true":
                 page.click("#edit-program")
             page.fill("#program-editor", text)
@@ -196,8 +227,13 @@ class Monkey:
         labels = [n["label"] for n in answer["nodes"]]
         if rng.random() < 0.5:
             ins = [answer["nodes"][i]["label"] for i in answer["inputs"]]
-            parts.append("v=" + ",".join(f"{x}:{rng.choice(['2', '-1', '0.5', '-0', '1e-9'])}"
-                                         for x in rng.sample(ins, rng.randint(1, len(ins)))))
+            parts.append(
+                "v="
+                + ",".join(
+                    f"{x}:{rng.choice(['2', '-1', '0.5', '-0', '1e-9'])}"
+                    for x in rng.sample(ins, rng.randint(1, len(ins)))
+                )
+            )
         pass_ = rng.choice(["start", "forward", "backward", "experiment"])
         if pass_ == "experiment":
             order = labels[:]

@@ -13,7 +13,6 @@
 import time
 
 import pytest
-
 from page_helpers import button
 from robust_helpers import open_settled, settle
 from test_hostile_programs_page import READ_JS, submit
@@ -34,11 +33,14 @@ def wait_for(page, predicate_js, timeout_s, what, arg=None):
 
 
 def submit_typed(page, text):
-    page.evaluate("""(src) => {
+    page.evaluate(
+        """(src) => {
       const area = gwRoot().querySelector('#program-editor');
       area.value = src;
       area.dispatchEvent(new Event('input', { bubbles: true }));
-    }""", text)
+    }""",
+        text,
+    )
     settle(page, timeout=25, what=f"the editor with {text[:60]!r}")
     return page.evaluate(READ_JS)
 
@@ -63,16 +65,25 @@ def test_the_worker_dying_mid_session_is_survived(page, site_url):
         assert page.evaluate(POSITION_JS) != before
     # The next action that needs Python ends within the call limit, in an answer or a message...
     page.get_by_label("Preset").select_option("neuron")
-    wait_for(page, """() => gwRoot().querySelectorAll('#graph [data-node]').length === 10
+    wait_for(
+        page,
+        """() => gwRoot().querySelectorAll('#graph [data-node]').length === 10
                       || /could not answer/.test(gwRoot().getElementById('narration').innerText)""",
-             15, "an answer or a message about the dead engine")
+        15,
+        "an answer or a message about the dead engine",
+    )
     if "o" not in page.evaluate(NODES_JS):
         assert "could not answer" in narration(page) and "restarted" in narration(page), narration(page)
         page.get_by_label("Preset").select_option("diamond")
         page.get_by_label("Preset").select_option("neuron")
     # ... and the fresh worker answers.
-    wait_for(page, "(n) => [...gwRoot().querySelectorAll('#graph [data-node]')].length === n", 30,
-             "the neuron graph from the restarted engine", 10)
+    wait_for(
+        page,
+        "(n) => [...gwRoot().querySelectorAll('#graph [data-node]')].length === n",
+        30,
+        "the neuron graph from the restarted engine",
+        10,
+    )
     assert set(page.evaluate(NODES_JS)) >= {"x1", "w1", "n", "o"}
     settle(page)
     assert page.evaluate("() => document.documentElement.dataset.engine") == "ready"

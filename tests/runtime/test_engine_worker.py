@@ -47,8 +47,9 @@ async ({ requests, options, parallel, deadlineMs }) => {
 
 
 def boot_and_call(page, requests=(), parallel=False, deadline_ms=60_000, **options):
-    result = page.evaluate(BOOT_AND_CALL, {"requests": list(requests), "options": options,
-                                           "parallel": parallel, "deadlineMs": deadline_ms})
+    result = page.evaluate(
+        BOOT_AND_CALL, {"requests": list(requests), "options": options, "parallel": parallel, "deadlineMs": deadline_ms}
+    )
     assert not result.get("hung"), "the engine client hung past every one of its time limits"
     return result
 
@@ -73,7 +74,7 @@ def test_worker_boots_and_answers_like_cpython(blank_page, record_property, boot
     order = ["downloading", "starting Python", "installing the engine"]
     assert [order.index(s) for s in stages] == sorted(order.index(s) for s in stages)
     fractions = [p["fraction"] for p in result["progress"]]
-    assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] == 1
+    assert fractions == sorted(fractions) and fractions[0] >= 0 and fractions[-1] == 1
 
 
 def test_parallel_calls_each_get_their_own_answer(blank_page):
@@ -94,16 +95,19 @@ def test_engine_errors_are_answers_not_failures(blank_page):
 # alone would wait forever on some of these. `missing` is a build.json key, or a
 # runtime file name, or a path in the site.
 @pytest.mark.allow_console_errors
-@pytest.mark.parametrize("boot, missing, message", [
-    ("fast", "pyodide.asm.wasm", "Could not download pyodide.asm.wasm (404)."),
-    ("fast", "stdlib_pyc", "Could not download python_stdlib.zip (404)."),
-    ("fast", "pyodide.mjs", "Could not load pyodide/{hash}/pyodide.mjs."),
-    ("fast", "build.json", "Could not download build.json (404)."),
-    ("fast", "engine_wheel_pyc", "Could not download gradwalk_engine-0.1.0-py3-none-any.whl (404)."),
-    ("stock", "pyodide.asm.wasm", "Could not download pyodide.asm.wasm (404)."),
-    ("stock", "stdlib", "Could not download python_stdlib.zip (404)."),
-    ("stock", "engine_wheel", "Could not download gradwalk_engine-0.1.0-py3-none-any.whl (404)."),
-])
+@pytest.mark.parametrize(
+    "boot, missing, message",
+    [
+        ("fast", "pyodide.asm.wasm", "Could not download pyodide.asm.wasm (404)."),
+        ("fast", "stdlib_pyc", "Could not download python_stdlib.zip (404)."),
+        ("fast", "pyodide.mjs", "Could not load pyodide/{hash}/pyodide.mjs."),
+        ("fast", "build.json", "Could not download build.json (404)."),
+        ("fast", "engine_wheel_pyc", "Could not download gradwalk_engine-0.1.0-py3-none-any.whl (404)."),
+        ("stock", "pyodide.asm.wasm", "Could not download pyodide.asm.wasm (404)."),
+        ("stock", "stdlib", "Could not download python_stdlib.zip (404)."),
+        ("stock", "engine_wheel", "Could not download gradwalk_engine-0.1.0-py3-none-any.whl (404)."),
+    ],
+)
 def test_missing_runtime_file_fails_fast(serve_copy, open_blank, boot, missing, message):
     def damage(site):
         info = json.loads((site / "build.json").read_text())
@@ -130,12 +134,12 @@ def test_missing_runtime_file_fails_fast(serve_copy, open_blank, boot, missing, 
 def trimmed_without(package: str):
     """A damage for serve_copy: the fast path's trimmed stdlib without `package`
     (its compressed copies removed, so the server sends the changed zip)."""
+
     def damage(site):
         info = json.loads((site / "build.json").read_text())
         path = site / info["stdlib_pyc"]
         with zipfile.ZipFile(path) as src:
-            kept = [(item, src.read(item)) for item in src.infolist()
-                    if not item.filename.startswith(package + "/")]
+            kept = [(item, src.read(item)) for item in src.infolist() if not item.filename.startswith(package + "/")]
         assert len(kept) < len(zipfile.ZipFile(path).infolist())
         with zipfile.ZipFile(path, "w") as out:
             for item, data in kept:
@@ -145,6 +149,7 @@ def trimmed_without(package: str):
         info["downloads"][info["stdlib_pyc"]] = path.stat().st_size
         (site / "build.json").write_text(json.dumps(info))
         return info
+
     return damage
 
 
@@ -173,7 +178,9 @@ def test_a_missing_full_stdlib_is_said_when_a_module_needs_it(serve_copy, open_b
     assert re.fullmatch(
         r"ImportError: The module tomllib is not in the trimmed standard library, and the full one "
         rf"\(http://[^ ]*/{re.escape(full[0])}\) could not be downloaded "
-        r"\(python_stdlib_full\.zip answered 404\)\.", result.get("failed", "")), result.get("failed")
+        r"\(python_stdlib_full\.zip answered 404\)\.",
+        result.get("failed", ""),
+    ), result.get("failed")
 
 
 @pytest.mark.allow_console_errors
@@ -205,8 +212,7 @@ def test_wasm_served_with_a_generic_type_still_boots(blank_page):
     def generic_type(route):
         response = route.fetch()
         relabelled.append(route.request.url)
-        route.fulfill(response=response,
-                      headers={**response.headers, "content-type": "application/octet-stream"})
+        route.fulfill(response=response, headers={**response.headers, "content-type": "application/octet-stream"})
 
     blank_page.route("**/*.wasm", generic_type)
     result = boot_and_call(blank_page, [{"cmd": "presets"}])
@@ -242,8 +248,7 @@ def test_boot_that_never_finishes_times_out(blank_page, fake_worker):
 
 
 def test_hung_call_times_out_and_restarts_the_worker(blank_page, fake_worker):
-    result = boot_and_call(blank_page, [{"cmd": "presets"}],
-                           workerURL="/__test__/workers/mute.js", callTimeoutMs=500)
+    result = boot_and_call(blank_page, [{"cmd": "presets"}], workerURL="/__test__/workers/mute.js", callTimeoutMs=500)
     assert result["callFailed"] == "The engine did not answer within 0.5 s, so it was restarted."
     assert result["afterRestart"] == "ready"
     assert fake_worker == ["mute", "mute"]  # a fresh worker replaced the hung one

@@ -12,9 +12,9 @@ import json
 import time
 
 import pytest
+from page_helpers import WIDGET_HELPERS
 
 from engine import api
-from page_helpers import WIDGET_HELPERS
 
 pytestmark = pytest.mark.browser
 
@@ -86,10 +86,11 @@ def cache_name(built_dist) -> str:
 def visit(page, url) -> dict:
     page.goto(url)
     page.wait_for_function(
-        "() => ['ready', 'error'].includes(document.documentElement.dataset.engine)",
-        timeout=TIMEOUT_MS, polling=100)
+        "() => ['ready', 'error'].includes(document.documentElement.dataset.engine)", timeout=TIMEOUT_MS, polling=100
+    )
     assert page.evaluate("document.documentElement.dataset.engine") == "ready", page.evaluate(
-        "gwRoot().getElementById('engine-error-text')?.textContent ?? ''")
+        "gwRoot().getElementById('engine-error-text')?.textContent ?? ''"
+    )
     nodes = page.eval_on_selector_all("svg [data-node]", "els => els.map(e => e.dataset.node)")
     assert {"a", "b", "c", "d"} <= set(nodes)
     return page.evaluate(BOOTED)
@@ -134,8 +135,10 @@ def test_a_bad_snapshot_is_dropped_and_made_again(context, site_url, built_dist,
     if how == "another Pyodide build":
         assert booted["snapshot"] == "the snapshot did not restore: Snapshot build id mismatch"
     else:  # found by the SHA-256 or, cut short, by the layout, whichever comes first
-        assert booted["snapshot"] in ("the stored snapshot is damaged: its bytes do not match their SHA-256",
-                                      "the stored snapshot is damaged: it is cut short")
+        assert booted["snapshot"] in (
+            "the stored snapshot is damaged: its bytes do not match their SHA-256",
+            "the stored snapshot is damaged: it is cut short",
+        )
     # The bad one was dropped before the engine was ready (so what is stored now is
     # new; no two snapshots are byte-identical) and a good one made again, which
     # the next visit restores.

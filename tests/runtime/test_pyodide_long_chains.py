@@ -11,22 +11,25 @@ way (over the node limit) and the modes that parse a program many times.
 import json
 
 import pytest
+from test_pyodide_parity import node, run_in_pyodide  # noqa: F401 - the node fixture
 
 from engine import api
-from test_pyodide_parity import node, run_in_pyodide  # noqa: F401 - the node fixture
 
 pytestmark = pytest.mark.node
 
 CHAIN = "t0 = 1\n" + "".join(f"t{i} = t{i - 1} * 2 + 1\n" for i in range(1, 700))
-REQUESTS = [json.dumps(r) for r in [
-    {"cmd": "load", "program": CHAIN},
-    {"cmd": "load", "program": CHAIN + "x = t1 ** 1000"},  # fails after building 1,400 nodes
-    {"cmd": "load", "program": "a = 1\n" + "a = a * 1 + 1\n" * 1200},  # over the node limit
-    {"cmd": "nudge", "program": CHAIN, "wrt": "t0"},
-    {"cmd": "descend", "program": CHAIN, "inputs": ["t0"], "steps": 3, "rate": 1e-300},
-    {"cmd": "naive", "program": CHAIN},
-    {"cmd": "load", "preset": "diamond"},  # and the engine still answers afterwards
-]]
+REQUESTS = [
+    json.dumps(r)
+    for r in [
+        {"cmd": "load", "program": CHAIN},
+        {"cmd": "load", "program": CHAIN + "x = t1 ** 1000"},  # fails after building 1,400 nodes
+        {"cmd": "load", "program": "a = 1\n" + "a = a * 1 + 1\n" * 1200},  # over the node limit
+        {"cmd": "nudge", "program": CHAIN, "wrt": "t0"},
+        {"cmd": "descend", "program": CHAIN, "inputs": ["t0"], "steps": 3, "rate": 1e-300},
+        {"cmd": "naive", "program": CHAIN},
+        {"cmd": "load", "preset": "diamond"},  # and the engine still answers afterwards
+    ]
+]
 
 
 def test_deep_chains_survive_a_small_stack(node, built_dist, tmp_path):  # noqa: F811

@@ -28,10 +28,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hostile_programs import BAD_PROGRAMS
 
 from buildtools import prerender, stdlib_trim
 from engine import api
-from hostile_programs import BAD_PROGRAMS
 
 pytestmark = pytest.mark.node
 
@@ -54,8 +54,9 @@ def parity_requests() -> list[str]:
         requests.append(json.dumps({**load, "order": labels[::-1]}))  # correct backward order
         requests.append(json.dumps({**load, "order": labels}))  # inputs first: wrong
     requests += [
-        json.dumps({"cmd": "load", "program": "x = 0.5\ny = 3\nz = (x * y).tanh() + x ** 2 / y",
-                    "values": {"x": -1.25}}),
+        json.dumps(
+            {"cmd": "load", "program": "x = 0.5\ny = 3\nz = (x * y).tanh() + x ** 2 / y", "values": {"x": -1.25}}
+        ),
         json.dumps({"cmd": "load", "program": "a = 2\nb = a +"}),
         json.dumps({"cmd": "nonsense"}),
         "not json at all",
@@ -67,8 +68,7 @@ def parity_requests() -> list[str]:
 def node():
     node = shutil.which("node")
     if node is None:
-        pytest.fail("node is not on PATH; install Node.js to run the Pyodide parity test.",
-                    pytrace=False)
+        pytest.fail("node is not on PATH; install Node.js to run the Pyodide parity test.", pytrace=False)
     return node
 
 
@@ -84,7 +84,8 @@ def trimmed_stdlib_requests() -> list[str]:
     """What the trimmed stdlib must answer without the full one: the build's
     corpus and every hostile program (tests/hostile_programs.py)."""
     return stdlib_trim.corpus(api.handle) + [
-        json.dumps({"cmd": "load", "program": program}) for program, *_ in BAD_PROGRAMS]
+        json.dumps({"cmd": "load", "program": program}) for program, *_ in BAD_PROGRAMS
+    ]
 
 
 # Modules the trimmed stdlib surely lacks; after its requests, the fast run
@@ -93,15 +94,23 @@ def trimmed_stdlib_requests() -> list[str]:
 ABSENT_MODULES = ("fractions", "xml.dom.minidom", "json.tool")
 
 
-def run_in_pyodide(node, dist: Path, tmp_path: Path, requests: list[str], mode: str,
-                   node_args: tuple[str, ...] = (), script_args: tuple[str, ...] = ()) -> dict:
+def run_in_pyodide(
+    node,
+    dist: Path,
+    tmp_path: Path,
+    requests: list[str],
+    mode: str,
+    node_args: tuple[str, ...] = (),
+    script_args: tuple[str, ...] = (),
+) -> dict:
     requests_file = tmp_path / f"requests-{mode}.json"
     answers_file = tmp_path / f"answers-{mode}.json"
     requests_file.write_text(json.dumps(requests))
     done = subprocess.run(
-        [node, *node_args, str(SCRIPT), str(dist), str(requests_file), str(answers_file), mode,
-         *script_args],
-        capture_output=True, text=True, timeout=NODE_TIMEOUT_S,
+        [node, *node_args, str(SCRIPT), str(dist), str(requests_file), str(answers_file), mode, *script_args],
+        capture_output=True,
+        text=True,
+        timeout=NODE_TIMEOUT_S,
     )
     # (Node prints the minified line an error was thrown from: left out, it is noise.)
     readable = "\n".join(line for line in done.stderr.splitlines() if len(line) < 400)
@@ -125,8 +134,9 @@ def pyodide_runs(node, built_dist, tmp_path_factory):
                 requests += trimmed_stdlib_requests()
             if mode == "fast":
                 script_args = ("--then-import", ",".join(ABSENT_MODULES))
-            result = run_in_pyodide(node, built_dist, tmp_path_factory.mktemp(mode), requests, mode,
-                                    script_args=script_args)
+            result = run_in_pyodide(
+                node, built_dist, tmp_path_factory.mktemp(mode), requests, mode, script_args=script_args
+            )
             done[mode] = (mode, dict(zip(requests, result["answers"])), result["probe"])
         return done[mode]
 
@@ -215,8 +225,11 @@ def test_trimmed_stdlib_has_every_module_the_engine_needs(pyodide_runs):
     # full library, and the fallback must not have been needed at all.
     _, answers, probe = pyodide_runs("fast")
     requests = trimmed_stdlib_requests()
-    mismatches = [describe_difference(request, expected, answers[request])
-                  for request in requests if answers[request] != (expected := api.handle(request))]
+    mismatches = [
+        describe_difference(request, expected, answers[request])
+        for request in requests
+        if answers[request] != (expected := api.handle(request))
+    ]
     assert not mismatches, f"{len(mismatches)} answers differ:\n" + "\n".join(mismatches[:5])
     assert probe["fallback_used"] == []
 
@@ -254,31 +267,52 @@ PROGRAM = json.dumps({"cmd": "load", "program": "x = 0.5\ny = 3\nz = (x * y).tan
 def test_a_module_missing_from_the_trimmed_stdlib_is_caught(node, built_dist, tmp_path, without_tomllib):
     # Without the fallback, the engine does not even import: the checks above go red.
     with pytest.raises(AssertionError, match="No module named 'tomllib'"):
-        run_in_pyodide(node, built_dist, tmp_path, [PROGRAM], "fast",
-                       script_args=("--stdlib", str(without_tomllib), "--no-fallback"))
+        run_in_pyodide(
+            node,
+            built_dist,
+            tmp_path,
+            [PROGRAM],
+            "fast",
+            script_args=("--stdlib", str(without_tomllib), "--no-fallback"),
+        )
     # With it (as in the page), the answers are right, and the fallback says what it fetched.
-    result = run_in_pyodide(node, built_dist, tmp_path, [PROGRAM, prerender.PRESETS_REQUEST], "fast",
-                            script_args=("--stdlib", str(without_tomllib)))
+    result = run_in_pyodide(
+        node,
+        built_dist,
+        tmp_path,
+        [PROGRAM, prerender.PRESETS_REQUEST],
+        "fast",
+        script_args=("--stdlib", str(without_tomllib)),
+    )
     assert result["answers"] == [api.handle(PROGRAM), api.handle(prerender.PRESETS_REQUEST)]
     assert result["probe"]["fallback_used"] == ["tomllib"]
 
 
 def test_a_failed_download_of_the_full_stdlib_is_a_clear_import_error(node, built_dist, tmp_path):
     missing = tmp_path / "no-such-stdlib.zip"
-    result = run_in_pyodide(node, built_dist, tmp_path, [PROGRAM], "fast", script_args=(
-        "--full-stdlib", str(missing), "--then-import", "fractions,json.tool"))
+    result = run_in_pyodide(
+        node,
+        built_dist,
+        tmp_path,
+        [PROGRAM],
+        "fast",
+        script_args=("--full-stdlib", str(missing), "--then-import", "fractions,json.tool"),
+    )
     assert result["answers"] == [api.handle(PROGRAM)]  # the trimmed library still does its work
     first, second = result["probe"]["imported"].values()
-    assert first.startswith("error: ImportError: The module fractions is not in the trimmed standard "
-                            f"library, and the full one ({missing}) could not be downloaded (Error: ENOENT")
+    assert first.startswith(
+        "error: ImportError: The module fractions is not in the trimmed standard "
+        f"library, and the full one ({missing}) could not be downloaded (Error: ENOENT"
+    )
     # Tried once: the second import says the same without trying again.
     assert second == first.replace("module fractions", "module json.tool")
 
 
 def describe_difference(request: str, expected: str, got: str) -> str:
     """The request and both answers around the first byte where they differ."""
-    at = next((i for i, (a, b) in enumerate(zip(expected, got)) if a != b),
-              min(len(expected), len(got)))
+    at = next((i for i, (a, b) in enumerate(zip(expected, got)) if a != b), min(len(expected), len(got)))
     start = max(0, at - 120)
-    return (f"request {request[:200]}\n  first difference at character {at}:\n"
-            f"  cpython: ...{expected[start:at + 60]}\n  pyodide: ...{got[start:at + 60]}")
+    return (
+        f"request {request[:200]}\n  first difference at character {at}:\n"
+        f"  cpython: ...{expected[start : at + 60]}\n  pyodide: ...{got[start : at + 60]}"
+    )

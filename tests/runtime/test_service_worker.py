@@ -11,9 +11,9 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
+from page_helpers import WIDGET_HELPERS
 
 from buildtools import serve
-from page_helpers import WIDGET_HELPERS
 
 pytestmark = pytest.mark.browser
 
@@ -74,9 +74,14 @@ def sw_page(browser):
     context.add_init_script(WIDGET_HELPERS)
     context.set_default_timeout(TIMEOUT_MS)
     strays, errors = [], []
-    context.on("request", lambda r: strays.append(r.url)
-               if urlsplit(r.url).hostname not in LOCAL_HOSTS and urlsplit(r.url).scheme != "data"
-               else None)
+    context.on(
+        "request",
+        lambda r: (
+            strays.append(r.url)
+            if urlsplit(r.url).hostname not in LOCAL_HOSTS and urlsplit(r.url).scheme != "data"
+            else None
+        ),
+    )
     page = context.new_page()
     page.on("pageerror", lambda e: errors.append(str(e)))
     yield page
@@ -87,11 +92,10 @@ def sw_page(browser):
 
 def wait_engine_ready(page):
     page.wait_for_function(
-        "() => ['ready', 'error'].includes(document.documentElement.dataset.engine)",
-        timeout=TIMEOUT_MS, polling=100)
+        "() => ['ready', 'error'].includes(document.documentElement.dataset.engine)", timeout=TIMEOUT_MS, polling=100
+    )
     state = page.evaluate("document.documentElement.dataset.engine")
-    assert state == "ready", page.evaluate(
-        "gwRoot().getElementById('engine-error-text')?.textContent ?? ''")
+    assert state == "ready", page.evaluate("gwRoot().getElementById('engine-error-text')?.textContent ?? ''")
 
 
 # How the page's request for a file was answered: [[source the route chose, source that answered]].
@@ -126,8 +130,10 @@ def test_offline_reload_still_boots_the_engine(sw_page, own_site, built_dist):
     assert sources == [["cache", "cache"]]
     # A file evicted from the cache (the first paint's data, which the page can do
     # without) is fetched from the network instead.
-    page.evaluate("(name) => caches.open(name).then((c) => c.delete(location.origin + '/prerender/all.json'))",
-                  f"gradwalk-{build_id(built_dist)}")
+    page.evaluate(
+        "(name) => caches.open(name).then((c) => c.delete(location.origin + '/prerender/all.json'))",
+        f"gradwalk-{build_id(built_dist)}",
+    )
     page.reload()
     wait_engine_ready(page)
     assert page.evaluate(ROUTED_JS, "/prerender/all.json") == [["cache", "network"]]
@@ -142,8 +148,8 @@ def test_offline_reload_still_boots_the_engine(sw_page, own_site, built_dist):
     # Files come back with their own types (WebAssembly must be application/wasm).
     info = json.loads((built_dist / "build.json").read_text())
     wasm_type = page.evaluate(
-        "(u) => fetch(u).then((r) => r.headers.get('content-type'))",
-        "/" + info["pyodide_index"] + "pyodide.asm.wasm")
+        "(u) => fetch(u).then((r) => r.headers.get('content-type'))", "/" + info["pyodide_index"] + "pyodide.asm.wasm"
+    )
     assert wasm_type == "application/wasm"
     # A file that is not part of the build is not made up.
     assert page.evaluate("fetch('/not-in-the-build.txt').then(() => 'answered', () => 'failed')") == "failed"

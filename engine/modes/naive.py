@@ -22,8 +22,9 @@ stack, and stops after MAX_FRAMES frames: on shared nodes it grows exponentially
 
 from __future__ import annotations
 
-from .graph import Graph
-from .text import fmt
+from ..graph import Graph
+from ..registry import Command, Mode
+from ..text import fmt
 
 MAX_FRAMES = 2_000
 
@@ -175,3 +176,17 @@ def _explain(graph, grads, correct, shared, resends, truncated) -> list[str]:
             "Result: " + ", ".join(f"{label(i)}.grad is {fmt(grads[i])}, not {fmt(correct[i])}" for i in wrong) + "."
         )
     return sentences
+
+
+def _naive(subject) -> dict:
+    """The recursive backward without a topological sort (each node calls its parents' backward)."""
+    return naive_recursion(subject.graph, subject.grads)
+
+
+MODE = Mode(
+    id="naive",
+    tab="Naive recursion",
+    place=20,
+    commands=(Command("naive", (), _naive),),
+    samples=lambda inputs, labels: [{"cmd": "naive"}],
+)

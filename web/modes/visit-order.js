@@ -1,5 +1,5 @@
 // The visit-order experiment: the backward pass run in the learner's own order
-// ({cmd: "load", order, mode: "push" | "pull"}). The engine replays it frame by frame
+// ({cmd: "load", order, rule: "push" | "pull"}). The engine replays it frame by frame
 // and says which contributions arrived late and which input → output paths they cut;
 // the graph marks them as the replay reaches them, and the grads that came out wrong
 // at the end. Its list is panels/visit-order.js, its result panels/experiment.js.
@@ -40,7 +40,7 @@ export default {
 
   position(view) {
     // The rule it ran with, so the line never names a switch that has moved on since.
-    return passes.position(view, ` (your order, ${view.experiment.mode ?? "push"})`);
+    return passes.position(view, ` (your order, ${view.experiment.rule ?? "push"})`);
   },
 
   narration: (view) => passes.narration(view),

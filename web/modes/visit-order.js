@@ -78,8 +78,8 @@ async function run(w) {
   const order = w.visitOrder.order;
   const seq = ++w.state.seq;
   say(w.ui.orderStatus, `Running the order ${order.join(", ")}…`);
-  const mode = w.why.orderRule();
-  const answer = await w.engine.call({ cmd: "load", ...w.state.source, order, mode });
+  const rule = w.why.orderRule();
+  const answer = await w.engine.call({ cmd: "load", ...w.state.source, order, rule });
   if (seq !== w.state.seq) return;
   if (!answer.ok) {
     say(w.ui.orderStatus, `The engine refused this order: ${answer.error.message}`);
@@ -96,8 +96,8 @@ async function run(w) {
   const verdict = wrong === 0
     ? "every grad came out right."
     : `${wrong === 1 ? "1 grad is" : `${wrong} grads are`} wrong (marked ✗ on the graph and in the table; the result says why).`;
-  say(w.ui.orderStatus, `Ran ${order.join(", ")} with ${mode}.`);
-  w.render(`Ran the backward pass (${mode}) in the order ${order.join(", ")}: ${verdict} Step back to replay it one visit at a time.`);
+  say(w.ui.orderStatus, `Ran ${order.join(", ")} with ${rule}.`);
+  w.render(`Ran the backward pass (${rule}) in the order ${order.join(", ")}: ${verdict} Step back to replay it one visit at a time.`);
 }
 
 // Restore correct order undoes the experiment and nothing else: the learner keeps

@@ -65,7 +65,7 @@ def write(site: Path, modes: list[dict]) -> None:
     header = "// Written by the build (buildtools/mode_registry.py) from engine/modes/; edit a mode there.\n"
     (site / REGISTRY_JS).write_text(
         header + '// Every mode as its engine module declares it ({cmd: "modes"}), in the order of its tab.\n'
-        f"export const MODES = {json.dumps(modes, indent=1, ensure_ascii=False)};\n",
+        "export const MODES = [\n" + "".join(f"  {json.dumps(mode, ensure_ascii=False)},\n" for mode in modes) + "];\n",
         encoding="utf-8",
     )
     names = [f"mode{i}" for i in range(len(modes))]

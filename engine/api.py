@@ -59,7 +59,7 @@ def handle(request: str | dict, source=None) -> str:
       - ``graph()``: the graph (a :class:`Graph` with its own local derivatives, whose
         ``expressions``, ``rules``, ``local_texts`` and ``forward_texts`` are its texts);
       - ``recompute(values)``: a new such graph with those inputs changed (by label;
-        ``{}``: none), every other node computed again; for "values", nudge and descend;
+        ``{}``: none), every other node computed again; for "values", nudge and descent;
       - optionally ``about()``: a dict the load answer carries as "graph".
 
       Each may refuse with a ``ValueError`` whose text says why (a graph that can't be
@@ -221,12 +221,12 @@ class _Program:
         return next(name for name, leaf in self.parsed.inputs.items() if leaf is self.graph.values[node])
 
     def recompute(self, values: dict[str, float]) -> Program:
-        """The program with inputs replaced by name (nudge, descend's steps)."""
+        """The program with inputs replaced by name (nudge, descent's steps)."""
         return Program.parse(self.program, values)
 
     def rewrite(self, values: dict[str, float]) -> Program:
         """The program with the new values written into its source, as a graph answer with
-        "values" does (descend's moves; a reassigned input changes only where it was last set)."""
+        "values" does (descent's moves; a reassigned input changes only where it was last set)."""
         return Program.parse(with_inputs(self.program, self.parsed.input_spans, values))
 
 

@@ -13,6 +13,33 @@ Both compute each point through a *recompute* function: new input values (by nam
 the graph's own) → the graph computed afresh there, read as a :class:`~engine.program.Program`
 reads (``inputs`` by name, ``nodes`` in topological order, ``output``, ``release()``). For a
 program that is ``Program.parse`` on its source; for any other graph, a :class:`~engine.graph.Recomputed`.
+
+``{"cmd": "descent", …program…, "inputs": ["x1"], "rate": 0.1, "steps": 1, "ascend": false}``
+answers with the inputs, output and grads at every step (``history``, ``stopped``).
+
+``{"cmd": "descent", …program…, "moves": [{"ascend": false, "rate": 0.1, "inputs": ["x1"]}, …]}``
+makes the learner's moves one after another (at most 200). Each move's ``ascend`` defaults to
+false, its ``rate`` (in (0, 10]) to 0.1 and its ``inputs`` to all; such a request has no
+``steps``, ``rate``, ``ascend`` or ``inputs`` of its own. The first point is the program (with
+``"values"``, if given); each move sets every input x it names to ``x ∓ rate × x.grad`` and
+runs the forward and backward passes again (the new values are written into the source, as
+``load`` does)::
+
+    {
+      "ok": true,
+      "history": [{"step", "values": {name: x}, "output", "grads": {name: grad}}...],  // every input
+      "frames": [DescentFrame...],    // one per point: the start, then one per move made
+      "stopped": null | "why the next move was not made"
+    }
+
+A move that would take an input beyond ±1e12, or make the output or a grad of an input it
+moves non-finite, is not made: the answer ends before it, and ``stopped`` says why.
+
+A DescentFrame is ``{"kind": "descent", "node": output id, "line", "pushes": [], "changes",
+"text"}``; after a move also ``"ascend"``, ``"rate"`` and ``"moved"`` (the ids of the inputs it
+moved that are in the graph). ``changes`` lists every node's ``data`` and ``grad`` that differ
+from the point before (NaN counts as equal to NaN). The texts read ``"Start: d = 18 at a = 2."``
+and ``"Step 1 (descend): a = 2 − 0.1 × 15 = 0.5. Forward and backward again: d 18 → 2.25 (down)."``.
 """
 
 from __future__ import annotations

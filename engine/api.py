@@ -8,6 +8,9 @@ deterministic, so CPython and Pyodide give the same bytes for the same request.
 ``handle(request, source)`` also answers for a graph that is neither a preset nor a
 program (a learner's own, read by :mod:`engine.foreign`): a request that names no preset
 and no program is about ``source`` (docs/api.md, "A graph of your own").
+
+The commands about the graph itself (``load``, ``nudge``) are here; every other one is a
+mode's, declared in its module of ``engine/modes/`` and found by :mod:`engine.registry`.
 """
 
 from __future__ import annotations

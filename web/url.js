@@ -167,22 +167,26 @@ export function readModeLink(params) {
   for (const key of parametersOf("why")) {
     const text = params.get(key);
     if (text === null) continue;
-    const problem = key === "why" || key === "run" ? (MODE_IDS.includes(text) ? null : `there is no experiment called "${short(text)}"`)
-      : key === "wstep" ? (/^\d{1,5}$/.test(text) ? null : `wstep=${short(text)} is not a step number`)
-        : linkProblem(MODE_PARAMS.get(key), text);
+    const problem = linkProblem(key, text);
     if (problem) problems.push(problem);
     else values.set(key, text);
   }
   return { values, problems };
 }
 
-// Why a mode parameter's text in a link is not what its kind allows, or null.
-function linkProblem(param, text) {
-  const key = param.link;
+// Why a "Why reverse mode" key's text in a link is not what it may hold (a mode's id, a
+// step, or what the parameter's declared kind allows), or null.
+function linkProblem(key, text) {
+  if (key === "why" || key === "run") {
+    return MODE_IDS.includes(text) ? null : `there is no experiment called "${short(text)}"`;
+  }
+  if (key === "wstep") return /^\d{1,5}$/.test(text) ? null : `wstep=${short(text)} is not a step number`;
+  const param = MODE_PARAMS.get(key);
   const label = /^[^,]{1,64}$/; // a node label, as a visit order writes it
   switch (param.kind) {
     case "flag": return text === "0" || text === "1" ? null : `${key}=${short(text)} is not 0 or 1`;
-    case "choice": return param.values.includes(text) ? null : `${key}=${short(text)} is not one of ${param.values.join(", ")}`;
+    case "choice":
+      return param.values.includes(text) ? null : `${key}=${short(text)} is not one of ${param.values.join(", ")}`;
     case "number": {
       const x = NUMBER.test(text) ? Number(text) : NaN;
       return x > param.above && x <= param.at_most ? null
@@ -190,10 +194,13 @@ function linkProblem(param, text) {
     }
     case "whole": {
       const x = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
-      return x >= param.low && x <= param.high ? null : `${key}=${short(text)} is not a whole number from ${param.low} to ${param.high}`;
+      return x >= param.low && x <= param.high ? null
+        : `${key}=${short(text)} is not a whole number from ${param.low} to ${param.high}`;
     }
     case "input": return label.test(text) ? null : `${key}=${short(text)} is not an input's name`;
-    case "inputs": return text.split(",").every((name) => label.test(name)) ? null : `${key}=${short(text)} is not a list of input names`;
+    case "inputs":
+      return text.split(",").every((name) => label.test(name)) ? null
+        : `${key}=${short(text)} is not a list of input names`;
     case "moves": return new RegExp(`^[ad]{0,${param.most}}$`).test(text) ? null
       : `${key}=${short(text)} is not a list of at most ${param.most} moves (d descends, a ascends)`;
     default: return null; // a kind a link does not check (the engine does, when it runs)

@@ -1,8 +1,9 @@
-// "Why reverse mode": the section that runs the modes (modes/index.js, which the build
-// writes from engine/modes/: one web module per mode, found by its id) on the graph on screen. Each experiment is its own module; this one builds their tabs, asks
-// the engine for them, hands the answer to the page's Stepper as a *mode* ({name,
-// frames, start}; every frame lists its changes), so Step forward / Step back and the
-// arrow keys walk it, and keeps what a link needs to bring the section back.
+// "Why reverse mode": the section that runs the modes on the graph on screen. Each mode
+// is its own module (modes/index.js, which the build writes from engine/modes/, imports
+// each by its id); this one builds their tabs, asks the engine for them, hands the answer
+// to the page's Stepper as a *mode* ({name, frames, start}; every frame lists its
+// changes), so Step forward / Step back and the arrow keys walk it, and keeps what a link
+// needs to bring the section back.
 //
 //   const why = new WhyReverse({call, ready, source, answer, stepper, render,
 //                               notReady, visitOrder, loadProgram, root});
@@ -34,7 +35,8 @@ export class WhyReverse {
     // mode is running is not kept here: it is the Stepper's (active()).
     this.state = deps.state ?? {};
     // Each parameter starts at the default its mode declares (engine/modes/).
-    Object.assign(this.state, { tab: MODES[0].id }, ...MODES.flatMap((mode) => mode.declared.params.map((p) => ({ [p.name]: p.default }))));
+    const defaults = MODES.flatMap((mode) => mode.declared.params.map((p) => [p.name, p.default]));
+    Object.assign(this.state, { tab: MODES[0].id }, Object.fromEntries(defaults));
     this.seq = 0;
     this.pending = null; // a link's state, waiting for the engine
     this.ctx = {
@@ -258,13 +260,19 @@ export class WhyReverse {
   // what needs the engine runs as soon as it is ready and a graph is on screen. Only
   // what the modes' declarations allow is read (url.js reports the rest).
   fromParams(params) {
-    const valid = readModeLink(params instanceof URLSearchParams ? params : new URLSearchParams(params)).values;
+    const query = params instanceof URLSearchParams ? params
+      : new URLSearchParams(Object.entries(params).filter(([, value]) => value !== null && value !== undefined));
+    const valid = readModeLink(query).values;
     const get = (k) => valid.get(k) ?? null;
     if (!LINK_KEYS.some((k) => get(k) !== null)) return;
     if (byId.has(get("why"))) this.select(get("why"));
     for (const mode of MODES) {
       if (mode.fromParams) mode.fromParams(this.ctx, get);
-      else for (const p of mode.declared.params) if (p.link && get(p.link) !== null) this.state[p.name] = fromLinkText(p, get(p.link));
+      else {
+        for (const p of mode.declared.params) {
+          if (p.link && get(p.link) !== null) this.state[p.name] = fromLinkText(p, get(p.link));
+        }
+      }
     }
     this.pending = { run: get("run"), step: Number(get("wstep")), get };
     this.applyPending();

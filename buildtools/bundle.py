@@ -20,7 +20,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from . import BuildError, fetch, widget_markup
+from . import BuildError, fetch, mode_registry, widget_markup
 
 ESBUILD_VERSION = "0.28.2"
 # npm's sha512 integrity of each platform's binary package at that version.
@@ -135,6 +135,7 @@ def notebook_module_from_source(root: Path, cache: Path, log=lambda *a: None) ->
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "web"
         shutil.copytree(root / "web", copy)
+        mode_registry.write(copy, mode_registry.describe(root))
         widget_markup.write(copy)
         notebook_module(copy, out, cache, log)
     return out

@@ -32,7 +32,7 @@ try:
 except ImportError:  # pragma: no cover
     fcntl = None
 
-from . import BuildError, bundle, compress, graph_svg, precompile, prerender, stdlib_trim, widget_markup
+from . import BuildError, bundle, compress, graph_svg, mode_registry, precompile, prerender, stdlib_trim, widget_markup
 from .hashing import sha256_hex
 from .wheel import write_wheel
 
@@ -135,6 +135,8 @@ def assemble(
         shutil.rmtree(leftover, ignore_errors=True)
     try:
         _copy_web(root / "web", staging)
+        # What the page knows of the modes comes from their engine modules (engine/modes/).
+        mode_registry.write(staging, mode_registry.describe(root))
         widget_markup.write(staging)
         # The notebook's front end: the same widget, one module, in the Python package.
         bundle.notebook_module(staging, root / bundle.OUTPUT, cache, log)

@@ -82,10 +82,13 @@ HOSTILE_PROGRAMS = [
 
 def corpus(handle) -> list[str]:
     """Every kind of request the page sends, as JSON strings: for each preset its
-    text, its graph, visit orders right and wrong, every mode with valid and
-    invalid arguments; programs, hostile ones included; malformed requests."""
+    text, its graph, visit orders right and wrong, the nudge check, and every mode's
+    sample requests (as its engine module declares them, engine/modes/); programs,
+    hostile ones included; malformed requests."""
+    from engine.registry import modes  # the modes of the engine that answers (run_corpus's)
+
     dumps = json.dumps
-    requests = [dumps({"cmd": "presets"})]
+    requests = [dumps({"cmd": "presets"}), dumps({"cmd": "modes"})]
     for preset in json.loads(handle(requests[0]))["presets"]:
         base = {"preset": preset["id"]}
         load = {"cmd": "load", **base}
@@ -100,26 +103,16 @@ def corpus(handle) -> list[str]:
                 load,
                 {**load, "order": labels[::-1]},
                 {**load, "order": labels},
-                {**load, "order": labels[::-1], "mode": "pull"},
                 {**load, "order": ["nope"]},
                 {**load, "values": {first: -1.5}},
                 {**load, "values": {first: 1e300}},
                 {"cmd": "nudge", **base, "wrt": first},
                 {"cmd": "nudge", **base, "wrt": first, "h": -0.5},
                 {"cmd": "nudge", **base, "wrt": first, "h": 5},
-                {"cmd": "naive", **base},
-                {"cmd": "again", **base},
-                {"cmd": "again", **base, "zero_grad": True},
-                {"cmd": "descend", **base, "steps": 3},
-                {"cmd": "descend", **base, "inputs": inputs, "ascend": True},
-                {"cmd": "descend", **base, "moves": [{"ascend": False, "rate": 0.5, "inputs": [first]}]},
-                {"cmd": "descend", **base, "steps": 0},
             )
         ]
-        for name in inputs:
-            requests += [dumps({"cmd": c, **base, "wrt": name}) for c in ("forward_mode", "paths")]
-    requests += [dumps({"cmd": "growth", "family": family, "sizes": [1, 2, 3]}) for family in ("diamonds", "neuron")]
-    requests += [dumps({"cmd": "growth", "sizes": [0]}), dumps({"cmd": "preset", "id": "no-such"})]
+        requests += [dumps({**base, **sample}) for mode in modes() for sample in mode.samples(inputs, labels)]
+    requests += [dumps({"cmd": "preset", "id": "no-such"})]
     for program in HOSTILE_PROGRAMS:
         requests.append(dumps({"cmd": "load", "program": program}))
         requests.append(dumps({"cmd": "nudge", "program": program, "wrt": "x"}))
@@ -134,7 +127,7 @@ def corpus(handle) -> list[str]:
         dumps({"cmd": "load", "preset": 7}),
         dumps({"cmd": "load"}),
     ]
-    return requests
+    return list(dict.fromkeys(requests))  # a sample that is the same on every graph, once
 
 
 def run_corpus(root: Path) -> list[str]:

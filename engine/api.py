@@ -8,33 +8,26 @@ deterministic, so CPython and Pyodide give the same bytes for the same request.
 ``handle(request, source)`` also answers for a graph that is neither a preset nor a
 program (a learner's own, read by :mod:`engine.foreign`): a request that names no preset
 and no program is about ``source`` (docs/api.md, "A graph of your own").
+
+The commands about the graph itself (``load``, ``nudge``) are here; every other one is a
+mode's, declared in its module of ``engine/modes/`` and found by :mod:`engine.registry`.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from functools import cached_property
 
-from .again import backward_again
-from .descent import MAX_STEPS, Move, Recomputed, descend, descend_moves
-from .forward_mode import forward_mode
-from .graph import Graph
+from .graph import Graph, Recomputed
 from .layout import layout
-from .naive import naive_recursion
 from .nudge import nudge_input
-from .paths import FAMILIES, growth, path_sums
 from .presets import get_preset, load_presets, visit_order_ids
 from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError, with_inputs
-from .trace import correct_backward, experiment, forward_frames
+from .registry import Command, Input, Param, RequestError, modes
+from .trace import RULES, correct_backward, experiment, forward_frames
 
 MAX_REQUEST_CHARS = 200_000
-
-
-class RequestError(Exception):
-    def __init__(self, message: str, kind: str = "request"):
-        super().__init__(message)
-        self.message = message
-        self.kind = kind
 
 
 _PARSED: list[Program] = []  # the programs of the request being answered
@@ -69,7 +62,7 @@ def handle(request: str | dict, source=None) -> str:
       - ``graph()``: the graph (a :class:`Graph` with its own local derivatives, whose
         ``expressions``, ``rules``, ``local_texts`` and ``forward_texts`` are its texts);
       - ``recompute(values)``: a new such graph with those inputs changed (by label;
-        ``{}``: none), every other node computed again; for "values", nudge and descend;
+        ``{}``: none), every other node computed again; for "values", nudge and descent;
       - optionally ``about()``: a dict the load answer carries as "graph".
 
       Each may refuse with a ``ValueError`` whose text says why (a graph that can't be
@@ -137,9 +130,24 @@ def _dispatch(request: dict, source) -> dict:
         preset = dict(_preset(request.get("id")))
         preset["checkpoints"] = preset.pop("checkpoint", [])  # the TOML table is [[checkpoint]]
         return {"ok": True, "preset": preset}
-    if cmd in _MODES:
-        return _MODES[cmd](request, source)
-    raise RequestError(f'Unknown command "{_short(cmd)}"; use ' + ", ".join(["presets", "preset", *_MODES]) + ".")
+    if cmd == "modes":
+        return {"ok": True, "modes": [mode.describe() for mode in modes()]}
+    if cmd in _GRAPH_COMMANDS:
+        return _GRAPH_COMMANDS[cmd](request, source)
+    if cmd in COMMANDS:
+        return _run(COMMANDS[cmd], request, source)
+    known = ["presets", "preset", "modes", *_GRAPH_COMMANDS, *COMMANDS]
+    raise RequestError(f'Unknown command "{_short(cmd)}"; use ' + ", ".join(known) + ".")
+
+
+def _run(command: Command, request: dict, source) -> dict:
+    """A command's answer: the graph the request names (if it needs one), then each of its
+    parameters read and checked, in the order it declares them."""
+    if command.check is not None:
+        command.check(request)
+    subject = _subject(request, source) if command.graph else None
+    params = {param.name: param.read(request, subject) for param in command.params}
+    return {"ok": True, **command.answer(subject, **params)}
 
 
 def _preset(preset_id) -> dict:
@@ -198,6 +206,11 @@ class _Program:
         named = get_preset(self.preset).get("visit_order") if self.preset is not None else None
         self.order = visit_order_ids(self.graph, named) if named else None
 
+    @cached_property
+    def grads(self) -> list[float]:
+        """Every node's grad after the correct backward pass (in the graph's own order)."""
+        return correct_backward(self.graph, self.order)[1]
+
     def unused(self) -> list[str]:
         return _unused(self.parsed, self.graph)
 
@@ -211,12 +224,12 @@ class _Program:
         return next(name for name, leaf in self.parsed.inputs.items() if leaf is self.graph.values[node])
 
     def recompute(self, values: dict[str, float]) -> Program:
-        """The program with inputs replaced by name (nudge, descend's steps)."""
+        """The program with inputs replaced by name (nudge, descent's steps)."""
         return Program.parse(self.program, values)
 
     def rewrite(self, values: dict[str, float]) -> Program:
         """The program with the new values written into its source, as a graph answer with
-        "values" does (descend's moves; a reassigned input changes only where it was last set)."""
+        "values" does (descent's moves; a reassigned input changes only where it was last set)."""
         return Program.parse(with_inputs(self.program, self.parsed.input_spans, values))
 
 
@@ -232,6 +245,10 @@ class _SourceGraph:
         self.values = _values(request.get("values"))
         self.graph = _asked(source.recompute, self.values) if self.values else _asked(source.graph)
         self.inputs = [self.graph.label(i) for i in self.graph.inputs]
+
+    @cached_property
+    def grads(self) -> list[float]:
+        return correct_backward(self.graph)[1]
 
     def unused(self) -> list[str]:
         return []
@@ -269,18 +286,13 @@ def _asked(call, *args):
         raise RequestError(str(error), "graph") from None
 
 
-def _graph(request: dict, source) -> tuple[Graph, list[float]]:
-    subject = _subject(request, source)
-    return subject.graph, correct_backward(subject.graph, subject.order)[1]
-
-
 def load(request: dict, source=None) -> dict:
     """The whole trace of a graph: graph, layout, forward and backward frames."""
     subject = _subject(request, source)
     graph = subject.graph
     backward, grads = correct_backward(graph, subject.order)
     order = request.get("order")
-    mode = _choice(request.get("mode", "push"), ("push", "pull"), "mode")
+    rule = _choice(request.get("rule", "push"), RULES, "rule")
     local_texts, rules = graph.local_texts, graph.rules
     answer = {
         "ok": True,
@@ -308,7 +320,7 @@ def load(request: dict, source=None) -> dict:
         "experiment": None,
     }
     if order is not None:
-        answer["experiment"] = ran = experiment(graph, _order(graph, order), grads, mode)
+        answer["experiment"] = ran = experiment(graph, _order(graph, order), grads, rule)
         ran["frames"] = _sent(ran["frames"])
     about = subject.about()
     if about is not None:
@@ -316,132 +328,24 @@ def load(request: dict, source=None) -> dict:
     return answer
 
 
-def naive(request: dict, source=None) -> dict:
-    """The recursive backward without a topological sort (each node calls its parents' backward)."""
-    graph, grads = _graph(request, source)
-    return {"ok": True, **naive_recursion(graph, grads)}
-
-
-def forward(request: dict, source=None) -> dict:
-    """One forward-mode (tangent) pass with respect to the input named by "wrt"."""
-    graph, _ = _graph(request, source)
-    return {"ok": True, **forward_mode(graph, _input(graph, request.get("wrt")))}
-
-
-def paths(request: dict, source=None) -> dict:
-    """Every path from the input "wrt" to the output, with products that sum to its grad."""
-    graph, grads = _graph(request, source)
-    wrt = _input(graph, request.get("wrt"))
-    return {"ok": True, **path_sums(graph, wrt, grads[wrt])}
-
-
-def growth_table(request: dict, source=None) -> dict:
-    """Path-enumeration cost against one backward pass on ever bigger graphs (no graph of the
-    request's: ``source`` is not used)."""
-    family = _choice(request.get("family", "diamonds"), tuple(FAMILIES), "family")
-    sizes = request.get("sizes", list(range(1, 11)))
-    if (
-        not isinstance(sizes, list)
-        or not 0 < len(sizes) <= 60
-        or not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= FAMILIES[family] for n in sizes)
-    ):
-        raise RequestError(f'"sizes" must be a list of whole numbers from 1 to {FAMILIES[family]}.')
-    return {"ok": True, "family": family, "rows": growth(family, sizes)}
-
-
-def again(request: dict, source=None) -> dict:
-    """backward() called a second time: without zero_grad every grad is added twice."""
-    subject = _subject(request, source)
-    graph, order = subject.graph, subject.order
-    grads = correct_backward(graph, order)[1]
-    return {"ok": True, **backward_again(graph, grads, _flag(request.get("zero_grad", False), "zero_grad"), order)}
-
-
-def descent(request: dict, source=None) -> dict:
-    """Gradient descent (or ascent) on chosen inputs: equal steps, or the learner's own moves."""
-    subject = _subject(request, source)
-    if "moves" in request:
-        return {"ok": True, **descend_moves(subject.rewrite, _moves(request, subject))}
-    names = _input_names(request.get("inputs", subject.inputs), subject)
-    rate = _rate(request.get("rate", 0.1))
-    steps = request.get("steps", 1)
-    if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS:
-        raise RequestError(f'"steps" must be a whole number from 1 to {MAX_STEPS}.')
-    ascend = _flag(request.get("ascend", False), "ascend")
-    return {"ok": True, **descend(subject.recompute, names, rate, steps, ascend)}
-
-
-def _moves(request: dict, subject: _Program | _SourceGraph) -> list[Move]:
-    """ "moves": [{"ascend": false, "rate": 0.1, "inputs": ["x1"]}, ...], each checked like a step."""
-    if any(key in request for key in ("steps", "rate", "ascend", "inputs")):
-        raise RequestError(
-            'With "moves", each move has its own "ascend", "rate" and "inputs"; '
-            'leave out "steps", "rate", "ascend" and "inputs".'
-        )
-    moves = request["moves"]
-    if not isinstance(moves, list) or len(moves) > MAX_STEPS or not all(isinstance(m, dict) for m in moves):
-        raise RequestError(
-            f'"moves" must be a list of at most {MAX_STEPS} moves, like '
-            '[{"ascend": false, "rate": 0.1, "inputs": ["x1"]}].'
-        )
-    return [
-        Move(
-            _flag(m.get("ascend", False), "ascend"),
-            _rate(m.get("rate", 0.1)),
-            _input_names(m.get("inputs", subject.inputs), subject),
-        )
-        for m in moves
-    ]
-
-
-def _input_names(names, subject: _Program | _SourceGraph) -> list[str]:
-    if not isinstance(names, list) or not names or not all(name in subject.inputs for name in names):
-        raise RequestError(f'"inputs" must list input names of this {subject.what}, like ["x1", "x2"].')
-    return names
-
-
-def _rate(rate) -> float:
-    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate <= 10:
-        raise RequestError("The learning rate must be a number above 0 and at most 10.")
-    return float(rate)
-
-
-def _flag(value, what: str) -> bool:
-    if not isinstance(value, bool):
-        raise RequestError(f'"{what}" must be true or false.')
-    return value
-
-
 def nudge(request: dict, source=None) -> dict:
     """Nudge one input by h: the output's real change next to grad × h, and the central
     finite difference (f(x+h) - f(x-h)) / 2h next to the autodiff grad."""
     subject = _subject(request, source)
     graph = subject.graph
-    wrt = _input(graph, request.get("wrt"))
+    wrt = _WRT.read(request, subject)
     h = request.get("h", 1e-3)
     if isinstance(h, bool) or not isinstance(h, (int, float)) or not 0 < abs(h) <= 1:
         raise RequestError('"h" must be a small number, above 0 and at most 1, like 0.001.')
     return {"ok": True, **nudge_input(graph, wrt, subject.input_name(wrt), h, subject.recompute, subject.order)}
 
 
-_MODES = {
-    "load": load,
-    "nudge": nudge,
-    "naive": naive,
-    "forward_mode": forward,
-    "paths": paths,
-    "growth": growth_table,
-    "again": again,
-    "descend": descent,
-}
+_WRT = Param("wrt", Input())
 
-
-def _input(graph: Graph, label) -> int:
-    for node in graph.inputs:
-        if graph.label(node) == label:
-            return node
-    names = ", ".join(graph.label(n) for n in graph.inputs)
-    raise RequestError(f'"wrt" must name an input of this graph: {names}.')
+# The commands about the graph itself; the modes' commands come after them.
+_GRAPH_COMMANDS = {"load": load, "nudge": nudge}
+# Every mode's commands (engine/modes/), by name.
+COMMANDS: dict[str, Command] = {command.name: command for mode in modes() for command in mode.commands}
 
 
 def _choice(value, allowed: tuple, what: str):

@@ -7,11 +7,16 @@ parent to a child through one operand slot. ``a * a`` gives two edges, slots 0 a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from .text import expression_text, local_text, rule_text
 from .value import Value, topological_order
+
+if TYPE_CHECKING:
+    from .program import Program
 
 
 @dataclass(frozen=True)
@@ -82,3 +87,19 @@ class Graph:
 
     def reverse_topological_order(self) -> list[int]:
         return list(range(len(self) - 1, -1, -1))
+
+
+class Recomputed:
+    """A graph computed at new input values, read the way descent and nudge read a Program:
+    its inputs by label, in the graph's input order."""
+
+    def __init__(self, graph: Graph):
+        self.nodes: list[Value] = graph.values
+        self.output: Value = graph.values[graph.output]
+        self.inputs: dict[str, Value] = {graph.label(i): graph.values[i] for i in graph.inputs}
+
+    def release(self):
+        """Nothing to do (a Program cuts its nodes' links here): the graph is the source's own."""
+
+
+Recompute = Callable[[dict[str, float]], "Program | Recomputed"]

@@ -15,7 +15,7 @@ from .text import fmt
 from .trace import correct_backward
 
 if TYPE_CHECKING:
-    from .descent import Recompute
+    from .graph import Recompute
 
 
 def nudge_input(

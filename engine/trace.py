@@ -43,8 +43,13 @@ def forward_frames(graph: Graph, texts: list[str] | None = None) -> list[dict]:
     ]
 
 
+# How a backward visit is written: push (micrograd's _backward adds into each parent) or
+# pull (a node sets its own grad from the nodes that use it).
+RULES = ("push", "pull")
+
+
 def run_backward(
-    graph: Graph, order: list[int], mode: str = "push", start: list[float] | None = None
+    graph: Graph, order: list[int], rule: str = "push", start: list[float] | None = None
 ) -> tuple[list[dict], list[float], list[dict]]:
     """Run the backward pass in ``order``; return frames, final grads and late contributions.
 
@@ -76,7 +81,7 @@ def run_backward(
         }
     ]
     late = []
-    visit = _pull_visit if mode == "pull" else _push_visit
+    visit = _pull_visit if rule == "pull" else _push_visit
     for step, node in enumerate(order):
         frames.append(visit(graph, node, step, position, grads, late))
     return frames, grads, late
@@ -260,14 +265,14 @@ def correct_backward(graph: Graph, order: list[int] | None = None) -> tuple[list
 # -- the visit-order experiment -----------------------------------------------------------
 
 
-def experiment(graph: Graph, order: list[int], correct_grads: list[float], mode: str = "push") -> dict:
+def experiment(graph: Graph, order: list[int], correct_grads: list[float], rule: str = "push") -> dict:
     """Run the backward pass in ``order`` and explain what went wrong, if anything."""
-    frames, grads, late = run_backward(graph, order, mode)
+    frames, grads, late = run_backward(graph, order, rule)
     position = {node: step for step, node in enumerate(order)}
     is_topological = all(position[e.parent] > position[e.child] for e in graph.edges)
-    lost = _LostPaths(graph, position, mode)
+    lost = _LostPaths(graph, position, rule)
     return {
-        "mode": mode,
+        "rule": rule,
         "order": list(order),
         "frames": frames,
         "grads": grads,
@@ -276,8 +281,8 @@ def experiment(graph: Graph, order: list[int], correct_grads: list[float], mode:
         "late": late,
         "lost_paths": lost.listed,
         "lost_path_count": lost.count,
-        "harmless": _harmless(graph, position, mode),
-        "explanation": _explain(graph, late, lost, grads, correct_grads, mode, is_topological),
+        "harmless": _harmless(graph, position, rule),
+        "explanation": _explain(graph, late, lost, grads, correct_grads, rule, is_topological),
     }
 
 
@@ -296,10 +301,10 @@ class _LostPaths:
     a linear dynamic program; listing stops at MAX_LISTED_PATHS.
     """
 
-    def __init__(self, graph: Graph, position: dict[int, int], mode: str):
+    def __init__(self, graph: Graph, position: dict[int, int], rule: str):
         self.graph = graph
         self.position = position
-        self.mode = mode
+        self.rule = rule
         self.total = [0] * len(graph)  # paths from each node down to the inputs
         self.intact = [0] * len(graph)  # of those, how many survive this order
         for node in range(len(graph)):  # topological order: parents first
@@ -319,7 +324,7 @@ class _LostPaths:
             self._walk(out, [out], 1.0, None)
 
     def on_time(self, edge) -> bool:
-        if self.mode == "pull":
+        if self.rule == "pull":
             return edge.child == self.graph.output or self.position[edge.child] < self.position[edge.parent]
         return self.graph.is_input(edge.parent) or self.position[edge.parent] > self.position[edge.child]
 
@@ -345,9 +350,9 @@ class _LostPaths:
                 self._walk(parent, path + [parent], product * edge.local, broken)
 
 
-def _harmless(graph: Graph, position, mode: str) -> list[dict]:
+def _harmless(graph: Graph, position, rule: str) -> list[dict]:
     notes = []
-    if mode == "pull":
+    if rule == "pull":
         out = graph.output
         label = graph.label(out)
         if position[out] != 0:
@@ -379,9 +384,9 @@ def _harmless(graph: Graph, position, mode: str) -> list[dict]:
     return notes
 
 
-def _explain(graph, late, lost, grads, correct, mode="push", is_topological=True) -> list[str]:
+def _explain(graph, late, lost, grads, correct, rule="push", is_topological=True) -> list[str]:
     if not late:
-        if mode == "pull":
+        if rule == "pull":
             return [
                 "Every node was visited after all the nodes that use it, so each one pulled final grads "
                 "and every grad is right."
@@ -402,7 +407,7 @@ def _explain(graph, late, lost, grads, correct, mode="push", is_topological=True
         shown = [" → ".join(graph.label(n) for n in p["nodes"]) for p in paths[:2]]
         inputs = sorted({p["nodes"][0] for p in paths}, key=lambda n: graph.inputs.index(n))
         wrong = [n for n in inputs if grads[n] != correct[n]]
-        if mode == "pull":
+        if rule == "pull":
             sentence = f"{parent} pulled from {child} before {child} had been visited ({child}.grad wasn't final yet)"
         else:
             sentence = f"{parent} was visited before {child} had added its contribution to {parent}"

@@ -9,13 +9,13 @@ Pyodide; in a notebook it sends the same requests to :func:`handle`, which gives
   ``Program``): ``{"preset": id}`` or ``{"program": source}``, so the answer is byte for
   byte the page's;
 * a foreign graph (any micrograd-style value, or a Gradwalk ``Value``): the graph
-  :func:`engine.foreign.read` read, which ``engine.api`` answers ``load``, ``naive``,
-  ``paths``, ``forward_mode``, ``again``, ``nudge`` and ``descend`` for, in the shape of
-  docs/api.md; the ``load`` answer also carries :func:`about` as ``"graph"``.
+  :func:`engine.foreign.read` read, which ``engine.api`` answers ``load``, ``nudge`` and
+  every mode's command about a graph for, in the shape of docs/api.md; the ``load``
+  answer also carries :func:`about` as ``"graph"``.
 
 A request that names a ``preset`` or ``program`` of its own (the learner picked another
-graph in the widget) is answered for that, and ``presets``, ``preset`` and ``growth`` don't
-depend on the graph.
+graph in the widget) is answered for that, and ``presets``, ``preset``, ``modes`` and
+``growth`` don't depend on the graph.
 
 New input values (``"values": {"a": 3}``, by node label) recompute the graph with the
 engine's rules at those values; the learner's objects are never touched. A graph with an

@@ -91,7 +91,7 @@ def _load(request_json):
     return json.loads(handle(request_json))
 
 
-def engine_answer(state, mode="push"):
+def engine_answer(state, rule="push"):
     request = {"cmd": "load"}
     if state["preset"]:
         request["preset"] = state["preset"]
@@ -101,7 +101,7 @@ def engine_answer(state, mode="push"):
         request["values"] = state["values"]
     if state["order"]:
         request["order"] = state["order"]
-        request["mode"] = mode
+        request["rule"] = rule
     answer = _load(json.dumps(request, sort_keys=True))
     assert answer["ok"], f"the CPython engine refused the page's own state {request}: {answer['error']}"
     return answer
@@ -176,7 +176,7 @@ def check_against_engine(page):
         )
     if info["pass"] == "mode":
         return state, problems
-    answer = engine_answer(state, mode=info["rule"])
+    answer = engine_answer(state, rule=info["rule"])
     expected = expected_nodes(answer, info["pass"], int(info["step"]))
     problems += page.evaluate(COMPARE_JS, expected)
     return state, problems

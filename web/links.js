@@ -93,7 +93,8 @@ export const linkMethods = {
     const fallbackId = app.presets[0].id;
     const problems = [...link.problems];
     if (pendingPreset || !link.any || link.fatal) {
-      if (link.fatal) this.showNotice(problems);
+      // (a link with only "Why reverse mode" parameters can still hold a broken one)
+      if (link.fatal || (!link.any && problems.length)) this.showNotice(problems);
       this.finishRestore();
       return false;
     }

@@ -6,8 +6,9 @@
 // a teaching mode (path sums, naive recursion, forward mode, ...) its own frames.
 //
 // Every frame lists the values it changes, {node, field, before, after} with field
-// data / grad / tangent / pathsum, so one generic rule walks any of them: the state
-// after frame j is the state before the pass with frames 0..j's changes applied.
+// data, grad or one a mode declares (tangent, pathsum: modes/registry.js), so one generic
+// rule walks any of them: the state after frame j is the state before the pass with
+// frames 0..j's changes applied.
 //
 // A position is {pass, index}:
 //   {pass: "start", index: -1}          nothing revealed
@@ -19,7 +20,11 @@
 // Every state is made from the frames the answer brought (class States), so stepping
 // back returns exactly the previous state and no step ever calls Python.
 
-export const FIELDS = ["data", "grad", "tangent", "pathsum"];
+import { MODES } from "./modes/registry.js";
+
+// The per-node fields a mode's frames change besides data and grad, as the modes declare them.
+export const MODE_FIELDS = [...new Set(MODES.flatMap((mode) => mode.fields))];
+export const FIELDS = ["data", "grad", ...MODE_FIELDS];
 
 export function buildTrace(answer) {
   const n = answer.nodes.length;
@@ -232,7 +237,7 @@ export class Stepper {
     const { pass, index } = this.pos;
     const t = this.trace;
     let data, grad;
-    let more = {}; // a mode's other fields (tangent, pathsum)
+    let more = {}; // a mode's own fields (MODE_FIELDS)
     if (pass === "start") {
       data = new Array(t.n).fill(null);
       grad = new Array(t.n).fill(null);
@@ -253,8 +258,7 @@ export class Stepper {
       frame: index >= 0 ? frames[index] : null,
       data,
       grad,
-      tangent: more.tangent ?? null,
-      pathsum: more.pathsum ?? null,
+      ...Object.fromEntries(MODE_FIELDS.map((field) => [field, more[field] ?? null])),
       mode: pass === "mode" ? t.mode : null,
       experiment: pass === "experiment" ? t.experiment : null,
       final: pass === "experiment" && index === frames.length - 1,

@@ -12,10 +12,17 @@
 //   embed   1 for the embedded widget; hide (parts to hide, comma-separated) and
 //           start (forward | backward | end | order) go with it
 //
+//   why     the "Why reverse mode" tab (a mode's id)    run  the mode on the stepper
+//   wstep   the step of that mode's frames
+//   and each mode's own parameters, as its engine module declares them (?wrt=a, ?zero=1,
+//   ?lr=0.1, ...; modes/registry.js, written by the build from engine/modes/)
+//
 // parseLink() only reads and checks the syntax; what needs the engine (does the
 // preset exist, is `a` an input, is step 7 inside the pass) is checked when the
 // state is restored (learn.js). Every problem becomes one short sentence.
 // Other parameters (?boot=, ?sw=) are kept as they are.
+
+import { MODES } from "./modes/registry.js";
 
 export const VERSION = "1";
 export const MAX_SOURCE_CHARS = 50_000; // engine/program.py
@@ -31,15 +38,17 @@ export const STARTS = ["forward", "backward", "end", "order"];
 //   boot  how the page starts, never rewritten (boot/engine-client.js, boot/sw-register.js,
 //         the time limits in widget.js)
 // A parameter not in the table passes through a rewritten link untouched.
+// The modes' parameters: every link key a mode declares, with what it may hold.
+const MODE_PARAMS = new Map(MODES.flatMap((mode) => mode.params.filter((p) => p.link).map((p) => [p.link, p])));
 export const PARAMETERS = {
   gw: "link", preset: "link", prog: "link", src: "link", v: "link", pass: "link", step: "link",
   order: "link", cp: "link", embed: "link", hide: "link", start: "link",
-  why: "why", run: "why", wrt: "why", family: "why", rule: "why", zero: "why", moves: "why",
-  lr: "why", inputs: "why", wstep: "why",
+  why: "why", run: "why", wstep: "why", ...Object.fromEntries([...MODE_PARAMS.keys()].map((key) => [key, "why"])),
   boot: "boot", sw: "boot", boottimeout: "boot", calltimeout: "boot",
 };
 export const parametersOf = (owner) => Object.keys(PARAMETERS).filter((key) => PARAMETERS[key] === owner);
 const OWN = new Set(parametersOf("link"));
+const MODE_IDS = MODES.map((mode) => mode.id);
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
@@ -146,7 +155,71 @@ export function parseLink(search) {
     else if (get("cp") === "1") state.cp = true;
     else problems.push(`cp=${short(get("cp"))} is not 0 or 1`);
   }
+  problems.push(...readModeLink(params).problems);
   return result;
+}
+
+// The "Why reverse mode" part of a link, checked against what the modes declare:
+// {values: Map(link key → its text, for the keys that hold what they may), problems}.
+export function readModeLink(params) {
+  const values = new Map();
+  const problems = [];
+  for (const key of parametersOf("why")) {
+    const text = params.get(key);
+    if (text === null) continue;
+    const problem = linkProblem(key, text);
+    if (problem) problems.push(problem);
+    else values.set(key, text);
+  }
+  return { values, problems };
+}
+
+// Why a "Why reverse mode" key's text in a link is not what it may hold (a mode's id, a
+// step, or what the parameter's declared kind allows), or null.
+function linkProblem(key, text) {
+  if (key === "why" || key === "run") {
+    return MODE_IDS.includes(text) ? null : `there is no experiment called "${short(text)}"`;
+  }
+  if (key === "wstep") return /^\d{1,5}$/.test(text) ? null : `wstep=${short(text)} is not a step number`;
+  const param = MODE_PARAMS.get(key);
+  const label = /^[^,]{1,64}$/; // a node label, as a visit order writes it
+  switch (param.kind) {
+    case "flag": return text === "0" || text === "1" ? null : `${key}=${short(text)} is not 0 or 1`;
+    case "choice":
+      return param.values.includes(text) ? null : `${key}=${short(text)} is not one of ${param.values.join(", ")}`;
+    case "number": {
+      const x = NUMBER.test(text) ? Number(text) : NaN;
+      return x > param.above && x <= param.at_most ? null
+        : `${key}=${short(text)} is not a number above ${param.above} and at most ${param.at_most}`;
+    }
+    case "whole": {
+      const x = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
+      return x >= param.low && x <= param.high ? null
+        : `${key}=${short(text)} is not a whole number from ${param.low} to ${param.high}`;
+    }
+    case "input": return label.test(text) ? null : `${key}=${short(text)} is not an input's name`;
+    case "inputs":
+      return text.split(",").every((name) => label.test(name)) ? null
+        : `${key}=${short(text)} is not a list of input names`;
+    case "moves": return new RegExp(`^[ad]{0,${param.most}}$`).test(text) ? null
+      : `${key}=${short(text)} is not a list of at most ${param.most} moves (d descends, a ascends)`;
+    default: return null; // a kind a link does not check (the engine does, when it runs)
+  }
+}
+
+// A mode parameter's link text as the value the page keeps (a number, true or false, a list of names).
+export function fromLinkText(param, text) {
+  if (param.kind === "flag") return text === "1";
+  if (param.kind === "number" || param.kind === "whole") return Number(text);
+  if (param.kind === "inputs") return text.split(",");
+  return text;
+}
+
+// ... and back: the text a link keeps for it.
+export function toLinkText(param, value) {
+  if (param.kind === "flag") return value ? "1" : "0";
+  if (param.kind === "inputs") return value.join(",");
+  return String(value);
 }
 
 // The query string (with "?") for a state. `program` is the compressed form of

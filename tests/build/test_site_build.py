@@ -391,6 +391,24 @@ def test_prerendered_answers_are_the_engines(built_dist):
     assert diamond["load"] == json.loads(api.handle(json.dumps({"cmd": "load", "preset": "diamond"})))
 
 
+def test_the_modes_registry_in_the_site_is_the_engines(built_dist):
+    """modes/registry.js is the engine's description of its modes; modes/index.js imports
+    each mode's web module by its id, in the same order; the introduction counts them."""
+    from buildtools import mode_registry
+    from engine import api
+
+    modes = json.loads(api.handle({"cmd": "modes"}))["modes"]
+    text = (built_dist / "modes" / "registry.js").read_text(encoding="utf-8")
+    declared = json.loads(text[text.index("export const MODES = ") + 21 :].rstrip().rstrip(";").replace(",\n]", "\n]"))
+    assert declared == modes and len(modes) >= 1
+    index = (built_dist / "modes" / "index.js").read_text(encoding="utf-8")
+    assert re.findall(r"import mode\d+ from \"\./(\w+)\.js\"", index) == [mode["id"] for mode in modes]
+    assert all((built_dist / "modes" / f"{mode['id']}.js").is_file() for mode in modes)
+    count = mode_registry.experiments(len(modes))
+    assert f"{count} on this graph" in (built_dist / "index.html").read_text(encoding="utf-8")
+    assert not (ROOT / "web" / "modes" / "index.js").exists()  # the build writes it
+
+
 def test_service_worker_lists_every_file_of_this_build(built_dist):
     info = build_info(built_dist)
     text = (built_dist / "sw.js").read_text()

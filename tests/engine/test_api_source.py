@@ -27,7 +27,7 @@ def without(answer, keys=("program", "line", "col", "unused")):
 
 def test_a_preset_or_program_as_the_source_answers_as_if_the_request_named_it():
     for source in ({"preset": "diamond"}, {"program": PROGRAM}):
-        for request in ({"cmd": "load"}, {"cmd": "nudge", "wrt": "a"}, {"cmd": "descend", "moves": [{}]}):
+        for request in ({"cmd": "load"}, {"cmd": "nudge", "wrt": "a"}, {"cmd": "descent", "moves": [{}]}):
             assert handle(json.dumps(request), source) == handle(json.dumps({**request, **source}))
     named = {"cmd": "load", "program": "x = 1\ny = x * 2"}
     assert handle(json.dumps(named), {"preset": "diamond"}) == handle(json.dumps(named))
@@ -38,14 +38,14 @@ def test_a_preset_or_program_as_the_source_answers_as_if_the_request_named_it():
     [
         {"cmd": "load"},
         {"cmd": "load", "values": {"a": -1.5}, "order": ["a", "b", "c", "d"]},
-        {"cmd": "load", "order": ["d", "a", "c", "b"], "mode": "pull"},
+        {"cmd": "load", "order": ["d", "a", "c", "b"], "rule": "pull"},
         {"cmd": "naive"},
         {"cmd": "paths", "wrt": "a"},
-        {"cmd": "forward_mode", "wrt": "a", "values": {"a": 4}},
+        {"cmd": "forward", "wrt": "a", "values": {"a": 4}},
         {"cmd": "again", "zero_grad": True},
         {"cmd": "nudge", "wrt": "a", "h": 0.01, "values": {"a": 3}},
-        {"cmd": "descend", "rate": 0.01, "steps": 4},
-        {"cmd": "descend", "values": {"a": 1}, "moves": [{"rate": 0.01}, {"ascend": True}]},
+        {"cmd": "descent", "rate": 0.01, "steps": 4},
+        {"cmd": "descent", "values": {"a": 1}, "moves": [{"rate": 0.01}, {"ascend": True}]},
     ],
 )
 def test_a_graph_as_the_source_answers_as_its_program_does(request_):
@@ -80,8 +80,8 @@ class Refusing:
     [
         {"cmd": "load", "values": {"a": 1}},
         {"cmd": "nudge", "wrt": "a"},
-        {"cmd": "descend"},
-        {"cmd": "descend", "moves": [{}]},
+        {"cmd": "descent"},
+        {"cmd": "descent", "moves": [{}]},
     ],
 )
 def test_a_source_refuses_in_its_own_words(request_):

@@ -73,7 +73,7 @@ def test_load_with_an_order_runs_the_experiment():
     [{"cmd": "load", "preset": preset["id"]} for preset in load_presets()]
     + [
         {"cmd": "load", "preset": "diamond", "order": ["b", "d", "c", "a"]},
-        {"cmd": "load", "preset": "diamond", "order": ["a", "d", "c", "b"], "mode": "pull"},
+        {"cmd": "load", "preset": "diamond", "order": ["a", "d", "c", "b"], "rule": "pull"},
         {"cmd": "load", "program": "a = 0.0\nb = log(a) * a\nc = b + a * a"},
     ],
 )
@@ -85,7 +85,7 @@ def test_a_graph_answer_sends_each_number_once_and_loses_nothing(request_):
     backward, grads = correct_backward(graph, [f["node"] for f in answer["backward"][1:]])
     whole = {"forward": forward_frames(graph), "backward": backward}
     if request_.get("order"):
-        ran = experiment(graph, answer["experiment"]["order"], grads, request_.get("mode", "push"))
+        ran = experiment(graph, answer["experiment"]["order"], grads, request_.get("rule", "push"))
         whole["experiment"] = ran["frames"]
     sent = {
         "forward": answer["forward"],

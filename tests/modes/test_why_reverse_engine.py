@@ -59,7 +59,7 @@ def test_path_enumeration_cost_grows_exponentially_but_backward_stays_linear():
 
 def test_growth_counts_match_enumeration_on_small_graphs():
     from engine.graph import Graph
-    from engine.paths import costs, family_program, path_sums
+    from engine.modes.paths import costs, family_program, path_sums
 
     graph = Graph.of(Program.parse(family_program("diamonds", 5)).output)
     listed = path_sums(graph, graph.inputs[0], 0.0)["paths"]
@@ -144,19 +144,19 @@ def test_naive_recursion_stops_on_exponential_blowup():
 
 def test_pull_and_push_fail_differently_on_the_diamond():
     # A leaf placed early: harmless in push mode, loses both paths in pull mode.
-    push = ask(cmd="load", preset="diamond", order=["a", "d", "b", "c"], mode="push")["experiment"]
-    pull = ask(cmd="load", preset="diamond", order=["a", "d", "b", "c"], mode="pull")["experiment"]
+    push = ask(cmd="load", preset="diamond", order=["a", "d", "b", "c"], rule="push")["experiment"]
+    pull = ask(cmd="load", preset="diamond", order=["a", "d", "b", "c"], rule="pull")["experiment"]
     assert push["grads"][0] == 15.0 and push["late"] == []
     assert "does no harm" in push["harmless"][0]["text"]
     assert pull["grads"][0] == 0.0 and pull["lost_path_count"] == 2
     assert pull["explanation"][0].startswith("a pulled from b before b had been visited")
     # a before c only: pull loses the path through c.
-    pull = ask(cmd="load", preset="diamond", order=["d", "b", "a", "c"], mode="pull")["experiment"]
+    pull = ask(cmd="load", preset="diamond", order=["d", "b", "a", "c"], rule="pull")["experiment"]
     assert pull["grads"][0] == 6.0
     assert "the path a → c → d never reached a: a.grad is 6, not 15" in pull["explanation"][0]
     # The output anywhere is harmless in pull mode; b before d is harmful in push mode only.
-    pull = ask(cmd="load", preset="diamond", order=["b", "d", "c", "a"], mode="pull")["experiment"]
-    push = ask(cmd="load", preset="diamond", order=["b", "d", "c", "a"], mode="push")["experiment"]
+    pull = ask(cmd="load", preset="diamond", order=["b", "d", "c", "a"], rule="pull")["experiment"]
+    push = ask(cmd="load", preset="diamond", order=["b", "d", "c", "a"], rule="push")["experiment"]
     assert pull["grads"][0] == 15.0 and push["grads"][0] == 9.0
 
 
@@ -164,14 +164,14 @@ def test_pull_and_push_fail_differently_on_the_diamond():
 def test_pull_in_a_correct_order_gives_the_right_grads(preset):
     load = ask(cmd="load", preset=preset)
     order = [n["label"] for n in reversed(load["nodes"])]
-    pull = ask(cmd="load", preset=preset, order=order, mode="pull")["experiment"]
+    pull = ask(cmd="load", preset=preset, order=order, rule="pull")["experiment"]
     assert pull["grads"] == pytest.approx([n["grad"] for n in load["nodes"]], rel=1e-12, abs=1e-15)
 
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_forward_mode_tangents_equal_reverse_mode_grads(preset):
     for label, grad in correct(preset).items():
-        answer = ask(cmd="forward_mode", preset=preset, wrt=label)
+        answer = ask(cmd="forward", preset=preset, wrt=label)
         assert answer["derivative"] == pytest.approx(grad, rel=1e-12, abs=1e-12)
         assert answer["passes_for_all_inputs"] == len(correct(preset))
 
@@ -192,25 +192,25 @@ def test_backward_twice_without_zero_grad_accumulates_like_micrograd():
 
 
 def test_gradient_descent_decreases_the_cos_example():
-    answer = ask(cmd="descend", preset="cos", inputs=["x1", "x2"], rate=0.1, steps=20)
+    answer = ask(cmd="descent", preset="cos", inputs=["x1", "x2"], rate=0.1, steps=20)
     outputs = [h["output"] for h in answer["history"]]
     assert outputs[0] == pytest.approx(0.01001, abs=1e-5)
     assert all(b < a for a, b in zip(outputs, outputs[1:]))
     first = answer["history"][0]
     second = answer["history"][1]
     assert second["values"]["x1"] == pytest.approx(1 - 0.1 * first["grads"]["x1"])
-    ascent = ask(cmd="descend", preset="cos", inputs=["x1"], rate=0.1, steps=5, ascend=True)
+    ascent = ask(cmd="descent", preset="cos", inputs=["x1"], rate=0.1, steps=5, ascend=True)
     assert ascent["history"][-1]["output"] > ascent["history"][0]["output"]
 
 
 def test_gradient_descent_stops_when_it_diverges():
-    answer = ask(cmd="descend", program="x = 3\ny = exp(x * x)", inputs=["x"], rate=10, steps=50, ascend=True)
+    answer = ask(cmd="descent", program="x = 3\ny = exp(x * x)", inputs=["x"], rate=10, steps=50, ascend=True)
     assert answer["stopped"] and len(answer["history"]) < 51
 
 
 def test_descent_moves_answer_with_frames_a_hand_computation_gives():
     # The diamond: d = (a + 1) * 3a = 3a² + 3a, so a.grad = 6a + 3. At a = 2: d = 18, a.grad = 15.
-    answer = ask(cmd="descend", preset="diamond", moves=[{"rate": 0.1}, {"ascend": True, "rate": 0.5, "inputs": ["a"]}])
+    answer = ask(cmd="descent", preset="diamond", moves=[{"rate": 0.1}, {"ascend": True, "rate": 0.5, "inputs": ["a"]}])
     assert answer["stopped"] is None
     assert [(h["values"], h["output"], h["grads"]) for h in answer["history"]] == [
         ({"a": 2.0}, 18.0, {"a": 15.0}),
@@ -242,8 +242,8 @@ def test_descent_moves_answer_with_frames_a_hand_computation_gives():
 
 
 def test_descent_moves_agree_with_equal_steps_and_with_a_load_at_every_point():
-    steps = ask(cmd="descend", preset="cos", inputs=["x1", "x2"], rate=0.1, steps=4)
-    moves = ask(cmd="descend", preset="cos", moves=[{"rate": 0.1, "inputs": ["x1", "x2"]}] * 4)
+    steps = ask(cmd="descent", preset="cos", inputs=["x1", "x2"], rate=0.1, steps=4)
+    moves = ask(cmd="descent", preset="cos", moves=[{"rate": 0.1, "inputs": ["x1", "x2"]}] * 4)
     assert [(h["values"], h["output"], h["grads"]) for h in moves["history"]] == [
         (h["values"], h["output"], h["grads"]) for h in steps["history"]
     ]
@@ -253,12 +253,12 @@ def test_descent_moves_agree_with_equal_steps_and_with_a_load_at_every_point():
         assert before["nodes"][change["node"]][change["field"]] == change["before"]
         assert point["nodes"][change["node"]][change["field"]] == change["after"]
     # From the program's own values when the request gives "values".
-    moved = ask(cmd="descend", preset="cos", values={"x1": 0.25}, moves=[])
+    moved = ask(cmd="descent", preset="cos", values={"x1": 0.25}, moves=[])
     assert moved["history"][0]["values"] == {"x1": 0.25, "x2": 2.0} and len(moved["frames"]) == 1
 
 
 def test_descent_moves_stop_before_a_move_that_diverges():
-    answer = ask(cmd="descend", program="x = 3\ny = exp(x * x)", moves=[{"ascend": True, "rate": 10}] * 50)
+    answer = ask(cmd="descent", program="x = 3\ny = exp(x * x)", moves=[{"ascend": True, "rate": 10}] * 50)
     assert answer["stopped"].startswith(("An input left the range", "The output or a grad stopped"))
     assert len(answer["frames"]) == len(answer["history"]) < 51
     assert all(math.isfinite(h["output"]) for h in answer["history"])
@@ -268,20 +268,20 @@ def test_descent_moves_stop_before_a_move_that_diverges():
     "request_, text",
     [
         ({"cmd": "paths", "preset": "diamond", "wrt": "b"}, "must name an input"),
-        ({"cmd": "forward_mode", "preset": "diamond"}, "must name an input"),
+        ({"cmd": "forward", "preset": "diamond"}, "must name an input"),
         ({"cmd": "growth", "family": "trees"}, '"family" must be one of'),
         ({"cmd": "growth", "sizes": [0]}, "whole numbers from 1 to 30"),
-        ({"cmd": "descend", "preset": "cos", "rate": 0}, "learning rate"),
-        ({"cmd": "descend", "preset": "cos", "inputs": ["q"]}, "input names"),
-        ({"cmd": "descend", "preset": "cos", "steps": 1000}, "from 1 to 200"),
-        ({"cmd": "descend", "preset": "cos", "moves": [{"rate": 11}]}, "learning rate"),
-        ({"cmd": "descend", "preset": "cos", "moves": [{"inputs": []}]}, "input names"),
-        ({"cmd": "descend", "preset": "cos", "moves": [{"ascend": 1}]}, "true or false"),
-        ({"cmd": "descend", "preset": "cos", "moves": [{}] * 201}, "at most 200 moves"),
-        ({"cmd": "descend", "preset": "cos", "moves": "dd"}, "at most 200 moves"),
-        ({"cmd": "descend", "preset": "cos", "moves": [{}], "steps": 2}, 'leave out "steps"'),
+        ({"cmd": "descent", "preset": "cos", "rate": 0}, "learning rate"),
+        ({"cmd": "descent", "preset": "cos", "inputs": ["q"]}, "input names"),
+        ({"cmd": "descent", "preset": "cos", "steps": 1000}, "from 1 to 200"),
+        ({"cmd": "descent", "preset": "cos", "moves": [{"rate": 11}]}, "learning rate"),
+        ({"cmd": "descent", "preset": "cos", "moves": [{"inputs": []}]}, "input names"),
+        ({"cmd": "descent", "preset": "cos", "moves": [{"ascend": 1}]}, "true or false"),
+        ({"cmd": "descent", "preset": "cos", "moves": [{}] * 201}, "at most 200 moves"),
+        ({"cmd": "descent", "preset": "cos", "moves": "dd"}, "at most 200 moves"),
+        ({"cmd": "descent", "preset": "cos", "moves": [{}], "steps": 2}, 'leave out "steps"'),
         ({"cmd": "again", "preset": "cos", "zero_grad": "yes"}, "true or false"),
-        ({"cmd": "load", "preset": "cos", "order": [], "mode": "sideways"}, '"mode" must be one of'),
+        ({"cmd": "load", "preset": "cos", "order": [], "rule": "sideways"}, '"rule" must be one of'),
     ],
 )
 def test_mode_requests_with_bad_arguments_get_a_clear_error(request_, text):
@@ -292,10 +292,10 @@ def test_mode_requests_with_bad_arguments_get_a_clear_error(request_, text):
 def test_every_frame_lists_its_changes_so_the_page_can_step_any_mode():
     answers = [
         ask(cmd="naive", preset="diamond"),
-        ask(cmd="forward_mode", preset="diamond", wrt="a"),
+        ask(cmd="forward", preset="diamond", wrt="a"),
         ask(cmd="again", preset="diamond", zero_grad=True),
         ask(cmd="paths", preset="diamond", wrt="a"),
-        ask(cmd="descend", preset="diamond", moves=[{}, {}]),
+        ask(cmd="descent", preset="diamond", moves=[{}, {}]),
     ]
     for frame in [frame for answer in answers for frame in answer["frames"]]:
         assert isinstance(frame["changes"], list) and frame["text"]
@@ -303,15 +303,15 @@ def test_every_frame_lists_its_changes_so_the_page_can_step_any_mode():
             assert set(change) == {"node", "field", "before", "after"}
 
 
-@pytest.mark.parametrize("mode", ["push", "pull"])
-def test_a_graph_answer_lists_only_the_changes_its_frames_do_not_say(mode):
+@pytest.mark.parametrize("rule", ["push", "pull"])
+def test_a_graph_answer_lists_only_the_changes_its_frames_do_not_say(rule):
     """Forward steps, the seed and push visits change what they say (docs/api.md); a pull
     visit sets a grad its pulls don't show, so it lists its change."""
-    answer = ask(cmd="load", preset="diamond", order=["b", "d", "c", "a"], mode=mode)
+    answer = ask(cmd="load", preset="diamond", order=["b", "d", "c", "a"], rule=rule)
     implied = answer["forward"] + answer["backward"]
     listed = []
     for frame in answer["experiment"]["frames"]:
         (listed if frame["kind"] == "pull" else implied).append(frame)
     assert all("changes" not in frame and frame["text"] for frame in implied)
     assert all(isinstance(frame["changes"], list) and frame["text"] for frame in listed)
-    assert bool(listed) == (mode == "pull")
+    assert bool(listed) == (rule == "pull")

@@ -186,7 +186,7 @@ def test_a_custom_operation_differentiates_with_the_graphs_own_backward():
 def test_pull_mode_works_on_a_graph_with_a_custom_operation():
     r = hypot_sqrt()
     before = snapshot(r)
-    right = ask({"cmd": "load", "order": ["r", "h", "a", "b"], "mode": "pull"}, r)
+    right = ask({"cmd": "load", "order": ["r", "h", "a", "b"], "rule": "pull"}, r)
     assert right["ok"], right
     assert right["experiment"]["grads"] == right["experiment"]["correct_grads"] == [n["grad"] for n in right["nodes"]]
     assert not right["experiment"]["late"] and right["experiment"]["lost_path_count"] == 0
@@ -199,7 +199,7 @@ def test_pull_mode_works_on_a_graph_with_a_custom_operation():
         right["experiment"]["frames"][2]["text"]
         == f"Visit h: pull from its consumers, h.grad = 1 × {0.5 / math.sqrt(5):.4g} from r = {0.5 / math.sqrt(5):.4g}."
     )
-    wrong = ask({"cmd": "load", "order": ["r", "a", "h", "b"], "mode": "pull"}, r)["experiment"]
+    wrong = ask({"cmd": "load", "order": ["r", "a", "h", "b"], "rule": "pull"}, r)["experiment"]
     assert wrong["lost_path_count"] == 1 and wrong["grads"][0] == 0.0 and wrong["correct_grads"][0] != 0.0
     assert wrong["explanation"][0].startswith("a pulled from h before h had been visited")
     assert unchanged(before, r)

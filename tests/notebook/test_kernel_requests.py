@@ -54,17 +54,17 @@ def test_a_foreign_graph_answers_with_the_pages_shape():
     [
         {"cmd": "load"},
         {"cmd": "load", "order": ["d", "b", "a", "1", "c", "3"]},
-        {"cmd": "load", "order": ["d", "b", "a", "1", "c", "3"], "mode": "pull"},
+        {"cmd": "load", "order": ["d", "b", "a", "1", "c", "3"], "rule": "pull"},
         {"cmd": "load", "values": {"a": 3}},
         {"cmd": "naive"},
         {"cmd": "paths", "wrt": "a"},
-        {"cmd": "forward_mode", "wrt": "a"},
+        {"cmd": "forward", "wrt": "a"},
         {"cmd": "again"},
         {"cmd": "again", "zero_grad": True},
         {"cmd": "nudge", "wrt": "a", "h": 0.01},
-        {"cmd": "descend", "inputs": ["a"], "rate": 0.01, "steps": 3},
-        {"cmd": "descend", "moves": [{"rate": 0.01}, {"ascend": True, "rate": 0.05, "inputs": ["a"]}, {}]},
-        {"cmd": "descend", "values": {"a": -1}, "moves": [{"rate": 0.2, "inputs": ["a", "3"]}]},
+        {"cmd": "descent", "inputs": ["a"], "rate": 0.01, "steps": 3},
+        {"cmd": "descent", "moves": [{"rate": 0.01}, {"ascend": True, "rate": 0.05, "inputs": ["a"]}, {}]},
+        {"cmd": "descent", "values": {"a": -1}, "moves": [{"rate": 0.2, "inputs": ["a", "3"]}]},
     ],
 )
 def test_every_mode_gives_the_numbers_of_the_same_graph_as_a_program(request_):
@@ -105,8 +105,8 @@ def test_values_name_inputs_by_their_labels():
     [
         {"cmd": "load", "values": {"a": 9}},
         {"cmd": "nudge", "wrt": "a"},
-        {"cmd": "descend", "inputs": ["a"]},
-        {"cmd": "descend", "moves": [{"inputs": ["a"]}]},
+        {"cmd": "descent", "inputs": ["a"]},
+        {"cmd": "descent", "moves": [{"inputs": ["a"]}]},
     ],
 )
 def test_a_graph_with_a_custom_operation_refuses_to_recompute(request_):
@@ -132,9 +132,9 @@ def test_a_graph_with_a_custom_operation_refuses_to_recompute(request_):
         ({"cmd": "load", "order": ["d"]}, "order", "leaves out"),
         ({"cmd": "paths", "wrt": "zz"}, "request", '"wrt" must name an input'),
         ({"cmd": "nudge", "wrt": "a", "h": 5}, "request", '"h" must be a small number'),
-        ({"cmd": "load", "mode": "sideways"}, "request", '"mode" must be one of'),
-        ({"cmd": "descend", "moves": [{"inputs": ["b"]}]}, "request", '"inputs" must list input names of this graph'),
-        ({"cmd": "descend", "moves": [{}], "steps": 2}, "request", 'With "moves", each move has its own'),
+        ({"cmd": "load", "rule": "sideways"}, "request", '"rule" must be one of'),
+        ({"cmd": "descent", "moves": [{"inputs": ["b"]}]}, "request", '"inputs" must list input names of this graph'),
+        ({"cmd": "descent", "moves": [{}], "steps": 2}, "request", 'With "moves", each move has its own'),
     ],
 )
 def test_bad_requests_are_answered_as_data(request_, kind, words):
@@ -168,8 +168,8 @@ def test_descend_with_moves_on_a_micrograd_graph_answers_as_the_same_program_doe
     program = "x1 = 2\nw1 = -3\nx2 = 0\nw2 = 1\nb = 6.8813735870195432\no = relu(x1*w1 + x2*w2 + b)"
     moves = [{"rate": 0.5, "inputs": ["w1", "b"]}, {"ascend": True, "rate": 0.1}, {"rate": 2, "inputs": ["x1"]}]
     for extra in ({}, {"values": {"x1": 1.5}}):
-        answer = ask({"cmd": "descend", "moves": moves, **extra}, o)
-        expected = ask_api({"cmd": "descend", "moves": moves, "program": program, **extra})
+        answer = ask({"cmd": "descent", "moves": moves, **extra}, o)
+        expected = ask_api({"cmd": "descent", "moves": moves, "program": program, **extra})
         assert answer["ok"] and len(answer["history"]) == 4 and answer["stopped"] is None
         assert answer["frames"][1]["text"].startswith("Step 1 (descend): w1 = -3 − 0.5 × ")
         assert without_lines(answer) == without_lines(expected)  # every number and every sentence

@@ -155,7 +155,7 @@ JSON_VALUES = st.recursive(
     st.fixed_dictionaries(
         {
             "cmd": st.sampled_from(
-                ["load", "naive", "paths", "forward_mode", "again", "descend", "growth", "preset", "presets", "nope"]
+                ["load", "naive", "paths", "forward", "again", "descent", "growth", "preset", "presets", "nope"]
             )
         },
         optional={
@@ -164,7 +164,7 @@ JSON_VALUES = st.recursive(
             "values": JSON_VALUES,
             "order": JSON_VALUES,
             "wrt": JSON_VALUES,
-            "mode": JSON_VALUES,
+            "rule": JSON_VALUES,
             "sizes": JSON_VALUES,
             "rate": JSON_VALUES,
             "steps": JSON_VALUES,

@@ -85,6 +85,15 @@ LINKS = [
     ("embed=1&hide=everything", 'no part called "everything"', False),
     ("embed=1&start=middle", "start=middle is not one of", False),
     ("preset=diamond&v=a:1e308", "input values", False),
+    # The modes' parameters, checked by what their engine modules declare (engine/modes/).
+    ("why=sideways", 'no experiment called "sideways"', True),
+    ("preset=diamond&run=nope", 'no experiment called "nope"', False),
+    ("preset=diamond&why=again&zero=2", "zero=2 is not 0 or 1", False),
+    ("preset=diamond&why=paths&family=trees", "family=trees is not one of diamonds, neuron", False),
+    ("preset=cos&why=descent&lr=11&moves=dd", "lr=11 is not a number above 0 and at most 10", True),
+    ("preset=cos&why=descent&moves=dxd", "moves=dxd is not a list of at most 200 moves", False),
+    ("preset=diamond&wstep=-1", "wstep=-1 is not a step number", False),
+    ("preset=diamond&rule=sideways", "rule=sideways is not one of push, pull", False),
     # Passed through or harmless: the page shows what was asked, with no notice.
     ("preset=diamond&preset=neuron", None, False),  # the first one counts
     ("foo=bar&boot=&sw=&%00=%00", None, False),

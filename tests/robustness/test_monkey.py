@@ -95,7 +95,7 @@ class Monkey:
         # Every position's expected nodes go into the page once per source, so that a
         # step is checked with one evaluate.
         rule = self.page.evaluate("() => gwRoot().querySelector('#order-rule input:checked')?.value ?? 'push'")
-        answer = engine_answer(self.state, mode=rule)
+        answer = engine_answer(self.state, rule=rule)
         table = {"start:-1": expected_nodes(answer, "start", -1)}
         for pass_, frames in (
             ("forward", answer["forward"]),
@@ -119,7 +119,7 @@ class Monkey:
             assert (linked["pass"], linked["step"]) == (p_, step), (
                 f"the link says {linked['pass']} {linked['step']}, the page is at {p_} {step}"
             )
-        answer = engine_answer(self.state, mode=rule)
+        answer = engine_answer(self.state, rule=rule)
         expected = expected_nodes(answer, p_, step)
         wrong = self.page.evaluate(COMPARE_JS, expected)
         self.checks += 1

@@ -25,7 +25,7 @@ REQUESTS = [
         {"cmd": "load", "program": CHAIN + "x = t1 ** 1000"},  # fails after building 1,400 nodes
         {"cmd": "load", "program": "a = 1\n" + "a = a * 1 + 1\n" * 1200},  # over the node limit
         {"cmd": "nudge", "program": CHAIN, "wrt": "t0"},
-        {"cmd": "descend", "program": CHAIN, "inputs": ["t0"], "steps": 3, "rate": 1e-300},
+        {"cmd": "descent", "program": CHAIN, "inputs": ["t0"], "steps": 3, "rate": 1e-300},
         {"cmd": "naive", "program": CHAIN},
         {"cmd": "load", "preset": "diamond"},  # and the engine still answers afterwards
     ]

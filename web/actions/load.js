@@ -158,7 +158,7 @@ export function showPresetText(w, id, detail) {
 export async function loadSource(w, source, { keepPlace = false, place = null, order = null, message = null, kind = "load" } = {}) {
   const seq = ++w.state.seq;
   const request = { cmd: "load", ...source };
-  if (order) Object.assign(request, { order, mode: w.why.orderRule() });
+  if (order) Object.assign(request, { order, rule: w.why.orderRule() });
   const [answer, detail] = await Promise.all([
     w.engine.call(request),
     source.preset ? w.presetDetail(source.preset) : null,

@@ -6,10 +6,8 @@
 import { fmt } from "../lib/format.js";
 import { h, list, markVisit, same, withFinal } from "./shared.js";
 
+// Its id, tab, parameters and fields are declared by engine/modes/again.py.
 export default {
-  id: "again",
-  tab: "Backward twice",
-
   panel(ctx) {
     const start = (zero) => () => ctx.start(this, { zero }).catch(ctx.failed);
     return [
@@ -28,8 +26,8 @@ export default {
     ctx.$("again-result").replaceChildren();
   },
 
-  async run(ctx, { zero = ctx.state.zero } = {}) {
-    ctx.state.zero = zero;
+  async run(ctx, { zero = ctx.state.zero_grad } = {}) {
+    ctx.state.zero_grad = zero;
     const box = ctx.$("again-result");
     const reply = await ctx.ask({ cmd: "again", zero_grad: zero }, box, "Backward twice");
     if (!reply) return null;
@@ -89,7 +87,7 @@ export default {
   },
 
   params(ctx) {
-    return ctx.active() === "again" && ctx.state.zero ? { zero: "1" } : {};
+    return ctx.active() === "again" && ctx.state.zero_grad ? { zero: "1" } : {};
   },
 
   replay(ctx, get) {

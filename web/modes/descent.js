@@ -1,7 +1,7 @@
 // Gradient descent: what grads are for. Each click moves the chosen inputs a small step
 // against their grads (x ← x − lr × grad), then the forward and backward passes run again
 // at the new point; Ascend steps with the grad instead. The engine replays every move so
-// far from the graph's own values ({cmd: "descend", moves}) and answers with the history
+// far from the graph's own values ({cmd: "descent", moves}) and answers with the history
 // and one frame per point, which the stepper walks; a line plot shows the output falling.
 
 import { fmt } from "../lib/format.js";
@@ -10,10 +10,8 @@ import { h, list, plural } from "./shared.js";
 
 const MAX_MOVES = 50; // as many as a link carries
 
+// Its id, tab, parameters and fields are declared by engine/modes/descent.py.
 export default {
-  id: "descent",
-  tab: "Gradient descent",
-
   panel(ctx) {
     const move = (ascend) => () => ctx.start(this, { ascend }).catch(ctx.failed);
     return [
@@ -66,7 +64,7 @@ export default {
       moves = [...(ctx.memo.descent ?? []), { ascend, rate, inputs: chosen }].slice(-MAX_MOVES);
     }
     const before = ctx.memo.descent?.length ?? 0;
-    const reply = await ctx.ask({ cmd: "descend", moves }, box, what);
+    const reply = await ctx.ask({ cmd: "descent", moves }, box, what);
     if (!reply) return null;
     const made = moves.slice(0, reply.history.length - 1); // a move the engine refused was not made
     ctx.memo.descent = made;

@@ -1,15 +1,13 @@
 // Forward mode: every value carries a second number, its tangent, the rate at which it
-// moves when the chosen input moves ({cmd: "forward_mode", wrt}). One pass gives the
+// moves when the chosen input moves ({cmd: "forward", wrt}). One pass gives the
 // derivative for one input, so a graph with many inputs needs many passes; reverse mode
 // gets them all from one backward pass.
 
 import { fmt } from "../lib/format.js";
 import { fillInputs, h, inputSelect, list, plural, pushLines, row, withFinal } from "./shared.js";
 
+// Its id, tab, parameters and fields are declared by engine/modes/forward.py.
 export default {
-  id: "forward",
-  tab: "Forward mode",
-
   panel(ctx) {
     return [
       h("p", {}, "Forward mode carries a second number with every value, its tangent: how fast it moves when the chosen "
@@ -34,7 +32,7 @@ export default {
     const wrt = ctx.$("forward-wrt").value;
     ctx.state.wrt = wrt;
     const box = ctx.$("forward-result");
-    const reply = await ctx.ask({ cmd: "forward_mode", wrt }, box, "Forward mode");
+    const reply = await ctx.ask({ cmd: "forward", wrt }, box, "Forward mode");
     if (!reply) return null;
     const answer = ctx.answer();
     const nodes = answer.nodes;

@@ -11,10 +11,8 @@ import { h, list, same, withFinal } from "./shared.js";
 
 const SHARED_PROGRAM = "a = 1\nb = a + a\nc = b + b";
 
+// Its id, tab, parameters and fields are declared by engine/modes/naive.py.
 export default {
-  id: "naive",
-  tab: "Naive recursion",
-
   panel(ctx) {
     return [
       h("p", {}, "A backward pass with no topological order: as soon as a node receives a contribution it calls its "

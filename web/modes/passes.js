@@ -1,7 +1,7 @@
-// The forward and backward passes: the mode every graph starts in. Their frames come
+// The forward and backward passes, which every graph starts with. Their frames come
 // with every graph the engine loads ({cmd: "load"}): one forward frame per node, then
-// the seed and one backward visit per node. Like every mode (modes/index.js), it says
-// what a frame marks on the graph, how the position line and the narration read.
+// the seed and one backward visit per node. Like the visit-order run and every mode, it
+// says what a frame marks on the graph, how the position line and the narration read.
 
 import { markVisit } from "./shared.js";
 

@@ -11,10 +11,8 @@ import { fillInputs, h, inputSelect, list, plural, row, same, withFinal } from "
 const GROWTH_SIZES = { diamonds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], neuron: [1, 2, 4, 8, 16, 24, 32, 48, 60] };
 const growthCache = new Map(); // family → rows: the same for every graph, so asked once per page
 
+// Its id, tab, parameters and fields are declared by engine/modes/paths.py.
 export default {
-  id: "paths",
-  tab: "Path sums",
-
   panel(ctx) {
     const family = h("select", { id: "growth-family" },
       h("option", { value: "diamonds" }, "A chain of n diamonds"),

@@ -1,5 +1,5 @@
 // Push and pull: the two ways to write a backward visit, compared on the visit order in
-// the list above ({cmd: "load", order, mode: "push" | "pull"}). Push (micrograd's
+// the list above ({cmd: "load", order, rule: "push" | "pull"}). Push (micrograd's
 // _backward) adds local × the node's grad into each parent; pull sets the node's grad
 // from the nodes that use it. Both are right when every node comes after all its
 // consumers; they break in different places when one does not. This mode puts nothing
@@ -9,10 +9,8 @@
 import { fmt } from "../lib/format.js";
 import { h, list, plural, same, wrongGrads } from "./shared.js";
 
+// Its id, tab, parameters and fields are declared by engine/modes/pushpull.py.
 export default {
-  id: "pushpull",
-  tab: "Push and pull",
-
   panel(ctx) {
     return [
       h("p", {}, "The backward visit can be written two ways. ", h("strong", {}, "Push"), " (micrograd's ",
@@ -67,9 +65,9 @@ function inputFirst(ctx) {
 async function compare(ctx) {
   const box = ctx.$("pushpull-result");
   const order = ctx.visitOrder.order;
-  const push = await ctx.ask({ cmd: "load", order, mode: "push" }, box, "Comparing push and pull");
+  const push = await ctx.ask({ cmd: "load", order, rule: "push" }, box, "Comparing push and pull");
   if (!push) return;
-  const pull = await ctx.ask({ cmd: "load", order, mode: "pull" }, box, "Comparing push and pull");
+  const pull = await ctx.ask({ cmd: "load", order, rule: "pull" }, box, "Comparing push and pull");
   if (!pull) return;
   const nodes = ctx.answer().nodes;
   const label = (i) => nodes[i].label;

@@ -1,5 +1,5 @@
 // The visit-order experiment: the backward pass run in the learner's own order
-// ({cmd: "load", order, mode: "push" | "pull"}). The engine replays it frame by frame
+// ({cmd: "load", order, rule: "push" | "pull"}). The engine replays it frame by frame
 // and says which contributions arrived late and which input → output paths they cut;
 // the graph marks them as the replay reaches them, and the grads that came out wrong
 // at the end. Its list is panels/visit-order.js, its result panels/experiment.js.
@@ -40,7 +40,7 @@ export default {
 
   position(view) {
     // The rule it ran with, so the line never names a switch that has moved on since.
-    return passes.position(view, ` (your order, ${view.experiment.mode ?? "push"})`);
+    return passes.position(view, ` (your order, ${view.experiment.rule ?? "push"})`);
   },
 
   narration: (view) => passes.narration(view),
@@ -78,8 +78,8 @@ async function run(w) {
   const order = w.visitOrder.order;
   const seq = ++w.state.seq;
   say(w.ui.orderStatus, `Running the order ${order.join(", ")}…`);
-  const mode = w.why.orderRule();
-  const answer = await w.engine.call({ cmd: "load", ...w.state.source, order, mode });
+  const rule = w.why.orderRule();
+  const answer = await w.engine.call({ cmd: "load", ...w.state.source, order, rule });
   if (seq !== w.state.seq) return;
   if (!answer.ok) {
     say(w.ui.orderStatus, `The engine refused this order: ${answer.error.message}`);
@@ -96,8 +96,8 @@ async function run(w) {
   const verdict = wrong === 0
     ? "every grad came out right."
     : `${wrong === 1 ? "1 grad is" : `${wrong} grads are`} wrong (marked ✗ on the graph and in the table; the result says why).`;
-  say(w.ui.orderStatus, `Ran ${order.join(", ")} with ${mode}.`);
-  w.render(`Ran the backward pass (${mode}) in the order ${order.join(", ")}: ${verdict} Step back to replay it one visit at a time.`);
+  say(w.ui.orderStatus, `Ran ${order.join(", ")} with ${rule}.`);
+  w.render(`Ran the backward pass (${rule}) in the order ${order.join(", ")}: ${verdict} Step back to replay it one visit at a time.`);
 }
 
 // Restore correct order undoes the experiment and nothing else: the learner keeps

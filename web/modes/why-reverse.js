@@ -1,8 +1,9 @@
-// "Why reverse mode": the section that runs the experiments of modes/index.js on the
-// graph on screen. Each experiment is its own module; this one builds their tabs, asks
-// the engine for them, hands the answer to the page's Stepper as a *mode* ({name,
-// frames, start}; every frame lists its changes), so Step forward / Step back and the
-// arrow keys walk it, and keeps what a link needs to bring the section back.
+// "Why reverse mode": the section that runs the modes on the graph on screen. Each mode
+// is its own module (modes/index.js, which the build writes from engine/modes/, imports
+// each by its id); this one builds their tabs, asks the engine for them, hands the answer
+// to the page's Stepper as a *mode* ({name, frames, start}; every frame lists its
+// changes), so Step forward / Step back and the arrow keys walk it, and keeps what a link
+// needs to bring the section back.
 //
 //   const why = new WhyReverse({call, ready, source, answer, stepper, render,
 //                               notReady, visitOrder, loadProgram, root});
@@ -15,7 +16,7 @@
 //   why.orderRule()                "push" or "pull" for the visit-order experiment
 
 import { renderDetails } from "../panels/details.js";
-import { parametersOf } from "../url.js";
+import { fromLinkText, parametersOf, readModeLink, toLinkText } from "../url.js";
 import { MODES } from "./index.js";
 import { h, wrongGrads } from "./shared.js";
 
@@ -33,9 +34,9 @@ export class WhyReverse {
     // permalink needs to bring it back; each mode reads and writes its own keys. Which
     // mode is running is not kept here: it is the Stepper's (active()).
     this.state = deps.state ?? {};
-    Object.assign(this.state, {
-      tab: MODES[0].id, wrt: null, family: "diamonds", rule: "push", zero: false, rate: 0.1, inputs: null, moves: "",
-    });
+    // Each parameter starts at the default its mode declares (engine/modes/).
+    const defaults = MODES.flatMap((mode) => mode.declared.params.map((p) => [p.name, p.default]));
+    Object.assign(this.state, { tab: MODES[0].id }, Object.fromEntries(defaults));
     this.seq = 0;
     this.pending = null; // a link's state, waiting for the engine
     this.ctx = {
@@ -64,7 +65,7 @@ export class WhyReverse {
         const rule = radio.value === "pull" ? "pull" : "push";
         this.state.rule = rule;
         // A run on the graph keeps the rule it ran with (the position line names it); say so when they differ.
-        const ran = this.deps.stepper()?.trace.experiment?.mode;
+        const ran = this.deps.stepper()?.trace.experiment?.rule;
         const chosen = `${rule === "pull" ? "Pull" : "Push"} chosen:`;
         this.$("order-status").textContent = ran && ran !== rule
           ? `${chosen} the run on the graph used ${ran}; press Run order to run this order with ${rule}.`
@@ -238,19 +239,41 @@ export class WhyReverse {
     if (s.tab !== MODES[0].id) params.why = s.tab;
     const active = this.active();
     if (active) params.run = active;
-    for (const mode of MODES) Object.assign(params, mode.params?.(this.ctx) ?? {});
+    for (const mode of MODES) Object.assign(params, mode.params ? mode.params(this.ctx) : this.declaredParams(mode));
     const pos = this.deps.stepper()?.pos;
     if (active && pos?.pass === "mode") params.wstep = String(pos.index);
     return params;
   }
 
+  // A mode's declared parameters that differ from their defaults, as a link writes them
+  // (for a mode whose module does not write its own, params(ctx)).
+  declaredParams(mode) {
+    const params = {};
+    for (const p of mode.declared.params) {
+      const value = this.state[p.name];
+      if (p.link && value !== null && value !== undefined && value !== p.default) params[p.link] = toLinkText(p, value);
+    }
+    return params;
+  }
+
   // Bring the state back from URL parameters (a URLSearchParams or a plain object);
-  // what needs the engine runs as soon as it is ready and a graph is on screen.
+  // what needs the engine runs as soon as it is ready and a graph is on screen. Only
+  // what the modes' declarations allow is read (url.js reports the rest).
   fromParams(params) {
-    const get = (k) => (params instanceof URLSearchParams ? params.get(k) : params[k]) ?? null;
+    const query = params instanceof URLSearchParams ? params
+      : new URLSearchParams(Object.entries(params).filter(([, value]) => value !== null && value !== undefined));
+    const valid = readModeLink(query).values;
+    const get = (k) => valid.get(k) ?? null;
     if (!LINK_KEYS.some((k) => get(k) !== null)) return;
     if (byId.has(get("why"))) this.select(get("why"));
-    for (const mode of MODES) mode.fromParams?.(this.ctx, get);
+    for (const mode of MODES) {
+      if (mode.fromParams) mode.fromParams(this.ctx, get);
+      else {
+        for (const p of mode.declared.params) {
+          if (p.link && get(p.link) !== null) this.state[p.name] = fromLinkText(p, get(p.link));
+        }
+      }
+    }
     this.pending = { run: get("run"), step: Number(get("wstep")), get };
     this.applyPending();
   }

@@ -1,6 +1,6 @@
 // The stage's tabs: what the stage is for. "Step the passes" shows the narration, the
 // question and the step's details beside the graph; "Visit order" the visit-order
-// experiment; "Why reverse mode" its six experiments. The graph and the step controls
+// experiment; "Why reverse mode" its experiments. The graph and the step controls
 // stay where they are: only the side column changes.
 //
 // The chosen tab is part of the widget's state (state.tab); actions/stage.js writes it

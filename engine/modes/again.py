@@ -9,9 +9,10 @@ back to 0, and the second pass then gives the same grads as the first.
 
 from __future__ import annotations
 
-from .graph import Graph
-from .text import fmt
-from .trace import run_backward
+from ..graph import Graph
+from ..registry import Command, Flag, Mode, Param
+from ..text import fmt
+from ..trace import run_backward
 
 
 def backward_again(graph: Graph, grads: list[float], zero: bool, order: list[int] | None = None) -> dict:
@@ -65,3 +66,21 @@ def _explain(graph: Graph, first: list[float], second: list[float]) -> list[str]
     else:
         sentences.append(f"Every input's grad doubles: {changes(graph.inputs)}. Call zero_grad() before backward().")
     return sentences
+
+
+ZERO_GRAD = Param("zero_grad", Flag(), False, link="zero")
+
+
+def _again(subject, zero_grad: bool) -> dict:
+    """backward() called a second time: without zero_grad every grad is added twice."""
+    return backward_again(subject.graph, subject.grads, zero_grad, subject.order)
+
+
+MODE = Mode(
+    id="again",
+    tab="Backward twice",
+    place=50,
+    commands=(Command("again", (ZERO_GRAD,), _again),),
+    params=(ZERO_GRAD,),
+    samples=lambda inputs, labels: [{"cmd": "again"}, {"cmd": "again", "zero_grad": True}],
+)

@@ -12,42 +12,48 @@ point, with every ``data`` and ``grad`` the step changed.
 Both compute each point through a *recompute* function: new input values (by name; ``{}``:
 the graph's own) → the graph computed afresh there, read as a :class:`~engine.program.Program`
 reads (``inputs`` by name, ``nodes`` in topological order, ``output``, ``release()``). For a
-program that is ``Program.parse`` on its source; for any other graph, a :class:`Recomputed`.
+program that is ``Program.parse`` on its source; for any other graph, a :class:`~engine.graph.Recomputed`.
+
+``{"cmd": "descent", …program…, "inputs": ["x1"], "rate": 0.1, "steps": 1, "ascend": false}``
+answers with the inputs, output and grads at every step (``history``, ``stopped``).
+
+``{"cmd": "descent", …program…, "moves": [{"ascend": false, "rate": 0.1, "inputs": ["x1"]}, …]}``
+makes the learner's moves one after another (at most 200). Each move's ``ascend`` defaults to
+false, its ``rate`` (in (0, 10]) to 0.1 and its ``inputs`` to all; such a request has no
+``steps``, ``rate``, ``ascend`` or ``inputs`` of its own. The first point is the program (with
+``"values"``, if given); each move sets every input x it names to ``x ∓ rate × x.grad`` and
+runs the forward and backward passes again (the new values are written into the source, as
+``load`` does)::
+
+    {
+      "ok": true,
+      "history": [{"step", "values": {name: x}, "output", "grads": {name: grad}}...],  // every input
+      "frames": [DescentFrame...],    // one per point: the start, then one per move made
+      "stopped": null | "why the next move was not made"
+    }
+
+A move that would take an input beyond ±1e12, or make the output or a grad of an input it
+moves non-finite, is not made: the answer ends before it, and ``stopped`` says why.
+
+A DescentFrame is ``{"kind": "descent", "node": output id, "line", "pushes": [], "changes",
+"text"}``; after a move also ``"ascend"``, ``"rate"`` and ``"moved"`` (the ids of the inputs it
+moved that are in the graph). ``changes`` lists every node's ``data`` and ``grad`` that differ
+from the point before (NaN counts as equal to NaN). The texts read ``"Start: d = 18 at a = 2."``
+and ``"Step 1 (descend): a = 2 − 0.1 × 15 = 0.5. Forward and backward again: d 18 → 2.25 (down)."``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from .graph import Graph
-from .text import fmt
-from .value import Value
-
-if TYPE_CHECKING:
-    from .program import Program
+from ..graph import Recompute
+from ..registry import Command, Flag, Inputs, Kind, Mode, Number, Param, RequestError, Whole
+from ..text import fmt
 
 MAX_STEPS = 200
 NOT_FINITE = "The output or a grad stopped being finite, so descent stopped here; try a smaller learning rate."
 OUT_OF_RANGE = "An input left the range of allowed numbers, so descent stopped here; try a smaller learning rate."
-
-
-class Recomputed:
-    """A graph computed at new input values, read the way descent and nudge read a Program:
-    its inputs by label, in the graph's input order."""
-
-    def __init__(self, graph: Graph):
-        self.nodes: list[Value] = graph.values
-        self.output: Value = graph.values[graph.output]
-        self.inputs: dict[str, Value] = {graph.label(i): graph.values[i] for i in graph.inputs}
-
-    def release(self):
-        """Nothing to do (a Program cuts its nodes' links here): the graph is the source's own."""
-
-
-Recompute = Callable[[dict[str, float]], "Program | Recomputed"]
 
 
 @dataclass(frozen=True)
@@ -212,3 +218,63 @@ def _step_text(step: int, move: Move, before: _Point, after: _Point, out: str) -
         f"Step {step} ({'ascend' if move.ascend else 'descend'}): {moves}. Forward and backward again: "
         f"{out} {fmt(before.output)} → {fmt(after.output)} ({change})."
     )
+
+
+# -- the mode ---------------------------------------------------------------------------------
+
+INPUTS = Param("inputs", Inputs())
+RATE = Param("rate", Number(0, 10, "The learning rate must be a number above 0 and at most 10."), 0.1, link="lr")
+STEPS = Param("steps", Whole(1, MAX_STEPS), 1, link=None)
+ASCEND = Param("ascend", Flag(), False, link=None)
+
+
+class Moves(Kind):
+    """The learner's moves, each ``{"ascend", "rate", "inputs"}`` checked like a step's own
+    parameters. A link keeps only their directions, one letter each (d: descend, a: ascend),
+    and the learning rate and inputs of them all in its other parameters."""
+
+    name = "moves"
+
+    def read(self, param, value, subject):
+        if not isinstance(value, list) or len(value) > MAX_STEPS or not all(isinstance(m, dict) for m in value):
+            raise RequestError(
+                f'"moves" must be a list of at most {MAX_STEPS} moves, like '
+                '[{"ascend": false, "rate": 0.1, "inputs": ["x1"]}].'
+            )
+        return [Move(ASCEND.read(m, subject), RATE.read(m, subject), INPUTS.read(m, subject)) for m in value]
+
+    def describe(self) -> dict:
+        return {"kind": self.name, "most": MAX_STEPS}
+
+
+MOVES = Param("moves", Moves())
+
+
+def _descent(subject, inputs, rate, steps, ascend, moves) -> dict:
+    """Gradient descent (or ascent) on chosen inputs: equal steps, or the learner's own moves."""
+    if moves is not None:
+        return descend_moves(subject.rewrite, moves)
+    return descend(subject.recompute, inputs, rate, steps, ascend)
+
+
+def _exclusive(request: dict) -> None:
+    if "moves" in request and any(key in request for key in ("steps", "rate", "ascend", "inputs")):
+        raise RequestError(
+            'With "moves", each move has its own "ascend", "rate" and "inputs"; '
+            'leave out "steps", "rate", "ascend" and "inputs".'
+        )
+
+
+MODE = Mode(
+    id="descent",
+    tab="Gradient descent",
+    place=60,
+    commands=(Command("descent", (INPUTS, RATE, STEPS, ASCEND, MOVES), _descent, check=_exclusive),),
+    params=(RATE, INPUTS, MOVES),
+    samples=lambda inputs, labels: [
+        {"cmd": "descent", "steps": 3},
+        {"cmd": "descent", "inputs": inputs, "ascend": True},
+        {"cmd": "descent", "moves": [{"ascend": False, "rate": 0.5, "inputs": inputs[:1]}]},
+        {"cmd": "descent", "steps": 0},
+    ],
+)

@@ -9,9 +9,10 @@ does one multiplication per edge and finds every input's grad.
 
 from __future__ import annotations
 
-from .graph import Graph
-from .program import Program
-from .text import fmt
+from ..graph import Graph
+from ..program import Program
+from ..registry import Choice, Command, Input, Kind, Mode, Param, RequestError
+from ..text import fmt
 
 MAX_LISTED = 200
 MAX_WALKED = 100_000
@@ -146,3 +147,41 @@ def growth(family: str, sizes: list[int]) -> list[dict]:
         rows.append({"n": n, **costs(Graph.of(program.output, program.nodes))})
         program.release()
     return rows
+
+
+# -- the mode ---------------------------------------------------------------------------------
+
+WRT = Param("wrt", Input())
+FAMILY = Param("family", Choice(tuple(FAMILIES)), "diamonds")
+SIZES = Param("sizes", Kind(), list(range(1, 11)), link=None)  # checked against the family
+
+
+def _paths(subject, wrt: int) -> dict:
+    """Every path from the input "wrt" to the output, with products that sum to its grad."""
+    return path_sums(subject.graph, wrt, subject.grads[wrt])
+
+
+def _growth(subject, family: str, sizes) -> dict:
+    """Path-enumeration cost against one backward pass on ever bigger graphs (graphs of its own)."""
+    if (
+        not isinstance(sizes, list)
+        or not 0 < len(sizes) <= 60
+        or not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= FAMILIES[family] for n in sizes)
+    ):
+        raise RequestError(f'"sizes" must be a list of whole numbers from 1 to {FAMILIES[family]}.')
+    return {"family": family, "rows": growth(family, sizes)}
+
+
+MODE = Mode(
+    id="paths",
+    tab="Path sums",
+    place=10,
+    commands=(Command("paths", (WRT,), _paths), Command("growth", (FAMILY, SIZES), _growth, graph=False)),
+    params=(WRT, FAMILY),
+    fields=("pathsum",),
+    samples=lambda inputs, labels: [
+        *({"cmd": "paths", "wrt": name} for name in inputs),
+        *({"cmd": "growth", "family": family, "sizes": [1, 2, 3]} for family in FAMILIES),
+        {"cmd": "growth", "sizes": [0]},
+    ],
+)

@@ -9,8 +9,9 @@ with one loss and millions of weights, uses reverse mode.
 
 from __future__ import annotations
 
-from .graph import Graph
-from .text import code_name, fmt
+from ..graph import Graph
+from ..registry import Command, Input, Mode, Param
+from ..text import code_name, fmt
 
 
 def forward_mode(graph: Graph, wrt: int) -> dict:
@@ -71,8 +72,8 @@ def forward_mode(graph: Graph, wrt: int) -> dict:
         "multiplications_forward_mode": inputs * edges,
         "multiplications_reverse_mode": edges,
         "explanation": [
-            f"One forward-mode pass gives d{code_name(graph.label(graph.output))}/d{x} = {fmt(tangents[graph.output])}: "
-            f"the derivative with respect to {x} only.",
+            f"One forward-mode pass gives d{code_name(graph.label(graph.output))}/d{x} = "
+            f"{fmt(tangents[graph.output])}: the derivative with respect to {x} only.",
             f"This graph has {inputs} input{'s' if inputs != 1 else ''}, so forward mode needs {inputs} "
             f"pass{'es' if inputs != 1 else ''} ({inputs * edges} multiplications) where one backward pass "
             f"({edges} multiplications) gives every grad at once.",
@@ -84,3 +85,22 @@ def _factor(x: float) -> str:
     """A number inside a product: negative ones in brackets, 1 × (-2)."""
     text = fmt(x)
     return f"({text})" if text.startswith("-") else text
+
+
+WRT = Param("wrt", Input())
+
+
+def _forward(subject, wrt: int) -> dict:
+    """One forward-mode (tangent) pass with respect to the input named by "wrt"."""
+    return forward_mode(subject.graph, wrt)
+
+
+MODE = Mode(
+    id="forward",
+    tab="Forward mode",
+    place=40,
+    commands=(Command("forward", (WRT,), _forward),),
+    params=(WRT,),
+    fields=("tangent",),
+    samples=lambda inputs, labels: [{"cmd": "forward", "wrt": name} for name in inputs],
+)

@@ -18,12 +18,46 @@ is right.
 
 The recursion is simulated with an explicit stack, so deep graphs don't overflow Python's
 stack, and stops after MAX_FRAMES frames: on shared nodes it grows exponentially.
+
+The answer to ``{"cmd": "naive", …program…}``::
+
+    {
+      "ok": true,
+      "frames": [NaiveFrame...],      // the seed, then one frame per send (at most 2,000)
+      "grads": [numbers],             // what the recursion leaves in every grad (by id)
+      "correct_grads": [numbers],
+      "resends": [{"frame", "node", "resent", "total"}],   // every repeat call
+      "received": [{"node": input id, "parts": [{"frame", "contribution", "resent"}]}],
+      "shared_intermediates": [ids],  // intermediates used more than once: where it double counts
+      "truncated": bool,              // stopped after 2,000 frames
+      "explanation": ["sentence", ...]
+    }
+
+The seed frame is ``{"kind": "seed", "node", "before", "after", "line", "text", "changes",
+"upstream_resent": 0.0, "carried": [], "calls": null}``. Each send is ``{"kind": "naive",
+"node", "upstream", "depth", "line", "text", "resent", "upstream_resent", "pushes": [Push],
+"changes", "carried", "calls"}``, where:
+
+- ``upstream`` is the grad the sending node was called with; ``upstream_resent`` is how much
+  of it repeats what that node passed on in earlier calls (0 on a first call);
+- ``carried`` lists the edges that have carried a repeated part so far, this frame's
+  included, in the order they first did;
+- ``calls`` is ``{"node", "again"}`` when the receiving node is not an input and so calls its
+  own backward with its running total (``again``: a repeat call, which re-sends ``resent``),
+  else null;
+- ``received`` gives, for every input in source order, each contribution it was sent, with
+  ``resent`` = the part of it that repeats (``local × upstream_resent``).
+
+On ``a = 1; b = a + a; c = b + b`` the sends are c→b, b→a, b→a (b called with 1), c→b, then
+b→a, b→a with b called again with 2, of which 1 repeats: each of those two sends carries a
+re-sent 1, so a.grad = 1 + 1 + 2 + 2 = 6 instead of 4.
 """
 
 from __future__ import annotations
 
-from .graph import Graph
-from .text import fmt
+from ..graph import Graph
+from ..registry import Command, Mode
+from ..text import fmt
 
 MAX_FRAMES = 2_000
 
@@ -175,3 +209,17 @@ def _explain(graph, grads, correct, shared, resends, truncated) -> list[str]:
             "Result: " + ", ".join(f"{label(i)}.grad is {fmt(grads[i])}, not {fmt(correct[i])}" for i in wrong) + "."
         )
     return sentences
+
+
+def _naive(subject) -> dict:
+    """The recursive backward without a topological sort (each node calls its parents' backward)."""
+    return naive_recursion(subject.graph, subject.grads)
+
+
+MODE = Mode(
+    id="naive",
+    tab="Naive recursion",
+    place=20,
+    commands=(Command("naive", (), _naive),),
+    samples=lambda inputs, labels: [{"cmd": "naive"}],
+)

@@ -146,5 +146,21 @@ def main(argv: list[str]) -> int:
         return 130
 
 
+def run_pypa_build() -> int:
+    """`python -m build` (PyPA's wheel and sdist builder) in this folder finds this file
+    first, as the current folder comes first on sys.path: run that builder instead."""
+    import importlib.util
+    import runpy
+
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT]
+    if importlib.util.find_spec("build") is None:
+        print("build.py: `python -m build` needs PyPA's build; install it with `pip install build`.", file=sys.stderr)
+        return 1
+    runpy.run_module("build", run_name="__main__", alter_sys=True)  # exits with its own status on failure
+    return 0
+
+
 if __name__ == "__main__":
+    if __spec__ is not None and __spec__.name == "build":  # python -m build
+        sys.exit(run_pypa_build())
     sys.exit(main(sys.argv[1:]))

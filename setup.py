@@ -1,7 +1,9 @@
-"""The one build step pyproject.toml cannot say: `pip install .` (and `-e .`) first writes
-the notebook's front end, gradwalk/static/widget.js, with `python build.py notebook`
-(the page's widget bundled by esbuild; Node.js and npm are needed to build, as for the
-site, never to run). Everything else about the package is in pyproject.toml."""
+"""The one build step pyproject.toml cannot say: `pip install .` (and `-e .`, and
+`python -m build --wheel`) first writes the notebook's front end, gradwalk/static/widget.js,
+with `python build.py notebook`: `npm ci` installs the pinned esbuild from package-lock.json
+(once), which bundles the page's widget. Node.js and npm are needed to build, as for the
+site, never to run: the wheel carries the built file. Everything else about the package is
+in pyproject.toml."""
 
 import subprocess
 import sys

@@ -75,7 +75,7 @@ def test_wheel_from_a_fresh_copy_works_without_node(tmp_path):
     project = fresh_copy(tmp_path / "gradwalk")
     assert not (project / "node_modules").exists() and not (project / FRONT_END).exists()
 
-    # `python -m build` in the project folder, as its README says (build.py hands over to PyPA's build).
+    # `python -m build` in the project folder, as the README says (build.py hands over to PyPA's build).
     run([sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp_path / "wheels")], cwd=project, timeout=600)
     (wheel,) = (tmp_path / "wheels").glob("*.whl")
     assert wheel.name.endswith("-py3-none-any.whl"), wheel.name

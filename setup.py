@@ -11,23 +11,36 @@ from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
 
 ROOT = Path(__file__).resolve().parent
 FRONT_END = ROOT / "gradwalk" / "static" / "widget.js"
 
 
+def write_front_end() -> None:
+    """gradwalk/static/widget.js, built from web/ in a clone; an sdist carries it built."""
+    if (ROOT / "build.py").exists():
+        status = subprocess.call([sys.executable, str(ROOT / "build.py"), "notebook"], cwd=ROOT)
+        if status != 0:
+            raise SystemExit(
+                "gradwalk: the notebook front end could not be built (the reason is above); "
+                "install Node.js with npm, then install again."
+            )
+    elif not FRONT_END.exists():
+        raise SystemExit(f"gradwalk: {FRONT_END} is missing and there is no build.py to make it.")
+
+
 class BuildPyWithFrontEnd(build_py):
     def run(self):
-        if (ROOT / "build.py").exists():  # a clone; an sdist would carry the built file
-            status = subprocess.call([sys.executable, str(ROOT / "build.py"), "notebook"], cwd=ROOT)
-            if status != 0:
-                raise SystemExit(
-                    "gradwalk: the notebook front end could not be built (the reason is above); "
-                    "install Node.js with npm, then install again."
-                )
-        elif not FRONT_END.exists():
-            raise SystemExit(f"gradwalk: {FRONT_END} is missing and there is no build.py to make it.")
+        write_front_end()
         super().run()
 
 
-setup(cmdclass={"build_py": BuildPyWithFrontEnd})
+class SdistWithFrontEnd(sdist):
+    # So that a wheel made from the sdist (`python -m build` makes both) needs no Node.
+    def run(self):
+        write_front_end()
+        super().run()
+
+
+setup(cmdclass={"build_py": BuildPyWithFrontEnd, "sdist": SdistWithFrontEnd})

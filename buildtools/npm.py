@@ -7,15 +7,15 @@ and npm installs the one this machine runs). `npm ci` installs them into node_mo
 and checks every download against its integrity, so nothing here knows a platform or a
 hash of its own.
 
-ensure() runs `npm ci` only when node_modules/ was not installed from this very
-package.json and package-lock.json: after an install it writes their hash into
-node_modules/ (STAMP), so a second build does not run npm at all, and works offline.
+ensure() runs `npm ci` only when node_modules/ differs from package-lock.json: npm keeps a
+record of what it installed there (node_modules/.package-lock.json, each package as the
+lockfile has it), so a second build runs no npm at all, and works offline, and so does a
+build after a `npm ci` by hand.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import shutil
 import subprocess
@@ -31,8 +31,8 @@ except ImportError:  # pragma: no cover
 MANIFEST = "package.json"
 LOCKFILE = "package-lock.json"
 MODULES = "node_modules"
-# In node_modules/: the hash of the package.json and package-lock.json it was installed from.
-STAMP = ".gradwalk-installed-from"
+# In node_modules/: npm's record of the packages it installed, each as package-lock.json has it.
+INSTALLED = ".package-lock.json"
 # Generous: a cold install downloads Pyodide (~30 MB unpacked) and the tools; never forever.
 NPM_TIMEOUT_S = 600
 # What `npm ci` is told: install exactly the lockfile, run no package's install scripts
@@ -42,15 +42,22 @@ NPM_CI = ("ci", "--ignore-scripts", "--no-audit", "--no-fund")
 
 
 def ensure(root: Path, log=lambda *a: None) -> Path:
-    """`root`/node_modules, installed by `npm ci` from package-lock.json unless it
-    already was. Raises BuildError (one sentence) when npm is missing or fails."""
+    """`root`/node_modules, installed by `npm ci` from package-lock.json unless it already
+    was. Raises BuildError (one sentence) when npm is missing or fails."""
     modules = root / MODULES
-    wanted = _lock_digest(root)
-    if _installed_from(modules) == wanted:
+    locked = locked_packages(root)
+    if _installed_as_locked(modules, locked):
         return modules
     with _exclusive(root / ".npm-ci.lock"):
-        if _installed_from(modules) == wanted:  # another build installed it meanwhile
+        if _installed_as_locked(modules, locked):  # another build installed it meanwhile
             return modules
+        if modules.is_symlink():
+            # npm ci would empty the folder it points to (another checkout's, say) and put a
+            # folder of its own in the link's place.
+            raise BuildError(
+                f"{MODULES} links to {modules.resolve()}, which was not installed from this {LOCKFILE}; "
+                "run `npm ci` there, or remove the link, and run the build again."
+            )
         npm = shutil.which("npm")  # on Windows, npm.cmd
         if npm is None:
             raise BuildError(
@@ -59,7 +66,11 @@ def ensure(root: Path, log=lambda *a: None) -> Path:
             )
         log(f"installing the npm packages of {LOCKFILE} with npm ci ...")
         _run([npm, *NPM_CI], root)
-        (modules / STAMP).write_text(wanted + "\n", encoding="utf-8")
+        if not _installed_as_locked(modules, locked):
+            raise BuildError(
+                f"npm ci left {MODULES}/ different from {LOCKFILE}; update npm (7 or later reads this "
+                "lockfile) and run the build again."
+            )
     return modules
 
 
@@ -92,25 +103,35 @@ def installed_version(root: Path, name: str) -> str:
 
 def locked_packages(root: Path) -> dict[str, dict]:
     """package-lock.json's packages: {"node_modules/<name>": {version, integrity, ...}}."""
-    return json.loads((root / LOCKFILE).read_text(encoding="utf-8"))["packages"]
-
-
-def _lock_digest(root: Path) -> str:
-    h = hashlib.sha256()
-    for name in (MANIFEST, LOCKFILE):
-        try:
-            h.update((root / name).read_bytes())
-        except FileNotFoundError:
-            raise BuildError(f"{name} is missing; restore it (git checkout {name}) and run the build again.") from None
-        h.update(b"\0")
-    return h.hexdigest()
-
-
-def _installed_from(modules: Path) -> str | None:
     try:
-        return (modules / STAMP).read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
+        return json.loads((root / LOCKFILE).read_text(encoding="utf-8"))["packages"]
+    except FileNotFoundError:
+        raise BuildError(
+            f"{LOCKFILE} is missing; restore it (git checkout {LOCKFILE}) and run the build again."
+        ) from None
+    except (ValueError, KeyError):
+        raise BuildError(
+            f"{LOCKFILE} is damaged; restore it (git checkout {LOCKFILE}) and run the build again."
+        ) from None
+
+
+def _installed_as_locked(modules: Path, locked: dict[str, dict]) -> bool:
+    """Whether npm's record in node_modules/ holds the lockfile's packages: each one at its
+    locked version and integrity (other fields depend on npm's own version), and all but
+    the optional ones npm left out (other platforms' binaries)."""
+    try:
+        installed = json.loads((modules / INSTALLED).read_text(encoding="utf-8"))["packages"]
+    except (OSError, ValueError, KeyError):
+        return False
+
+    def pinned(entry: dict) -> tuple:
+        return entry.get("version"), entry.get("integrity")
+
+    wanted = {name: pinned(entry) for name, entry in locked.items() if name}  # "" is the project itself
+    have = {name: pinned(entry) for name, entry in installed.items() if name}
+    return all(wanted.get(name) == entry for name, entry in have.items()) and all(
+        name in have for name, entry in locked.items() if name and not entry.get("optional")
+    )
 
 
 def _run(command: list[str], root: Path) -> None:

@@ -98,7 +98,7 @@ def stand_in_npm(tmp_path: Path, body: str) -> str:
 
 def test_npm_ci_installs_the_lockfile_once(tmp_path, monkeypatch):
     # The real npm (from its cache when it can): a second ensure() runs nothing at all,
-    # not even npm, until package-lock.json changes.
+    # not even npm, until a package in package-lock.json changes.
     root = project(tmp_path)
     modules = npm.ensure(root)
     assert npm.installed_version(root, "pyodide") == LOCK["packages"]["node_modules/pyodide"]["version"]
@@ -111,24 +111,60 @@ def test_npm_ci_installs_the_lockfile_once(tmp_path, monkeypatch):
 
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))  # no npm from here on
     assert npm.ensure(root) == modules
-    with (root / npm.LOCKFILE).open("a") as lock:
-        lock.write("\n")  # another lockfile: node_modules/ no longer matches it
+    (root / npm.LOCKFILE).write_text(json.dumps(LOCK, indent=1))  # the same packages, written otherwise
+    assert npm.ensure(root) == modules
+    changed = json.loads(json.dumps(LOCK))
+    changed["packages"]["node_modules/linkedom"]["integrity"] = LOCK["packages"]["node_modules/pyodide"]["integrity"]
+    (root / npm.LOCKFILE).write_text(json.dumps(changed))  # one package that is not what npm installed
     with pytest.raises(BuildError, match="npm was not found"):
         npm.ensure(root)
+
+
+def installs(packages: dict) -> str:
+    """A stand-in npm's body that records npm's list of what it installed: `packages`."""
+    record = json.dumps({"name": "gradwalk", "lockfileVersion": 3, "packages": packages})
+    return f"pathlib.Path('node_modules').mkdir()\npathlib.Path('node_modules/{npm.INSTALLED}').write_text({record!r})"
 
 
 def test_npm_ci_is_asked_for_exactly_the_lockfile_and_not_asked_again(tmp_path, monkeypatch):
     root = project(tmp_path)
     calls = tmp_path / "calls"
+    # As npm does: every package but the optional ones of other platforms (here: all of them).
+    installed = {name: entry for name, entry in LOCK["packages"].items() if name and not entry.get("optional")}
     path = stand_in_npm(
         tmp_path,
         f"pathlib.Path({str(calls)!r}).open('a').write(os.getcwd() + ' ' + ' '.join(args) + '\\n')\n"
-        "pathlib.Path('node_modules').mkdir()",
+        + installs(installed),
     )
     monkeypatch.setenv("PATH", path)
     npm.ensure(root)
     npm.ensure(root)
     assert calls.read_text().splitlines() == [f"{root} ci --ignore-scripts --no-audit --no-fund"]
+
+
+def test_npm_that_installs_something_else_is_one_sentence(tmp_path, monkeypatch):
+    root = project(tmp_path)
+    installed = {name: entry for name, entry in LOCK["packages"].items() if name and not entry.get("optional")}
+    del installed["node_modules/pyodide"]
+    monkeypatch.setenv("PATH", stand_in_npm(tmp_path, installs(installed)))
+    with pytest.raises(BuildError) as failure:
+        npm.ensure(root)
+    assert_one_sentence(str(failure.value), "different from package-lock.json", "update npm")
+
+
+def test_a_linked_node_modules_is_never_emptied(tmp_path, monkeypatch):
+    # A node_modules/ that links to another checkout's: npm ci would empty that folder.
+    root = project(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "kept").write_text("another checkout's")
+    (root / "node_modules").symlink_to(elsewhere, target_is_directory=True)
+    calls = tmp_path / "calls"
+    monkeypatch.setenv("PATH", stand_in_npm(tmp_path, f"pathlib.Path({str(calls)!r}).write_text('ran')"))
+    with pytest.raises(BuildError) as failure:
+        npm.ensure(root)
+    assert_one_sentence(str(failure.value), "links to", "npm ci")
+    assert not calls.exists() and (elsewhere / "kept").read_text() == "another checkout's"
 
 
 def test_missing_npm_is_one_sentence_naming_what_to_install(tmp_path, monkeypatch):
@@ -148,7 +184,6 @@ def test_failing_npm_is_one_sentence_with_npms_words_kept_for_verbose(tmp_path, 
         npm.ensure(root)
     assert_one_sentence(str(failure.value), "npm ci could not install", "again")
     assert "EINTEGRITY" in str(failure.value.__cause__)
-    assert not (root / "node_modules" / npm.STAMP).exists()
 
 
 def test_npm_that_hangs_is_stopped(tmp_path, monkeypatch):

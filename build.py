@@ -7,6 +7,10 @@
                                     (the arguments go to pytest)
     python build.py notebook        only the notebook's front end, gradwalk/static/widget.js
 
+The npm packages (the Pyodide runtime, esbuild, linkedom, ...) are installed by
+`npm ci` exactly as package-lock.json pins them, when node_modules/ does not match
+it yet (buildtools/npm.py).
+
 dist/ holds the pinned Pyodide runtime (from npm), micropip (from PyPI), the
 engine as a wheel, everything in web/, and build.json, which tells the page's
 worker the file names to load. For a fast boot it also holds the standard
@@ -15,8 +19,8 @@ engine's answers for every preset (the page's first paint), a service worker
 that caches the build, and brotli and gzip copies of the big files
 (buildtools/site.py, buildtools/compress.py; brotli is pinned in pyproject.toml's
 `build` extra: `pip install -e '.[build]'`).
-Downloads and compiled files are kept in .cache/ (downloads checked against
-the pins below), so a warm build works offline.
+Downloads and compiled files are kept in .cache/ (micropip checked against the
+pins below), so a warm build works offline.
 """
 
 import argparse
@@ -25,13 +29,12 @@ import sys
 import time
 from pathlib import Path
 
-from buildtools import BuildError, bundle, compress, fetch, serve, site
+from buildtools import BuildError, bundle, compress, fetch, npm, serve, site
 
 ROOT = Path(__file__).resolve().parent
 
 PINS = site.Pins(
-    pyodide_version="314.0.7",
-    pyodide_integrity="sha512-0YvXxEhfEdpLfb/XkM2BFAeMROq0iMUX2bzzH9pOttyMcWkwq+HbE5uyuGD82LN7y2q+SNvi/6V5JEsOlD2R1A==",
+    pyodide_version="314.0.7",  # as package-lock.json pins it (checked when building)
     pyodide_python="3.14",
     micropip_version="0.11.1",
     micropip_sha256="768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3",
@@ -56,9 +59,9 @@ def build(dist: Path = ROOT / "dist", cache: Path = ROOT / ".cache", force: bool
             log(f"{dist} is up to date (build {build_id}).")
             return None
         started = time.monotonic()
-        tgz = fetch.pyodide_tarball(cache, PINS.pyodide_version, PINS.pyodide_integrity, log)
+        npm.ensure(ROOT, log)
         whl = fetch.micropip_wheel(cache, PINS.micropip_version, PINS.micropip_sha256, PINS.pyodide_python, log)
-        info = site.assemble(ROOT, dist, PINS, build_id, tgz, whl, cache=cache, log=log)
+        info = site.assemble(ROOT, dist, PINS, build_id, whl, cache=cache, log=log)
         log(f"built {dist} (build {build_id}) in {time.monotonic() - started:.1f} s.")
         return info
 
@@ -118,7 +121,7 @@ def main(argv: list[str]) -> int:
         return run_tests.main(argv[1:])
     if argv[:1] == ["notebook"]:  # only the notebook's front end (setup.py runs this)
         try:
-            print(bundle.notebook_module_from_source(ROOT, ROOT / ".cache", print))
+            print(bundle.notebook_module_from_source(ROOT, print))
             return 0
         except BuildError as e:
             print(f"build.py: {e}", file=sys.stderr)
@@ -143,5 +146,21 @@ def main(argv: list[str]) -> int:
         return 130
 
 
+def run_pypa_build() -> int:
+    """`python -m build` (PyPA's wheel and sdist builder) in this folder finds this file
+    first, as the current folder comes first on sys.path: run that builder instead."""
+    import importlib.util
+    import runpy
+
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT]
+    if importlib.util.find_spec("build") is None:
+        print("build.py: `python -m build` needs PyPA's build; install it with `pip install build`.", file=sys.stderr)
+        return 1
+    runpy.run_module("build", run_name="__main__", alter_sys=True)  # exits with its own status on failure
+    return 0
+
+
 if __name__ == "__main__":
+    if __spec__ is not None and __spec__.name == "build":  # python -m build
+        sys.exit(run_pypa_build())
     sys.exit(main(sys.argv[1:]))

@@ -15,23 +15,21 @@
 
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { bootPyodide, builtSite } from "../buildtools/pyodide_node.mjs";
 
 const [dist, otherDist, rounds = "12"] = process.argv.slice(2);
 if (!otherDist) {
   console.error("usage: node bench/big_answer.mjs <dist> <other dist> [rounds]");
   process.exit(2);
 }
-const buildOf = async (d) => JSON.parse(await readFile(path.join(d, "build.json"), "utf8"));
-const build = await buildOf(dist);
-const otherBuild = await buildOf(otherDist);
-const indexDir = path.resolve(dist, build.pyodide_index) + path.sep;
-const { loadPyodide } = await import(pathToFileURL(path.join(indexDir, "pyodide.mjs")).href);
-const py = await loadPyodide({ indexURL: indexDir, packageBaseUrl: indexDir, stdLibURL: path.resolve(dist, build.stdlib_pyc) });
-const wheel = async (d, b) => new Uint8Array(await readFile(path.join(d, b.engine_wheel_pyc)));
-py.unpackArchive(await wheel(otherDist, otherBuild), "wheel", { extractDir: "/tmp/other" });
+const site = await builtSite(dist);
+const other = await builtSite(otherDist);
+const { build } = site;
+const py = await bootPyodide({ runtime: site.runtime, stdlib: site.file(build.stdlib_pyc) });
+const wheel = async (s) => new Uint8Array(await readFile(s.file(s.build.engine_wheel_pyc)));
+py.unpackArchive(await wheel(other), "wheel", { extractDir: "/tmp/other" });
 py.runPython(`import shutil; shutil.move("/tmp/other/engine", "${build.site_packages}/engine_base")`);
-py.unpackArchive(await wheel(dist, build), "wheel", { extractDir: build.site_packages });
+py.unpackArchive(await wheel(site), "wheel", { extractDir: build.site_packages });
 
 // step_edit_latency.py's thousand_node_program(): 20 inputs, 16 layers of relu(x[i] * x[i+1] + 0.1), a sum.
 function program() {

@@ -10,9 +10,9 @@
 // stdlib was trimmed (no "stdlib_pyc_full" in build.json) has no "trimmed" variant.
 
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
+import { bootPyodide, builtSite } from "../buildtools/pyodide_node.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const option = (name, fallback) => {
@@ -20,7 +20,8 @@ const option = (name, fallback) => {
   return at < 0 ? fallback : process.argv[at + 1];
 };
 const dist = path.resolve(option("--dist", path.join(here, "..", "dist")));
-const build = JSON.parse(readFileSync(path.join(dist, "build.json"), "utf8"));
+const site = await builtSite(dist);
+const { build } = site;
 // (Before the stdlib was trimmed, build.stdlib_pyc was the full one.)
 const STDLIB = build.stdlib_pyc_full
   ? { trimmed: build.stdlib_pyc, full: build.stdlib_pyc_full, stock: build.stdlib }
@@ -28,10 +29,8 @@ const STDLIB = build.stdlib_pyc_full
 
 if (process.argv[2] === "--child") {
   const which = process.argv[3];
-  const indexURL = path.join(dist, build.pyodide_index) + "/";
-  const { loadPyodide } = await import(path.join(indexURL, "pyodide.mjs"));
   const started = performance.now();
-  await loadPyodide({ indexURL, stdLibURL: path.join(dist, STDLIB[which]), stdout: () => {} });
+  await bootPyodide({ runtime: site.runtime, stdlib: site.file(STDLIB[which]) }, { stdout: () => {} });
   console.log(JSON.stringify({ ms: performance.now() - started }));
   process.exit(0);
 }

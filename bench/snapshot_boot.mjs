@@ -21,6 +21,7 @@ import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import path from "node:path";
+import { builtSite, pyodideLoader } from "../buildtools/pyodide_node.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = path.join(here, "..", "dist");
@@ -28,12 +29,13 @@ const dist = path.join(here, "..", "dist");
 if (process.argv[2] === "--child") {
   const [, , , which, snapshotFile] = process.argv;
   const started = performance.now();
-  const build = JSON.parse(readFileSync(path.join(dist, "build.json"), "utf8"));
-  const indexURL = path.join(dist, build.pyodide_index) + "/";
-  const { loadPyodide } = await import(pathToFileURL(path.join(indexURL, "pyodide.mjs")).href);
+  const site = await builtSite(dist);
+  const { build } = site;
+  const loader = await pyodideLoader({ runtime: site.runtime, stdlib: site.file(build.stdlib_pyc) });
+  const { loadPyodide } = loader;
+  const options = { ...loader.options, stdout: () => {} };
   const snapshot = await import(pathToFileURL(path.join(dist, "boot", "snapshot.js")).href);
-  const options = { indexURL, packageBaseUrl: indexURL, stdLibURL: path.join(dist, build.stdlib_pyc), stdout: () => {} };
-  const wheel = new Uint8Array(readFileSync(path.join(dist, build.engine_wheel_pyc)));
+  const wheel = new Uint8Array(readFileSync(site.file(build.engine_wheel_pyc)));
   const result = {};
   if (which === "restore") {
     const bytes = snapshot.unpackPages(new Uint8Array(readFileSync(snapshotFile)));

@@ -6,58 +6,35 @@ as the page, with the kernel as its engine; esbuild follows its imports (and the
 widget's stylesheets, imported as text) into gradwalk/static/widget.js, which the
 Python package ships (gradwalk/widget.py reads it).
 
-esbuild is pinned like Pyodide: the platform's binary package from npm
-(`@esbuild/linux-x64`, ...), checked against its sha512 integrity before use.
+esbuild comes from node_modules/ like every npm tool (buildtools/npm.py): its package's
+JavaScript launcher, run by Node, starts the binary of this machine's platform, which
+npm installed from package-lock.json.
 """
 
 from __future__ import annotations
 
 import os
-import platform
 import shutil
 import subprocess
-import tarfile
 import tempfile
 from pathlib import Path
 
-from . import BuildError, fetch, mode_registry, widget_markup
+from . import BuildError, mode_registry, npm, widget_markup
 
-ESBUILD_VERSION = "0.28.2"
-# npm's sha512 integrity of each platform's binary package at that version.
-ESBUILD_INTEGRITY = {
-    "linux-x64": "sha512-4xTZr1FUmSoQW4XIWmit3tzQrUTZM+N3P0XV8xROKYF50XfI7xeO90+1bZvNwxIufQ9hDQVRJH5YhgPVF8A/HQ==",
-    "linux-arm64": "sha512-pW4AC0P3it8c7do9MVM4p51FzHzdM/TZrerurgRcHJ2WTa1VQ1CIq18xncfpBJw4ojkiZZrKW2yIBWBP92j6Ug==",
-}
 ENTRY = "notebook.js"
 OUTPUT = Path("gradwalk") / "static" / "widget.js"
 BUNDLE_TIMEOUT_S = 120
 
 
-def esbuild(cache: Path, log) -> Path:
-    """The pinned esbuild binary for this machine, from the cache or npm."""
-    machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower())
-    key = f"{platform.system().lower()}-{machine}"
-    if key not in ESBUILD_INTEGRITY:
-        raise BuildError(
-            f"the build pins esbuild for {', '.join(ESBUILD_INTEGRITY)} only, not {key}; add this "
-            f"platform's @esbuild package and its integrity to buildtools/bundle.py."
-        )
-    binary = cache / "esbuild" / ESBUILD_VERSION / key / "esbuild"
-    if not binary.exists():  # extracted once from the verified tarball, like every cached download
-        tgz = fetch.npm_package(cache, f"@esbuild/{key}", ESBUILD_VERSION, ESBUILD_INTEGRITY[key], log)
-        binary.parent.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(tgz) as tar:
-            member = tar.extractfile("package/bin/esbuild")
-            if member is None:
-                raise BuildError(f"{tgz.name} has no package/bin/esbuild; delete it and run the build again.")
-            staged = _unique_partial(binary)
-            staged.write_bytes(member.read())
-        staged.chmod(0o755)
-        staged.replace(binary)
-    return binary
+def esbuild(root: Path) -> list[str]:
+    """The command that runs the pinned esbuild: Node and the package's launcher."""
+    launcher = npm.package_dir(root, "esbuild") / "bin" / "esbuild"
+    if not launcher.is_file():
+        raise BuildError(f"{npm.MODULES}/esbuild is incomplete; delete {npm.MODULES}/ and run the build again.")
+    return [npm.node(), str(launcher)]
 
 
-def notebook_module(web_copy: Path, out: Path, cache: Path, log) -> None:
+def notebook_module(root: Path, web_copy: Path, out: Path) -> None:
     """Bundle `web_copy/notebook.js` (a copy of web/ with the widget's markup already
     written, see widget_markup) into `out`, then drop the entry from the copy: the
     site itself never serves it."""
@@ -65,7 +42,7 @@ def notebook_module(web_copy: Path, out: Path, cache: Path, log) -> None:
     if not entry.is_file():
         raise BuildError(f"web/{ENTRY} is missing; restore it and run the build again.")
     out.parent.mkdir(parents=True, exist_ok=True)
-    _esbuild(cache, log, entry, out, ["--loader:.css=text", "--minify"])
+    _esbuild(root, entry, out, ["--loader:.css=text", "--minify"])
     entry.unlink()
 
 
@@ -73,7 +50,7 @@ def notebook_module(web_copy: Path, out: Path, cache: Path, log) -> None:
 PAGE_ENTRIES = ("page.js", "gradwalk.js")
 
 
-def page_modules(site: Path, cache: Path, log) -> list[str]:
+def page_modules(root: Path, site: Path) -> list[str]:
     """Bundle each page's module (index.html's page.js, lesson.html's gradwalk.js)
     with everything it imports into one file at the same address, so that a page
     has its whole script after one request instead of a module graph ~25 files wide
@@ -86,16 +63,16 @@ def page_modules(site: Path, cache: Path, log) -> list[str]:
         entry = site / name
         if not entry.is_file():
             raise BuildError(f"web/{name} is missing; restore it and run the build again.")
-        _esbuild(cache, log, entry, site / name, ["--minify"])
+        _esbuild(root, entry, site / name, ["--minify"])
         done.append(name)
     return done
 
 
-def _esbuild(cache: Path, log, entry: Path, out: Path, options: list[str]) -> None:
+def _esbuild(root: Path, entry: Path, out: Path, options: list[str]) -> None:
     """esbuild `entry` with its imports into `out` (written whole or not at all)."""
     staged = _unique_partial(out)  # builds running at once (serve, pip, tests) never share one
     command = [
-        str(esbuild(cache, log)),
+        *esbuild(root),
         str(entry),
         "--bundle",
         "--format=esm",
@@ -128,14 +105,15 @@ def _unique_partial(path: Path) -> Path:
     return Path(name)
 
 
-def notebook_module_from_source(root: Path, cache: Path, log=lambda *a: None) -> Path:
+def notebook_module_from_source(root: Path, log=lambda *a: None) -> Path:
     """Build gradwalk/static/widget.js from web/ without building the whole site (what
-    `pip install .` runs, through setup.py)."""
+    `pip install .` and `python -m build` run, through setup.py)."""
+    npm.ensure(root, log)
     out = root / OUTPUT
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "web"
         shutil.copytree(root / "web", copy)
         mode_registry.write(copy, mode_registry.describe(root))
         widget_markup.write(copy)
-        notebook_module(copy, out, cache, log)
+        notebook_module(root, copy, out)
     return out

@@ -1,5 +1,6 @@
-"""Download the pinned third-party files (Pyodide from npm, micropip from PyPI)
-into the cache directory and check them against their pinned hashes.
+"""Download the pinned micropip wheel from PyPI into the cache directory and check
+it against its pinned sha256 (the npm packages, Pyodide's runtime among them, are
+npm's to install and check: buildtools/npm.py).
 
 A file already in the cache is re-verified and reused, so a warm build never
 touches the network. A download goes to a temporary folder first and is moved
@@ -8,60 +9,16 @@ never be mistaken for a good cached one.
 """
 
 import importlib.util
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from . import BuildError
-from .hashing import npm_integrity, sha256_hex
+from .hashing import sha256_hex
 
-# Generous: a cold npm or pip download on a slow link, but never forever.
+# Generous: a cold pip download on a slow link, but never forever.
 DOWNLOAD_TIMEOUT_S = 600
-
-
-def pyodide_tarball(cache: Path, version: str, integrity: str, log) -> Path:
-    """Return the verified `pyodide-<version>.tgz` from the cache, fetching it with
-    `npm pack` if needed."""
-    return npm_package(cache, "pyodide", version, integrity, log)
-
-
-def npm_package(cache: Path, name: str, version: str, integrity: str, log) -> Path:
-    """Return the verified tarball of the npm package `name@version` from the cache,
-    fetching it with `npm pack` if needed (`@scope/name` packs as `scope-name-<version>.tgz`)."""
-    target = cache / "npm" / f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"
-    if target.exists() and npm_integrity(target) == integrity:
-        return target
-
-    npm = shutil.which("npm")
-    if npm is None:
-        raise BuildError(
-            "npm was not found on PATH; install Node.js with npm (for example "
-            "`apt-get install nodejs npm`) and run the build again."
-        )
-    log(f"downloading {name} {version} with npm pack ...")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        _run(
-            [npm, "pack", f"{name}@{version}", "--pack-destination", tmp],
-            failure=f"npm could not download {name}@{version}; check the connection "
-            "to the npm registry and run the build again.",
-        )
-        fetched = Path(tmp) / target.name
-        if not fetched.exists():
-            raise BuildError(
-                f"npm pack did not produce {target.name}; run the build again, and if "
-                "it keeps failing clear the npm cache with `npm cache clean --force`."
-            )
-        if npm_integrity(fetched) != integrity:
-            raise BuildError(
-                f"The downloaded {target.name} does not match its pinned sha512 "
-                "integrity; clear the npm cache with `npm cache clean --force` and run "
-                "the build again."
-            )
-        fetched.replace(target)
-    return target
 
 
 def micropip_wheel(cache: Path, version: str, sha256: str, python_version: str, log) -> Path:

@@ -3,9 +3,9 @@
 The page used to draw its first graph by script, from prerender/all.json, once its
 modules had arrived (~150 ms after its first paint). The build now draws the
 default preset's graph (the chooser's first) with the page's own drawing modules
-under Node (graph_svg.mjs, which explains how text widths are bounded there) and
-writes it into the widget's declarative shadow root, so it is painted with the
-page; panels/graph.js adopts that markup instead of drawing it again, and
+under Node, in linkedom's DOM (graph_svg.mjs, which explains how text widths are
+bounded there) and writes it into the widget's declarative shadow root, so it is
+painted with the page; panels/graph.js adopts that markup instead of drawing it again, and
 tests/page/test_prerendered_graph.py proves it is byte for byte what the script
 draws. Node runs the same modules the browser runs; no browser is needed to build.
 
@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
-from . import BuildError, prerender
+from . import BuildError, npm, prerender
 
 SCRIPT = Path(__file__).with_name("graph_svg.mjs")
 MARKER_RE = re.compile(r"<!-- gw:prerendered-graph\b.*?-->")
@@ -38,15 +37,9 @@ _PLACEHOLDER = '<p id="graph-placeholder" class="graph-placeholder"'
 def draw(site: Path, preset_ids: list[str]) -> dict:
     """{id: {"attributes": {...}, "markup": "..."} or {"skipped": why}} for each
     preset, drawn from site/prerender/all.json by site's own modules."""
-    node = shutil.which("node")
-    if node is None:
-        raise BuildError(
-            "Node.js is needed to draw the first graph into index.html; install it "
-            "(https://nodejs.org) and run the build again."
-        )
     try:
         done = subprocess.run(
-            [node, str(SCRIPT), str(site), *preset_ids],
+            [npm.node(), str(SCRIPT), str(site), *preset_ids],
             capture_output=True,
             text=True,
             timeout=NODE_TIMEOUT_S,

@@ -1,6 +1,5 @@
 """Small hashing helpers shared by the fetch, wheel and site steps."""
 
-import base64
 import hashlib
 from pathlib import Path
 
@@ -12,8 +11,3 @@ def file_digest(path: Path, algorithm: str) -> bytes:
 
 def sha256_hex(path: Path) -> str:
     return file_digest(path, "sha256").hex()
-
-
-def npm_integrity(path: Path) -> str:
-    """The Subresource-Integrity string npm records for a tarball: sha512-<base64>."""
-    return "sha512-" + base64.b64encode(file_digest(path, "sha512")).decode("ascii")

@@ -1,7 +1,7 @@
 // Compile Python sources to bytecode with the pinned Pyodide's own Python, so
 // the .pyc files carry exactly the magic number the browser's Python expects.
 //
-//   node buildtools/precompile.mjs <pyodide dir> <jobs.json>
+//   node buildtools/precompile.mjs <jobs.json>
 //
 // jobs.json: {"stdlib": "<zip to boot with, optional>",
 //             "jobs": [{"in": "<zip>", "out": "<zip>", "prefix": "<dfile prefix>"}, ...]}
@@ -15,25 +15,16 @@
 // The result (magic number, cache tag, failures) goes to stdout as one JSON line.
 
 import { readFile, writeFile } from "node:fs/promises";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { bootPyodide } from "./pyodide_node.mjs";
 
-const [pyodideDir, jobsPath] = process.argv.slice(2);
+const [jobsPath] = process.argv.slice(2);
 if (!jobsPath) {
-  console.error("usage: node buildtools/precompile.mjs <pyodide dir> <jobs.json>");
+  console.error("usage: node buildtools/precompile.mjs <jobs.json>");
   process.exit(2);
 }
 const spec = JSON.parse(await readFile(jobsPath, "utf8"));
-const indexURL = path.resolve(pyodideDir) + path.sep;
-const { loadPyodide } = await import(pathToFileURL(path.join(indexURL, "pyodide.mjs")).href);
-const pyodide = await loadPyodide({
-  indexURL,
-  packageBaseUrl: indexURL,
-  // A stdlib compiled earlier boots faster; the result is the same either way.
-  ...(spec.stdlib ? { stdLibURL: path.resolve(spec.stdlib) } : {}),
-  stdout: (line) => console.error(line),
-  stderr: (line) => console.error(line),
-});
+// A stdlib compiled earlier boots faster; the result is the same either way.
+const pyodide = await bootPyodide({ stdlib: spec.stdlib });
 
 const COMPILE = `
 import importlib.util, marshal, zipfile

@@ -19,13 +19,12 @@ inputs and of this code, so Node runs only when the engine (or Pyodide) changed.
 
 import hashlib
 import json
-import shutil
 import subprocess
 import tempfile
 import zipfile
 from pathlib import Path
 
-from . import BuildError
+from . import BuildError, npm
 from .wheel import FIXED_DATE
 
 HERE = Path(__file__).resolve().parent
@@ -104,7 +103,7 @@ def precompile(
             )
             # Boot with an earlier precompiled stdlib when there is one: it is faster.
             earlier = sorted(folder.glob("python_stdlib-*.zip"))
-            result = _run_node(runtime_dir, tmp, jobs, earlier[-1] if earlier else None)
+            result = _run_node(tmp, jobs, earlier[-1] if earlier else None)
             if result.get("cache_tag") != cache_tag(python):
                 raise BuildError(
                     f"Pyodide {pyodide_version} runs Python {result.get('version')}, not the "
@@ -145,30 +144,21 @@ def _assemble_stdlib(source_zip: Path, pyc_zip: Path, out: Path) -> None:
                 zf.writestr(info, src.read(info), info.compress_type)
 
 
-def _node() -> str:
-    node = shutil.which("node")
-    if node is None:
-        raise BuildError(
-            "node was not found on PATH; install Node.js (for example `apt-get install "
-            "nodejs npm`) and run the build again."
-        )
-    return node
-
-
-def _run_node(runtime_dir: Path, tmp: Path, jobs: list[dict], stdlib: Path | None) -> dict:
+def _run_node(tmp: Path, jobs: list[dict], stdlib: Path | None) -> dict:
     spec = tmp / "jobs.json"
     spec.write_text(json.dumps({"stdlib": str(stdlib) if stdlib else None, "jobs": jobs}))
-    return run_pyodide_script(SCRIPT, runtime_dir, spec, "Pyodide could not precompile the Python files under Node")
+    return run_pyodide_script(SCRIPT, spec, "Pyodide could not precompile the Python files under Node")
 
 
-def run_pyodide_script(script: Path, runtime_dir: Path, spec: Path, failure: str) -> dict:
-    """Run a build script that boots this Pyodide under Node (`node script
-    runtime_dir spec`) and return the JSON of its last stdout line. Any failure is
-    one BuildError, `failure` plus how to see why; the script's output is kept for -v."""
+def run_pyodide_script(script: Path, spec: Path, failure: str) -> dict:
+    """Run a build script that boots the pinned Pyodide under Node (`node script spec`,
+    booted by pyodide_node.mjs from node_modules/pyodide) and return the JSON of its
+    last stdout line. Any failure is one BuildError, `failure` plus how to see why;
+    the script's output is kept for -v."""
     failure += "; run the build again with -v to see why."
     try:
         done = subprocess.run(
-            [_node(), str(script), str(runtime_dir), str(spec)],
+            [npm.node(), str(script), str(spec)],
             capture_output=True,
             text=True,
             timeout=NODE_TIMEOUT_S,

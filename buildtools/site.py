@@ -2,7 +2,8 @@
 engine wheels, the precompiled standard library, the prerendered first paint,
 the web front end, the service worker, build.json and compressed copies.
 
-    dist/pyodide/<hash>/   the npm runtime, its lock file and micropip (stock path)
+    dist/pyodide/<hash>/   the runtime from node_modules/pyodide, its lock file and
+                           micropip (stock path)
     dist/stdlib/<hash>/    the precompiled standard library (fast path): trimmed to
                            what is imported, and the full one (on demand)
     dist/wheels/<hash>/    the engine wheel: source (micropip) and precompiled
@@ -22,7 +23,6 @@ import contextlib
 import hashlib
 import json
 import shutil
-import tarfile
 import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -32,7 +32,18 @@ try:
 except ImportError:  # pragma: no cover
     fcntl = None
 
-from . import BuildError, bundle, compress, graph_svg, mode_registry, precompile, prerender, stdlib_trim, widget_markup
+from . import (
+    BuildError,
+    bundle,
+    compress,
+    graph_svg,
+    mode_registry,
+    npm,
+    precompile,
+    prerender,
+    stdlib_trim,
+    widget_markup,
+)
 from .hashing import sha256_hex
 from .wheel import write_wheel
 
@@ -60,11 +71,10 @@ _SKIP_SUFFIXES = (".pyc", ".pyo", "~", ".swp")
 
 @dataclass(frozen=True)
 class Pins:
-    """Exact versions and hashes of everything downloaded. Changing one changes
-    the build id, so dist/ is rebuilt."""
+    """Exact versions and hashes of what the build uses besides the npm packages
+    (package-lock.json pins those). Changing one changes the build id, so dist/ is rebuilt."""
 
-    pyodide_version: str
-    pyodide_integrity: str  # npm's sha512 SRI string for the tarball
+    pyodide_version: str  # the version package-lock.json pins (the build checks they agree)
     pyodide_python: str  # the Python version inside that Pyodide, for pip download
     micropip_version: str
     micropip_sha256: str
@@ -72,7 +82,7 @@ class Pins:
 
 def input_files(root: Path) -> list[Path]:
     """Every file whose content goes into dist/ or decides how it is built."""
-    files = [root / "build.py", root / "pyproject.toml"]
+    files = [root / "build.py", root / "pyproject.toml", root / npm.MANIFEST, root / npm.LOCKFILE]
     files += _walk(root / "buildtools", "*.py") + _walk(root / "buildtools", "*.mjs")
     files += _walk(root / "engine", "*.py")
     files += _walk(root / "presets", "*.toml")
@@ -122,12 +132,12 @@ def assemble(
     dist: Path,
     pins: Pins,
     build_id: str,
-    pyodide_tgz: Path,
     micropip_whl: Path,
     cache: Path | None = None,
     log=lambda *a: None,
 ) -> dict:
-    """Build the whole site into a staging folder, then swap it in for dist/."""
+    """Build the whole site into a staging folder, then swap it in for dist/ (the npm
+    packages installed first: npm.ensure)."""
     cache = cache or root / ".cache"
     staging = dist.parent / f".{dist.name}-staging"
     old = dist.parent / f".{dist.name}-old"
@@ -139,11 +149,11 @@ def assemble(
         mode_registry.write(staging, mode_registry.describe(root))
         widget_markup.write(staging)
         # The notebook's front end: the same widget, one module, in the Python package.
-        bundle.notebook_module(staging, root / bundle.OUTPUT, cache, log)
+        bundle.notebook_module(root, staging, root / bundle.OUTPUT)
         # Each page's module with its imports in one file (no module preloads needed).
-        bundle.page_modules(staging, cache, log)
+        bundle.page_modules(root, staging)
         runtime = staging / PYODIDE_DIR / "unhashed"
-        _copy_runtime(pyodide_tgz, runtime)
+        _copy_runtime(root, pins.pyodide_version, runtime)
         _add_micropip(micropip_whl, runtime)
         engine_files = _engine_files(root)
         engine_rel = _add_wheel(root, staging, engine_files)
@@ -160,7 +170,6 @@ def assemble(
         # (the full library above is fetched only if an import ever needs it).
         stdlib_trimmed = stdlib_trim.trim(
             cache,
-            runtime,
             pins.pyodide_version,
             pins.pyodide_python,
             stdlib_pyc,
@@ -272,16 +281,21 @@ def _copy_web(web: Path, out: Path) -> None:
             shutil.copyfile(src, out / rel)
 
 
-def _copy_runtime(tgz: Path, out: Path) -> None:
-    """Copy just the runtime files out of the npm tarball (which keeps them in package/)."""
+def _copy_runtime(root: Path, version: str, out: Path) -> None:
+    """Copy just the runtime files out of node_modules/pyodide (npm ci checked the
+    package against package-lock.json's integrity)."""
+    installed = npm.installed_version(root, "pyodide")
+    if installed != version:
+        raise BuildError(
+            f"{npm.LOCKFILE} installs Pyodide {installed} but build.py pins {version}; make package.json, "
+            f"{npm.LOCKFILE} and build.py's PINS agree and run the build again."
+        )
+    package = npm.package_dir(root, "pyodide")
     out.mkdir(parents=True)
-    try:
-        with tarfile.open(tgz) as tar:
-            for name in RUNTIME_FILES:
-                member = tar.extractfile(f"package/{name}")
-                (out / name).write_bytes(member.read())
-    except (tarfile.TarError, KeyError) as e:
-        raise BuildError(f"{tgz} is damaged or lacks a runtime file; delete it and run the build again.") from e
+    for name in RUNTIME_FILES:
+        if not (package / name).is_file():
+            raise BuildError(f"{npm.MODULES}/pyodide lacks {name}; delete {npm.MODULES}/ and run the build again.")
+        shutil.copyfile(package / name, out / name)
 
 
 def _add_micropip(whl: Path, pyodide_dir: Path) -> str:

@@ -4,7 +4,7 @@
 // site-packages), answer every request of buildtools/stdlib_trim.py's corpus,
 // and list the stdlib zip's files behind sys.modules.
 //
-//   node buildtools/stdlib_trace.mjs <pyodide dir> <spec.json>
+//   node buildtools/stdlib_trace.mjs <spec.json>
 //
 // spec.json: {"stdlib": "<full precompiled stdlib zip>", "wheel": "<engine .pyc wheel>",
 //             "site_packages": "/lib/python3.x/site-packages", "prefix": "/lib/python3xx.zip/",
@@ -17,23 +17,15 @@
 
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { bootPyodide } from "./pyodide_node.mjs";
 
-const [pyodideDir, specPath] = process.argv.slice(2);
+const [specPath] = process.argv.slice(2);
 if (!specPath) {
-  console.error("usage: node buildtools/stdlib_trace.mjs <pyodide dir> <spec.json>");
+  console.error("usage: node buildtools/stdlib_trace.mjs <spec.json>");
   process.exit(2);
 }
 const spec = JSON.parse(await readFile(specPath, "utf8"));
-const indexURL = path.resolve(pyodideDir) + path.sep;
-const { loadPyodide } = await import(pathToFileURL(path.join(indexURL, "pyodide.mjs")).href);
-const pyodide = await loadPyodide({
-  indexURL,
-  packageBaseUrl: indexURL,
-  stdLibURL: path.resolve(spec.stdlib),
-  stdout: (line) => console.error(line),
-  stderr: (line) => console.error(line),
-});
+const pyodide = await bootPyodide({ stdlib: spec.stdlib });
 
 // The recorder imports only sys; defining it with runPython may load a few of
 // Pyodide's own modules more than the worker needs (kept: too many is safe).

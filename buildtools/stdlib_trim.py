@@ -155,7 +155,6 @@ def run_corpus(root: Path) -> list[str]:
 
 def trim(
     cache: Path,
-    runtime_dir: Path,
     pyodide_version: str,
     python: str,
     full_zip: Path,
@@ -200,7 +199,6 @@ def trim(
         (tmp / "spec.json").write_text(json.dumps(spec))
         result = run_pyodide_script(
             SCRIPT,
-            runtime_dir,
             tmp / "spec.json",
             "Pyodide could not run the engine under Node to find the standard library modules it needs",
         )

@@ -9,7 +9,7 @@
 //          web/boot/snapshot.js; then a second Pyodide restored from it as a
 //          later visit does, and that one answers
 //
-//   node tests/pyodide_parity.mjs <dist dir> <requests.json> <answers.json> [stock|fast|snapshot]
+//   node tests/runtime/pyodide_parity.mjs <dist dir> <requests.json> <answers.json> [stock|fast|snapshot]
 //        [--stdlib <zip>] [--no-fallback] [--full-stdlib <zip>] [--then-import a,b.c]
 //
 // The snapshot mode does not install the stdlib fallback: under Node it needs a
@@ -33,6 +33,7 @@ import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { builtSite, pyodideLoader } from "../../buildtools/pyodide_node.mjs";
 
 // A failure is said in its own words (Node would print the minified line it came from).
 process.on("uncaughtException", (error) => {
@@ -50,43 +51,38 @@ const fullStdlibOverride = option("--full-stdlib");
 const thenImport = option("--then-import");
 const [distDir, requestsPath, answersPath, mode = "stock"] = args;
 if (!answersPath || !["stock", "fast", "snapshot"].includes(mode)) {
-  console.error("usage: node tests/pyodide_parity.mjs <dist dir> <requests.json> <answers.json> [stock|fast|snapshot]");
+  console.error("usage: node tests/runtime/pyodide_parity.mjs <dist dir> <requests.json> <answers.json> [stock|fast|snapshot]");
   process.exit(2);
 }
 
-const build = JSON.parse(await readFile(path.join(distDir, "build.json"), "utf8"));
-const indexDir = path.resolve(distDir, build.pyodide_index) + path.sep;
-const { loadPyodide } = await import(pathToFileURL(path.join(indexDir, "pyodide.mjs")).href);
+// The runtime the site serves (dist/pyodide/<hash>/), not node_modules': it is what is tested.
+const site = await builtSite(distDir);
+const { build } = site;
+const { loadPyodide, options } = await pyodideLoader({
+  runtime: site.runtime,
+  stdlib: mode !== "stock" ? (stdlibOverride ?? site.file(build.stdlib_pyc)) : undefined,
+});
 
 // The worker's own snapshot code, as built into dist/.
 const snapshotCode = await import(pathToFileURL(path.join(distDir, "boot", "snapshot.js")).href);
 
-// packageBaseUrl keeps package loads in dist/pyodide/ (never a CDN); Python's
-// own output goes to stderr so it cannot mix with anything we print.
-const options = {
-  indexURL: indexDir,
-  packageBaseUrl: indexDir,
-  ...(mode !== "stock" ? { stdLibURL: stdlibOverride ?? path.resolve(distDir, build.stdlib_pyc) } : {}),
-  stdout: (line) => console.error(line),
-  stderr: (line) => console.error(line),
-};
 let pyodide = await loadPyodide({ ...options, ...(mode === "snapshot" ? snapshotCode.makeOptions() : {}) });
 const snapshotFacts = {};
 let fallback = null;
 if (mode === "fast" && !noFallback) {
-  const full = fullStdlibOverride ?? path.resolve(distDir, build.stdlib_pyc_full);
+  const full = fullStdlibOverride ?? site.file(build.stdlib_pyc_full);
   const fetchBytes = (url) => new Uint8Array(readFileSync(url)); // throws when it is not there, like a failed download
   fallback = pyodide.pyimport("_stdlib_fallback").install(full, fetchBytes);
 }
 if (mode !== "stock") {
-  const wheel = new Uint8Array(await readFile(path.join(distDir, build.engine_wheel_pyc)));
+  const wheel = new Uint8Array(await readFile(site.file(build.engine_wheel_pyc)));
   pyodide.unpackArchive(wheel, "wheel", { extractDir: build.site_packages });
   if (mode === "snapshot") pyodide = await madeAndRestored(pyodide, wheel);
 } else {
   await pyodide.loadPackage("micropip", { messageCallback: () => {} });
   if (!pyodide.loadedPackages.micropip) throw new Error("micropip did not load");
   const wheelName = path.basename(build.engine_wheel);
-  pyodide.FS.writeFile(`/tmp/${wheelName}`, await readFile(path.join(distDir, build.engine_wheel)));
+  pyodide.FS.writeFile(`/tmp/${wheelName}`, await readFile(site.file(build.engine_wheel)));
   await pyodide.pyimport("micropip").install(`emfs:/tmp/${wheelName}`);
 }
 

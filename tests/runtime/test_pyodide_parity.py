@@ -1,6 +1,6 @@
 """The engine answers the same bytes in Pyodide as in CPython, booted either way.
 
-tests/pyodide_parity.mjs boots the pinned Pyodide from dist/ under Node the way
+tests/runtime/pyodide_parity.mjs boots the pinned Pyodide from dist/ under Node the way
 the page's worker does, and answers a batch of requests; each answer must equal
 CPython's engine.api.handle(...) for the same request exactly (number
 formatting, float rounding in math functions, ordering: anything).

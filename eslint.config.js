@@ -5,7 +5,7 @@ import globals from "globals";
 
 export default [
   // The build's output and staging, downloads, and the notebook package's bundle.
-  { ignores: ["node_modules/", "dist/", ".dist-staging/", ".cache/", "gradwalk/static/", "build/"] },
+  { ignores: ["node_modules/", "dist/", ".dist-*/", ".cache/", "gradwalk/static/", "build/"] },
   js.configs.recommended,
   {
     // A parameter named _x is there for its place or its type, not to be read.

@@ -8,26 +8,31 @@ import { renderDetails } from "./panels/details.js";
 import { showExperiment } from "./panels/experiment.js";
 import { withDigits } from "./lib/format.js";
 import { say, setEnabled } from "./lib/dom.js";
-import { detailsFor, marksFor, narrationFor, positionText } from "./view.js";
+import { detailsFor, marksFor, positionText } from "./view.js";
+import { update } from "./update.js";
 
 /**
  * @typedef {import("./state.js").State} State
  */
 
-// Draw the widget from its state. message: what the narration says (null: the
-// frame's own text; false: leave the narration as it is).
-export function render(w, message = null) {
-  withDigits(w.state.digits, () => draw(w, w.state, message));
+// Draw the widget from its state.
+export function render(w) {
+  withDigits(w.state.digits, () => draw(w, w.state));
   performance.mark("gw:render");
 }
 
-function draw(w, s, message) {
+function draw(w, s) {
+  if (s.narration.said !== w.drawn.narration) {
+    w.drawn.narration = s.narration.said;
+    say(w.ui.narration, s.narration.text);
+  }
   drawEngine(w, s);
   if (s.answer !== w.drawn.answer || s.digits !== w.drawn.digits) drawGraph(w, s);
   const stepper = s.stepper;
   const view = stepper?.view() ?? null;
   w.stageTabs.show(s.tab);
   w.why.draw(s, view);
+  for (const radio of w.ui.orderRules) radio.checked = radio.value === s.why.rule; // push or pull
   if (!stepper) return;
   const answer = s.answer;
   const marks = marksFor(view, answer);
@@ -52,7 +57,12 @@ function draw(w, s, message) {
   if (experiment !== w.drawn.experiment) {
     w.drawn.experiment = experiment;
     showExperiment(w.ui.experimentBody, experiment, answer);
-    if (experiment) w.visitOrder.arrange(experiment.order.map((id) => answer.nodes[id].label));
+  }
+  // The list in the state's order, when that changed (while the learner carries an
+  // item, the list is theirs: it tells the state when they drop it).
+  if (s.order !== w.drawn.order) {
+    w.drawn.order = s.order;
+    w.visitOrder.arrange(s.order);
   }
   w.$("experiment-result").dataset.runs = String(s.runs); // how many orders have been run
   if (view.pass === "experiment") {
@@ -67,7 +77,6 @@ function draw(w, s, message) {
     else w.ui.orderStatus.textContent = s.orderStatus.text;
   }
   w.learn.draw(s, view);
-  if (message !== false) narrate(w, message ?? narrationFor(view));
 }
 
 // The engine's status: starting (with its progress), ready or failed.
@@ -112,10 +121,9 @@ function drawGraph(w, s) {
   w.ui.svg.dataset.graph = answer.preset ?? "program";
   w.table.build(answer.nodes);
   w.code.show(answer.program);
-  // The correct order to start from is the one the default backward pass walks (a
-  // preset may name its lesson's order; otherwise reverse topological order).
-  w.visitOrder.setNodes(answer.nodes, answer.backward.slice(1).map((f) => answer.nodes[f.node].label));
-  w.drawn.experiment = undefined; // the list is new: arrange it again
+  w.visitOrder.setNodes(answer.nodes, s.correctOrder);
+  w.drawn.experiment = undefined; // a new graph: its result box and its list are drawn again
+  w.drawn.order = undefined;
   drawPresetText(w, s);
   w.why.graphLoaded(s, answer);
   w.learn.graphLoaded(s, answer);
@@ -149,6 +157,7 @@ function drawPresetText(w, s) {
   for (const el of [ui.title, ui.summary, w.$("lesson-more")]) el.removeAttribute("data-prerendered");
 }
 
+// Say a sentence in the narration (a change of the state: update.js writes it).
 export function narrate(w, text) {
-  say(w.ui.narration, text);
+  update(w, { type: "say" }, text);
 }

@@ -98,8 +98,13 @@ export function createState() {
     pendingPreset: null, // a preset picked before the engine was ready
     /** @type {Answer | null} */
     unverified: null, // the prerendered answer on screen, until the engine has given the same
+    /** @type {string[]} */
+    order: [], // the visit order in the list (node labels), as the learner arranged it
+    /** @type {string[]} */
+    correctOrder: [], // the order the graph's own backward pass visits its nodes
     runs: 0, // visit orders run (tests wait on the count)
     orderStatus: { text: "", say: true, said: 0 }, // the visit order's status line; said counts its changes
+    narration: { text: "", said: 0 }, // "What just happened"; said counts what was said (the same words twice are announced twice)
     tab: "passes", // the stage's tab: "passes" | "order" | "why" (actions/stage.js)
     /** @type {string | null} */
     tabOwner: null, // the tab of the experiment on the stepper, if any

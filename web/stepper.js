@@ -247,6 +247,7 @@ export class Stepper {
   }
 
   // Everything the page draws at the current position.
+  /** @returns {import("./state.js").View} */
   view() {
     const { pass, index } = this.pos;
     const t = this.trace;
@@ -265,7 +266,7 @@ export class Stepper {
       grad = (pass === "experiment" ? t.experimentStates : t.backwardStates).at(index).grad;
     }
     const frames = this.frames(pass);
-    return {
+    return /** @type {import("./state.js").View} */ ({
       pass,
       index,
       total: frames.length,
@@ -277,6 +278,6 @@ export class Stepper {
       mode: pass === "mode" ? t.mode : null,
       experiment: pass === "experiment" ? t.experiment : null,
       final: pass === "experiment" && index === frames.length - 1,
-    };
+    });
   }
 }

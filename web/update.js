@@ -7,6 +7,7 @@
 
 import { Stepper, buildTrace, decodeAnswer } from "./stepper.js";
 import { render } from "./render.js";
+import { narrationFor } from "./view.js";
 import { questionsFor, questionsOnScreen } from "./panels/checkpoints.js";
 import { InputsPanel } from "./panels/inputs.js";
 
@@ -27,12 +28,24 @@ const UNSEEN = new Set(["presetDetail", "pendingPreset", "edit", "editsSent", "w
  *   from the state the change made)
  */
 export function update(w, change, message = null) {
+  const s = w.state;
   const changes = Array.isArray(change) ? change : [change];
   let draw = false;
-  for (const c of changes) draw = (apply(w.state, c) !== false && !UNSEEN.has(c.type)) || draw;
+  for (const c of changes) draw = (apply(s, c) !== false && !UNSEEN.has(c.type)) || draw;
   if (!draw) return;
-  follow(w.state);
-  render(/** @type {any} */ (w), typeof message === "function" ? message(w.state) : message);
+  follow(s);
+  if (message !== false) {
+    const text = typeof message === "function" ? message(s) : message;
+    const view = s.stepper?.view();
+    if (text !== null || view) say(s, text ?? narrationFor(view));
+  }
+  render(/** @type {any} */ (w));
+}
+
+// What the narration says now (render announces it, even when it is the same words).
+/** @param {State} s @param {string} text */
+function say(s, text) {
+  s.narration = { text, said: s.narration.said + 1 };
 }
 
 // False when the change leaves everything on screen as it was.
@@ -94,6 +107,11 @@ function apply(s, c) {
     case "tab":
       s.tab = c.tab;
       break;
+    case "order": // the visit order list, arranged: {labels}
+      s.order = c.labels;
+      break;
+    case "say": // a sentence for the narration and nothing else (update() says it)
+      break;
     case "orderStatus": // the visit order's status line: {text, say}
       s.orderStatus = { text: c.text, say: c.say, said: s.orderStatus.said + 1 };
       break;
@@ -145,6 +163,13 @@ function graphLoaded(s, { answer, source, kind = "load", place = null, prerender
   }
   const stepper = new Stepper(buildTrace(answer));
   if (answer.experiment) stepper.setExperiment(answer.experiment);
+  // The correct order to start from is the one the default backward pass walks (a
+  // preset may name its lesson's order; otherwise reverse topological order); an
+  // answer with a visit-order run shows the order that ran.
+  const label = (id) => answer.nodes[id].label;
+  const walked = answer.backward.slice(1).map((f) => label(f.node));
+  s.correctOrder = walked.length === answer.nodes.length ? walked : answer.nodes.map((n) => n.label).reverse();
+  s.order = answer.experiment ? answer.experiment.order.map(label) : s.correctOrder;
   if (place) stepper.pos = placeIn(stepper, place);
   s.answer = answer;
   s.source = source;

@@ -94,7 +94,7 @@ function createWidget(host, shadow, options) {
     host, shadow, options, params, $, BOOT_TIMEOUT_MS,
     state: createState(),
     requests: requestKinds(), // only the newest request of each kind counts (actions/requests.js)
-    drawn: {}, // what the panels last drew (render.js)
+    drawn: { narration: 0, orderStatus: 0 }, // what the panels last drew (render.js): the markup's texts at first
     unmounted: false,
     retries: 0,
     ui: Object.fromEntries(Object.entries({
@@ -107,6 +107,8 @@ function createWidget(host, shadow, options) {
       runOrder: "run-order", restoreOrder: "restore-order", orderStatus: "order-status", experimentBody: "experiment-body",
     }).map(([key, id]) => [key, $(id)])),
   };
+  // Push or pull, next to the visit order (the rule is state.why.rule: push and pull's experiment reads it too).
+  w.ui.orderRules = /** @type {HTMLInputElement[]} */ ([...shadow.querySelectorAll("input[name='order-rule']")]);
 
   // The page's one engine, shared with every other widget on it (boot/engine-client.js);
   // its status (downloading, starting Python, ready, failed) is shown by each widget.
@@ -131,7 +133,6 @@ function createWidget(host, shadow, options) {
   w.why = new WhyReverse(shadow, modeContext(w), {
     select: (id) => selectWhy(w, id),
     leave: () => leaveMode(w),
-    chooseRule: (rule) => chooseRule(w, rule),
   });
   // What the widget starts with: the link's questions switch, its experiment, its tab.
   // A link into an experiment, or an embed that starts at the visit order, opens on its tab.
@@ -140,7 +141,7 @@ function createWidget(host, shadow, options) {
     ...(w.learn.link.state.cp === false ? [{ type: "questionsEnabled", on: false }] : []),
     ...(tab ? [{ type: "tab", tab }] : []),
   ], false);
-  render(w, false); // the widget as it starts, before any graph
+  render(w); // the widget as it starts, before any graph
   disposers.push(w.engine.subscribe((status) => status.state === "loading" && onProgress(w, status)));
   whyFromParams(w, params);
   disposers.push(watchScrollable($("table-scroll")));
@@ -155,6 +156,7 @@ function createWidget(host, shadow, options) {
   w.ui.retry.addEventListener("click", () => boot(w));
   w.ui.runOrder.addEventListener("click", () => runOrder(w).catch((error) => engineFailed(w, error)));
   w.ui.restoreOrder.addEventListener("click", () => restoreOrder(w));
+  for (const radio of w.ui.orderRules) radio.addEventListener("change", () => chooseRule(w, radio.value === "pull" ? "pull" : "push"));
   // ← → step. On its own page the widget hears the keys from anywhere on it; among
   // other content (several widgets on a lesson page) only while focus is inside it.
   (options.keys === "page" ? document : shadow).addEventListener("keydown", (e) => {

@@ -18,8 +18,10 @@ export function orderStatus(w, text, say = true) {
   update(w, { type: "orderStatus", text, say }, false);
 }
 
-// The list moved (the panel announced how); say whether Run order would change anything.
+// The learner moved an item of the list (the panel announced how): the new order, and
+// whether Run order would change anything.
 export function orderChanged(w, order) {
+  update(w, { type: "order", labels: order }, false);
   const s = w.state;
   const exp = s.stepper?.trace.experiment;
   const ran = exp ? exp.order.map((id) => s.answer.nodes[id].label) : null;
@@ -33,7 +35,7 @@ export async function runOrder(w) {
     orderStatus(w, "Run order needs the engine, which is still starting.");
     return;
   }
-  const order = w.visitOrder.order;
+  const order = w.state.order;
   orderStatus(w, `Running the order ${order.join(", ")}…`);
   const mode = orderRule(w);
   const answer = await ask(w, "load", { cmd: "load", ...w.state.source, order, mode });
@@ -54,7 +56,7 @@ export async function runOrder(w) {
 
 // Put the list in this order and run it (a question's "Run this order", a check report's order).
 export function arrangeAndRun(w, labels) {
-  w.visitOrder.arrange(labels);
+  update(w, { type: "order", labels }, false);
   return runOrder(w).catch((error) => engineFailed(w, error));
 }
 
@@ -64,12 +66,13 @@ export function arrangeAndRun(w, labels) {
 export function restoreOrder(w) {
   const s = w.state.stepper;
   const ran = Boolean(s?.trace.experiment);
-  if (!ran && w.visitOrder.isCorrectOrder()) {
-    orderStatus(w, `The order is already the correct one: ${w.visitOrder.order.join(", ")}.`);
+  const correct = w.state.correctOrder;
+  if (!ran && w.state.order.join("\u0000") === correct.join("\u0000")) {
+    orderStatus(w, `The order is already the correct one: ${correct.join(", ")}.`);
     return;
   }
-  w.visitOrder.restore();
-  orderStatus(w, `Restored a correct order: ${w.visitOrder.order.join(", ")}.`);
+  update(w, { type: "order", labels: correct }, false);
+  orderStatus(w, `Restored a correct order: ${correct.join(", ")}.`);
   if (!ran) return; // only the list had changed
   const replaying = s.pos.pass === "experiment";
   update(w, { type: "orderRestored" }, replaying

@@ -29,8 +29,8 @@ export function modeContext(w) {
     answer: () => w.state.answer,
     ready: () => w.state.ready && Boolean(w.state.answer),
     active: () => w.state.stepper?.trace.mode?.name ?? null,
-    order: () => w.visitOrder.order, // the visit order in the list
-    correctOrder: () => w.visitOrder.correct,
+    order: () => w.state.order, // the visit order in the list
+    correctOrder: () => w.state.correctOrder,
     set: (choices) => update(w, { type: "why", set: choices }, false), // a choice changed
     start: (mode, params) => runMode(w, mode, params),
     leave: () => leaveMode(w),
@@ -160,8 +160,7 @@ function comparedOn(w, order) {
 
 // A mode puts the visit order list in an order of its own (push and pull's "input first").
 function arrangeOrder(w, labels, message) {
-  w.visitOrder.arrange(labels);
-  narrate(w, message);
+  update(w, { type: "order", labels }, message);
 }
 
 // ------------------------------------------------------------------ links

@@ -20,16 +20,13 @@ export const WHY_CHOICES = {
 };
 
 export class WhyReverse {
-  constructor(root, ctx, { select, leave, chooseRule }) {
+  constructor(root, ctx, { select, leave }) {
     this.root = root;
     this.ctx = ctx;
     this.$ = (id) => root.getElementById(id);
     this.section = this.$("why-reverse");
     this.select = select;
     this.buildTabs();
-    for (const radio of root.querySelectorAll("input[name='order-rule']")) {
-      radio.addEventListener("change", () => chooseRule(radio.value === "pull" ? "pull" : "push"));
-    }
     this.$("why-exit").addEventListener("click", () => leave());
   }
 
@@ -72,9 +69,6 @@ export class WhyReverse {
         this.tabs[i].tabIndex = on ? 0 : -1;
         this.panels[i].hidden = !on;
       });
-    }
-    for (const radio of /** @type {NodeListOf<HTMLInputElement>} */ (this.root.querySelectorAll("input[name='order-rule']"))) {
-      radio.checked = radio.value === why.rule;
     }
     if (why.busy) this.section.setAttribute("aria-busy", "true");
     else this.section.removeAttribute("aria-busy");

@@ -72,8 +72,10 @@ export class VisitOrder {
     this.arrange(this.correct);
   }
 
-  // Put the items in this order (labels).
+  // Put the items in this order (labels). A list already in that order is left as it
+  // is, so the item the learner just moved keeps the focus.
   arrange(labels) {
+    if (this.built && this.order.join("\u0000") === labels.join("\u0000")) return;
     this.wanted = [...labels];
     if (!this.built) return;
     this.ol.replaceChildren(...labels.map((l) => this.byLabel.get(l)));

@@ -64,7 +64,7 @@ function draw(w, s) {
     w.drawn.order = s.order;
     w.visitOrder.arrange(s.order);
   }
-  w.$("experiment-result").dataset.runs = String(s.runs); // how many orders have been run
+  if (s.runs) w.$("experiment-result").dataset.runs = String(s.runs); // how many orders have been run
   if (view.pass === "experiment") {
     const visited = answer.nodes[view.frame.node].label;
     w.visitOrder.mark(view.index === 0 ? null : visited, "visiting");

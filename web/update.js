@@ -6,7 +6,7 @@
 // did, or draw what they are given.
 
 import { Stepper, buildTrace, decodeAnswer } from "./stepper.js";
-import { render } from "./render.js";
+import { drawEngine, render } from "./render.js";
 import { narrationFor } from "./view.js";
 import { questionsFor, questionsOnScreen } from "./panels/checkpoints.js";
 import { InputsPanel } from "./panels/inputs.js";
@@ -18,6 +18,8 @@ import { InputsPanel } from "./panels/inputs.js";
 
 // Changes that alter nothing on screen: the state keeps them, and no render follows.
 const UNSEEN = new Set(["presetDetail", "pendingPreset", "edit", "editsSent", "whyPending"]);
+// Changes that only the engine's status line and the host's marks show (render.js's drawEngine).
+const STATUS = new Set(["progress", "busy"]);
 
 /**
  * Apply a change to the widget's state, then draw the widget from it.
@@ -33,6 +35,10 @@ export function update(w, change, message = null) {
   let draw = false;
   for (const c of changes) draw = (apply(s, c) !== false && !UNSEEN.has(c.type)) || draw;
   if (!draw) return;
+  if (changes.every((c) => STATUS.has(c.type))) {
+    drawEngine(/** @type {any} */ (w), s);
+    return;
+  }
   follow(s);
   if (message !== false) {
     const text = typeof message === "function" ? message(s) : message;

@@ -1,6 +1,7 @@
-// A widget's state: one plain object, one per widget. Everything the widget keeps is
-// here; update.js is the only code that writes it, and render.js draws everything
-// from it. The Stepper (stepper.js) holds the engine's whole trace and the position in
+// A widget's state: one plain object, one per widget. What the learner sees and did is
+// here (besides it a widget keeps only caches: what its panels last drew, and links.js's
+// bookkeeping for the address bar); update.js is the only code that writes it, and
+// render.js draws the widget from it. The Stepper (stepper.js) holds the engine's whole trace and the position in
 // it; stepping moves the position and never calls Python.
 //
 // The types below are checked by `npm run typecheck` (jsconfig.json).

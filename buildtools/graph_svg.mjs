@@ -88,7 +88,7 @@ async function main() {
   const document = installDom();
   const web = (rel) => import(pathToFileURL(path.join(site, rel)).href);
   const { GraphView } = await web("panels/graph.js");
-  const { Stepper, buildTrace } = await web("stepper.js");
+  const { Stepper, buildTrace, decodeAnswer } = await web("stepper.js");
   const { marksFor } = await web("view.js");
   const { INPUT_TIP, markEditable } = await web("panels/graph-inputs.js");
   const all = JSON.parse(await readFile(path.join(site, "prerender", "all.json"), "utf8"));
@@ -110,7 +110,7 @@ async function main() {
     graph.build(answer);
     const groups = new Map(graph.nodes.map((n) => [n.node.label, n.g]));
     markEditable(answer, (label) => groups.get(label)); // learn.js's graphLoaded, before the first render
-    const view = new Stepper(buildTrace(answer)).view();
+    const view = new Stepper(buildTrace(decodeAnswer(answer))).view();
     graph.update(view, marksFor(view, answer, null));
     // Not its style: the viewport's size, which the script sets through the CSSOM
     // once it runs (markup may carry no style attribute).

@@ -19,7 +19,7 @@
 
 (function startEngineEarly() {
   const early = (globalThis.gradwalkEarly ??= { prestarted: null, claimed: false });
-  const base = document.currentScript?.src ?? location.href;
+  const base = /** @type {HTMLScriptElement | null} */ (document.currentScript)?.src ?? location.href;
   import(new URL("boot/sw-register.js", base).href).catch(() => {});
   if (early.claimed || early.prestarted || typeof Worker !== "function") return;
 

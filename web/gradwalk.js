@@ -68,7 +68,7 @@ export function queryOf(element) {
 // <html data-engine>: "error" if any widget's engine failed, else "loading" while
 // any is loading, else "ready".
 function pageEngineState() {
-  const states = [...document.querySelectorAll("grad-walk")].map((e) => e.dataset.engine ?? "loading");
+  const states = [...document.querySelectorAll("grad-walk")].map((e) => /** @type {HTMLElement} */ (e).dataset.engine ?? "loading");
   const state = states.includes("error") ? "error" : states.includes("loading") ? "loading" : "ready";
   document.documentElement.dataset.engine = state;
 }

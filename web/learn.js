@@ -8,48 +8,42 @@
 //   links.js, url.js       the state in the URL (restored, kept up to date); Copy link
 //   panels/embed.js        ?embed=1 and <grad-walk> for lesson pages, the Embed dialog
 //
-// widget.js owns the engine, the stepper and the drawing; it hands this module a
-// small host object and calls graphLoaded() for every new graph and rendered()
-// after every render:
-//
-//   host = {app, call(request), load(source, options), render(message),
-//           narrate(text), arrangeOrder(labels), linkParams(other), inputTip(text),
-//           element, shadow, query, ownsAddressBar}
-//   host.element / host.shadow: the widget's element and its shadow root (every
-//             query stays inside them); host.query: the permalink it starts from;
-//             host.ownsAddressBar: keep the page's URL up to date (index.html only).
-//   host.inputTip(text): text added to every input node's tooltip.
-//   host.load({preset, values?} | {program, values?}, {keepPlace, place, order,
-//             message, kind}) resolves with the engine's answer (ok or not), or
-//             null when a newer load overtook it.
+// Learn builds those panels inside the widget `w` (widget.js), turns what the learner
+// does in them into changes of the widget's state (update.js) and loads
+// (actions/load.js), and draws them: graphLoaded(state, answer) for every new graph
+// and draw(state, view) at every render (render.js).
 
 import { INPUT_TIP, markEditable } from "./panels/graph-inputs.js";
 import { exact, fmt } from "./lib/format.js";
-import { Checkpoints } from "./panels/checkpoints.js";
+import { Checkpoints, questionSummary } from "./panels/checkpoints.js";
 import { h, debounce, latestOnly } from "./lib/dom.js";
 import { Editor } from "./panels/editor.js";
-import { EmbedDialog, applyEmbed, siteAddress } from "./panels/embed.js";
+import { EmbedDialog, applyEmbed } from "./panels/embed.js";
 import { InputsPanel } from "./panels/inputs.js";
 import { NudgePanel } from "./panels/nudge.js";
 import { parseLink } from "./url.js";
-import { linkMethods } from "./links.js";
+import { LearnLinks } from "./links.js";
+import { update } from "./update.js";
+import { narrate } from "./render.js";
+import { loadSource } from "./actions/load.js";
+import { arrangeAndRun } from "./actions/order.js";
+import { checkAll, nudge } from "./actions/learn.js";
 
-export class Learn {
-  constructor(host) {
-    this.host = host;
-    const $ = (id) => host.shadow.getElementById(id);
+export class Learn extends LearnLinks {
+  /** @param {any} w the widget's context (widget.js) */
+  constructor(w) {
+    super();
+    this.w = w;
+    const $ = (id) => w.shadow.getElementById(id);
     this.$ = $;
-    this.link = parseLink(host.query ?? "");
-    this.live = false; // the URL is kept up to date once the link's state is restored
-    this.encoded = new Map(); // program text -> {encoded, format}
-    this.programOrigin = null; // a program before its input values were edited
-    this.pendingEdits = new Map();
-    this.stopEmbed = applyEmbed(this.link.state, { element: host.element, shadow: host.shadow, ownPage: host.ownsAddressBar });
+    this.link = parseLink(w.options.query ?? "");
+    this.ownsAddressBar = Boolean(w.options.ownsAddressBar);
+    this.stopEmbed = applyEmbed(this.link.state, { element: w.host, shadow: w.shadow, ownPage: this.ownsAddressBar });
     // Every input's tooltip, however late the graph draws it.
-    host.inputTip?.(INPUT_TIP);
+    w.graph.inputTip = INPUT_TIP;
 
     this.questions = new Checkpoints($("checkpoints"), {
-      onTryOrder: (labels) => this.host.arrangeOrder(labels),
+      onTryOrder: (labels) => arrangeAndRun(w, labels),
       markAsked: (label) => {
         const svg = $("graph");
         const node = label === null ? null : svg.querySelector(`[data-node="${CSS.escape(label)}"]`);
@@ -57,25 +51,21 @@ export class Learn {
         node?.classList.add("is-asked");
       },
       onToggle: (on) => {
-        this.saveURL();
-        this.host.narrate(on
+        update(w, { type: "questionsEnabled", on }, on
           ? "Questions are on: before a step that reveals something worth predicting, a question appears."
           : "Questions are off: stepping shows every number straight away.");
+        this.saveURL();
       },
+      onAnswer: (key, status) => update(w, { type: "question", key, status }, false),
     });
-    if (this.link.state.cp === false) this.questions.enabled = false;
 
     this.inputs = new InputsPanel($("inputs"), {
-      onChange: (name, value, options) => this.setValue(name, value, options),
+      onChange: (name, value) => this.setValue(name, value),
       onReset: () => this.resetValues(),
     });
     this.nudge = new NudgePanel($("nudge"), {
-      call: (request) => this.call(request),
-      source: () => this.requestSource(),
-      outputLabel: () => {
-        const a = this.host.app.answer;
-        return a ? a.nodes[a.output].label : "the output";
-      },
+      onNudge: (wrt, hText) => nudge(w, wrt, hText),
+      onCheckAll: (names, hText) => checkAll(w, names, hText),
     });
     this.editor = new Editor($("editor-box"), {
       pre: $("program"),
@@ -84,6 +74,7 @@ export class Learn {
     });
     $("code-tools")?.append(this.editor.button);
 
+    // Values typed in a burst go to the engine together, one load at a time.
     this.runValues = latestOnly(() => this.sendValues());
     this.saveURL = debounce(() => this.writeURL(), 200);
     this.watchHistory(); // Back and Forward restore the state (links.js)
@@ -103,10 +94,8 @@ export class Learn {
     });
   }
 
-  // Where "Open in Gradwalk", Copy link and the embed snippets point: this page
-  // when it is Gradwalk's own, else the site's index.html.
-  pageAddress() {
-    return siteAddress(this.host.ownsAddressBar);
+  get state() {
+    return this.w.state;
   }
 
   // The widget is going away: no URL write or value edit may run after it.
@@ -143,20 +132,16 @@ export class Learn {
     svg.addEventListener("mouseleave", () => show(null));
   }
 
-  // Engine calls from here go through the widget's actions. (If Python itself fails,
-  // the engine starts a fresh worker on its own: boot/engine-client.js.)
+  // Loads from here are the widget's load action's (actions/load.js). (If Python itself
+  // fails, the engine starts a fresh worker on its own: boot/engine-client.js.)
   load(source, options) {
-    return this.host.load(source, options);
-  }
-
-  call(request) {
-    return this.host.call(request);
+    return loadSource(this.w, source, options);
   }
 
   leafAt(target) {
     const g = target.closest?.("[data-node]");
-    const answer = this.host.app.answer;
-    if (!g || !answer || this.host.element.classList.contains("hide-values")) return null;
+    const answer = this.state.answer;
+    if (!g || !answer || this.w.host.classList.contains("hide-values")) return null;
     const id = answer.nodes.findIndex((n) => n.label === g.dataset.node);
     return id >= 0 && answer.nodes[id].is_input ? id : null;
   }
@@ -166,42 +151,32 @@ export class Learn {
   buildBar() {
     const bar = this.$("learn-bar");
     if (!bar) return;
+    const on = this.link.state.cp !== false; // the widget starts with the link's switch (widget.js)
     this.linkStatus = h("p", { class: "share-status", role: "status" });
-    this.linkField = h("input", { type: "text", id: "share-link", class: "share-link", readonly: true, hidden: true, "aria-label": "Link to this state" });
-    this.embedDialog = new EmbedDialog({ state: () => this.dialogState(), container: this.host.shadow });
+    this.linkField = /** @type {HTMLInputElement} */ (h("input", { type: "text", id: "share-link", class: "share-link", readonly: true, hidden: true, "aria-label": "Link to this state" }));
+    this.embedDialog = new EmbedDialog({ state: () => this.dialogState(), container: this.w.shadow });
     const share = h("div", { class: "share" });
     if (this.link.state.embed) {
-      if (this.pageAddress() === null) return bar.append(this.questions.makeSwitch()); // a notebook: no site to open
-      this.openFull = h("a", { class: "button small open-full", target: "_blank", rel: "noopener", href: this.pageAddress() }, "Open in Gradwalk ↗");
+      if (this.pageAddress() === null) return bar.append(this.questions.makeSwitch(on)); // a notebook: no site to open
+      this.openFull = /** @type {HTMLAnchorElement} */ (h("a", { class: "button small open-full", target: "_blank", rel: "noopener", href: this.pageAddress() }, "Open in Gradwalk ↗"));
       share.append(this.openFull);
     } else {
       share.append(
         h("button", { type: "button", class: "button small", id: "copy-link", onclick: () => this.copyLink() }, "Copy link"),
         h("button", { type: "button", class: "button small", id: "embed-button", "aria-haspopup": "dialog", onclick: () => this.embedDialog.open() }, "Embed"));
     }
-    bar.append(this.questions.makeSwitch(), share, this.linkField, this.linkStatus);
+    bar.append(this.questions.makeSwitch(on), share, this.linkField, this.linkStatus);
   }
 
-  // ---------------------------------------------------------------- graphs
+  // ---------------------------------------------------------------- drawing
 
-  // Every new graph on screen (actions/load.js calls this from loadGraph).
-  graphLoaded(answer, { kind = "load" } = {}) {
-    const app = this.host.app;
-    const source = app.source ?? {};
-    if (kind !== "values" && kind !== "reset") this.programOrigin = null;
-    if (source.preset && !source.values) this.noteOriginals(answer, source.preset);
-    const edited = Boolean(source.preset || source.program === undefined
-      ? source.values && Object.keys(source.values).length : this.programOrigin);
+  // A new graph on screen: the panels here draw it (render.js).
+  graphLoaded(state, answer) {
+    const source = state.source ?? {};
     this.markCustom(!source.preset);
-    if (source.preset) this.lastPreset = source.preset;
-    this.inputs.build(answer, edited);
-    const inputs = InputsPanel.inputsOf(answer);
-    this.nudge.setGraph(answer, inputs);
-    this.editor.graphLoaded(answer, kind === "editor", Boolean(source.preset));
-    const detail = source.preset ? app.presetDetails?.get(source.preset) : null;
-    const key = `${source.preset ?? "program"}:${JSON.stringify(source.values ?? {})}:${source.preset ? "" : answer.program}`;
-    // A program gets questions made from its trace; a preset has its own (maybe none).
-    this.questions.setGraph(answer, app.stepper.trace, source.preset ? detail ?? { checkpoints: [] } : null, key, edited);
+    this.inputs.build(answer, state.values.edited);
+    this.nudge.setGraph(answer, InputsPanel.inputsOf(answer));
+    this.editor.graphLoaded(answer, state.kind === "editor", Boolean(source.preset));
     this.lineOf = new Map(answer.nodes.map((n) => [n.label, n.line]));
     this.linked = null;
     // Leaves say they can be changed (their tooltips too: see the constructor).
@@ -212,71 +187,59 @@ export class Learn {
   // away again when a preset is picked, so the list stays the list of presets).
   markCustom(on) {
     const select = this.$("preset");
-    let option = select.querySelector("option[data-custom]");
+    let option = /** @type {HTMLOptionElement | null} */ (select.querySelector("option[data-custom]"));
     if (on && !option) {
-      option = h("option", { value: "", disabled: true, data: { custom: "1" } }, "Your program");
+      option = /** @type {HTMLOptionElement} */ (h("option", { value: "", disabled: true, data: { custom: "1" } }, "Your program"));
       select.prepend(option);
     }
     if (on) option.selected = true;
     else option?.remove();
   }
 
-  // After every render (render.js).
-  rendered(view) {
-    this.questions.update(view);
-    const s = this.questions.summary();
-    this.host.element.dataset.questions = String(s.total);
+  // At every render: the questions, the nudge check, and the URL kept up to date.
+  draw(state, view) {
+    this.questions.draw(state, view, state.tab === "passes");
+    this.w.host.dataset.questions = String(questionSummary(state.questions).total);
+    this.nudge.draw(state.nudge);
     if (this.live) this.saveURL();
-  }
-
-  // The request fields for the graph on screen: {preset, values?} or {program}.
-  requestSource() {
-    const src = this.host.app.source ?? {};
-    if (src.preset) return src.values ? { preset: src.preset, values: { ...src.values } } : { preset: src.preset };
-    if (src.program !== undefined) return { program: src.program };
-    return src.values ? { values: { ...src.values } } : {}; // the engine's own graph (a notebook kernel's)
-  }
-
-  currentOrder() {
-    const app = this.host.app;
-    const exp = app.stepper?.trace.experiment;
-    return exp ? exp.order.map((id) => app.answer.nodes[id].label) : null;
   }
 
   // ---------------------------------------------------------------- values
 
   setValue(name, value) {
-    if (!this.host.app.ready) {
-      this.host.narrate("Changing a value needs the engine, which is still starting. It will work in a moment.");
+    if (!this.state.ready) {
+      narrate(this.w, "Changing a value needs the engine, which is still starting. It will work in a moment.");
       return;
     }
-    this.pendingEdits.set(name, value);
+    update(this.w, { type: "edit", name, value });
     this.runValues();
   }
 
   async sendValues() {
-    const edits = new Map(this.pendingEdits);
-    this.pendingEdits.clear();
+    const state = this.state;
+    const edits = new Map(state.values.edits);
     if (!edits.size) return;
-    const app = this.host.app;
-    const before = app.answer;
-    const src = app.source ?? {};
+    const before = state.answer;
+    const src = state.source ?? {};
     let source;
+    let programOrigin;
     if (src.preset) {
       const values = { ...(src.values ?? {}) };
-      const original = this.originals?.preset === src.preset ? this.originals.values : {};
+      const originals = state.values.originals;
+      const original = originals?.preset === src.preset ? originals.values : {};
       for (const [name, value] of edits) {
         if (original[name] === value) delete values[name];
         else values[name] = value;
       }
       source = Object.keys(values).length ? { preset: src.preset, values } : { preset: src.preset };
     } else if (src.program !== undefined) {
-      this.programOrigin ??= src.program;
+      programOrigin = state.values.programOrigin ?? src.program;
       source = { program: src.program, values: Object.fromEntries(edits) };
     } else {
       // The engine's own graph: it recomputes from its original values and every edit so far.
       source = { values: { ...(src.values ?? {}), ...Object.fromEntries(edits) } };
     }
+    update(this.w, { type: "editsSent", programOrigin });
     let answer;
     try {
       answer = await this.load(source, {
@@ -286,38 +249,29 @@ export class Learn {
         message: (a) => changeText(before, a, edits),
       });
     } catch (error) {
-      this.host.narrate(`The engine could not compute that: ${error?.message ?? error}`);
+      narrate(this.w, `The engine could not compute that: ${error?.message ?? error}`);
       return;
     }
-    if (answer && !answer.ok) this.host.narrate(`That value could not be used: ${answer.error.message}`);
+    if (answer && !answer.ok) narrate(this.w, `That value could not be used: ${answer.error.message}`);
   }
 
   async resetValues() {
-    const app = this.host.app;
-    const before = app.answer;
-    const src = app.source ?? {};
+    const state = this.state;
+    const before = state.answer;
+    const src = state.source ?? {};
     const source = src.preset ? { preset: src.preset }
-      : src.program !== undefined ? { program: this.programOrigin ?? src.program } : {};
-    this.pendingEdits.clear();
-    const answer = await this.load(source, {
+      : src.program !== undefined ? { program: state.values.programOrigin ?? src.program } : {};
+    update(this.w, { type: "editsSent" });
+    await this.load(source, {
       keepPlace: true, order: this.currentOrder(), kind: "reset",
       message: (a) => `Back to the original values. ${outputText(before, a)}`,
     });
-    this.programOrigin = null;
-    if (answer?.ok) this.inputs.build(answer, false);
-  }
-
-  // Remember a preset's own values (from a load without edits).
-  noteOriginals(answer, preset) {
-    const values = {};
-    for (const inp of InputsPanel.inputsOf(answer)) values[inp.name] = inp.value;
-    this.originals = { preset, values };
   }
 
   // ---------------------------------------------------------------- programs
 
   async buildProgram(text) {
-    if (!this.host.app.ready) return { ok: false, error: { message: "The engine is still starting; your program will be built once it is ready." } };
+    if (!this.state.ready) return { ok: false, error: { message: "The engine is still starting; your program will be built once it is ready." } };
     let answer;
     try {
       answer = await this.load({ program: text }, { keepPlace: true, kind: "editor" });
@@ -333,13 +287,10 @@ export class Learn {
   }
 
   async backToPreset() {
-    const id = this.lastPreset ?? this.host.app.presets[0]?.id;
+    const id = this.state.values.lastPreset ?? this.state.presets[0]?.id;
     if (!id) return;
     await this.load({ preset: id }, { kind: "preset", message: "Back to the preset. Press Step forward to compute the first node." });
   }
-
-  // ---------------------------------------------------------------- links
-
 }
 
 function cssEscape(text) {
@@ -364,6 +315,3 @@ function outputText(before, after) {
   const changed = was !== null && exact(was) !== exact(out.data);
   return `The output ${out.label} = ${fmt(out.data)}${changed ? ` (was ${fmt(was)})` : ""}.`;
 }
-
-// Links: restoring, writing and copying them (links.js).
-Object.assign(Learn.prototype, linkMethods);

@@ -1,13 +1,51 @@
 // The learn-by-doing section's links: the state a permalink or an embed's options ask
 // for, restored once the engine can answer (with a notice naming whatever could not be
 // used), the URL kept up to date (only where the widget owns the address bar), Copy
-// link, and what the Embed dialog needs. These are methods of Learn (learn.js), kept in
-// their own file; url.js reads and writes the links themselves.
+// link, and what the Embed dialog needs. Learn (learn.js) extends this class, which is
+// kept in its own file; url.js reads and writes the links themselves.
 
 import { h, say } from "./lib/dom.js";
+import { siteAddress } from "./panels/embed.js";
+import { update } from "./update.js";
+import { narrate } from "./render.js";
+import { loadSource } from "./actions/load.js";
+import { whyFromParams, whyLinkParams } from "./actions/why.js";
 import { PASSES, decodeProgram, encodeProgram, formatLink, parseLink } from "./url.js";
 
-export const linkMethods = {
+export class LearnLinks {
+  constructor() {
+    // Set by Learn's constructor (learn.js), read here.
+    /** @type {any} */ this.w = null; // the widget's context (widget.js)
+    this.ownsAddressBar = false;
+    /** @type {any} */ this.link = null;
+    /** @type {any} */ this.editor = null;
+    /** @type {any} */ this.saveURL = null;
+    /** @type {(id: string) => HTMLElement | null} */ this.$ = () => null;
+    /** @type {Map<string, {encoded: string, format: string}>} */ this.encoded = new Map();
+    this.live = false; // the URL is kept up to date once the link's state is restored
+    this.restored = false;
+    this.replaceNext = false;
+    /** @type {HTMLInputElement | null} */ this.linkField = null;
+    /** @type {HTMLElement | null} */ this.linkStatus = null;
+    /** @type {HTMLAnchorElement | null} */ this.openFull = null;
+    /** @type {{encoded: string, format: string} | null} */ this.lastProgram = null;
+    /** @type {string | null} */ this.fullQuery = null;
+    /** @type {(() => void) | null} */ this.stopHistory = null;
+  }
+
+  // Where "Open in Gradwalk", Copy link and the embed snippets point: this page
+  // when it is Gradwalk's own, else the site's index.html.
+  pageAddress() {
+    return siteAddress(this.ownsAddressBar);
+  }
+
+  // The visit order of the run on the graph, if any (node labels).
+  currentOrder() {
+    const app = this.w.state;
+    const exp = app.stepper?.trace.experiment;
+    return exp ? exp.order.map((id) => app.answer.nodes[id].label) : null;
+  }
+
   async copyLink() {
     await this.writeURL();
     const url = this.fullPageURL();
@@ -20,10 +58,10 @@ export const linkMethods = {
     } catch {
       say(this.linkStatus, "The link is selected: press Ctrl+C (⌘C on a Mac) to copy it.");
     }
-  },
+  }
 
   linkState() {
-    const app = this.host.app;
+    const app = this.w.state;
     const s = app.stepper;
     const src = app.source ?? {};
     const pass = s && PASSES.includes(s.pos.pass) ? s.pos.pass : "start";
@@ -33,10 +71,10 @@ export const linkMethods = {
       values: src.values ?? null,
       pass, step: pass === "start" ? null : s.pos.index,
       order: this.currentOrder(),
-      cp: this.questions.enabled ? null : false,
+      cp: this.w.state.questions.enabled ? null : false,
       embed: this.link.state.embed, hide: this.link.state.hide, start: this.link.state.start,
     };
-  },
+  }
 
   async programParam(text) {
     if (!this.encoded.has(text)) {
@@ -44,17 +82,17 @@ export const linkMethods = {
       if (this.encoded.size > 20) this.encoded.delete(this.encoded.keys().next().value);
     }
     return this.encoded.get(text);
-  },
+  }
 
   async writeURL() {
-    if (!this.live || !this.host.app.answer) return;
+    if (!this.live || !this.w.state.answer) return;
     const state = this.linkState();
     const prog = state.program !== null ? await this.programParam(state.program) : null;
-    const other = this.host.linkParams ? this.host.linkParams(this.link.other) : this.link.other; // + Why reverse mode's
+    const other = whyLinkParams(this.w, this.link.other); // + Why reverse mode's
     const query = formatLink(state, { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other });
     const first = this.replaceNext; // the first write after a restore only tidies the address
     this.replaceNext = false;
-    if (this.host.ownsAddressBar && query !== location.search) {
+    if (this.ownsAddressBar && query !== location.search) {
       // A new graph, a visit order run or an experiment gets its own history entry, so
       // Back undoes it; a step, a value or a switch only updates the current one. An
       // embed's frame never adds entries (they would be the lesson page's Back button's).
@@ -65,15 +103,15 @@ export const linkMethods = {
     this.fullQuery = formatLink({ ...state, embed: false }, { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other });
     if (this.openFull) this.openFull.href = this.pageAddress() + this.fullQuery;
     this.lastProgram = prog;
-  },
+  }
 
   fullPageURL() {
     return this.pageAddress() + (this.fullQuery ?? "");
-  },
+  }
 
   dialogState() {
     const state = this.linkState();
-    const app = this.host.app;
+    const app = this.w.state;
     const title = state.preset ? (app.presets.find((p) => p.id === state.preset)?.title ?? state.preset) : "your program";
     return {
       ...state, cp: state.cp,
@@ -81,7 +119,7 @@ export const linkMethods = {
       programFormat: this.lastProgram?.format ?? "deflate",
       title,
     };
-  },
+  }
 
   // The state the page's URL asks for, restored once the engine can answer. Returns
   // false if the URL asks for nothing (the page then shows its default).
@@ -89,7 +127,7 @@ export const linkMethods = {
     if (this.restored) return false;
     this.restored = true;
     const link = this.link;
-    const app = this.host.app;
+    const app = this.w.state;
     const fallbackId = app.presets[0].id;
     const problems = [...link.problems];
     if (pendingPreset || !link.any || link.fatal) {
@@ -125,7 +163,7 @@ export const linkMethods = {
     for (let attempt = 0; attempt < 4; attempt++) {
       const request = values ? { ...source, values } : source;
       try {
-        answer = await this.load(request, { order, kind: "link" });
+        answer = await loadSource(this.w, request, { order, kind: "link" });
       } catch (error) {
         answer = { ok: false, error: { message: error?.message ?? String(error), kind: "internal" } };
       }
@@ -177,34 +215,31 @@ export const linkMethods = {
     } else if (s.trace.experiment) {
       place = { pass: "experiment", index: s.frames("experiment").length - 1 };
     }
-    if (place) {
-      s.pos = place;
-      this.host.render();
-    }
-    if (st.cp !== null) this.questions.setEnabled(st.cp);
+    if (place) update(this.w, { type: "step", pos: place });
+    if (st.cp !== null) update(this.w, { type: "questionsEnabled", on: st.cp }, false);
     this.showNotice(problems);
     this.finishRestore();
     return true;
-  },
+  }
 
   finishRestore() {
     this.live = true;
     this.replaceNext = true;
     this.saveURL();
-  },
+  }
 
   // Back and Forward, where the widget owns the address bar (index.html): the entry's
   // URL is a permalink, restored like the one the page opened with. Elsewhere (a
   // <grad-walk> on a lesson page, a notebook) the page's history is not the widget's.
   watchHistory() {
-    if (!this.host.ownsAddressBar) return;
-    const onPop = () => this.returnTo(location.search).catch((error) => this.host.narrate(`That page state could not be restored: ${error?.message ?? error}`));
+    if (!this.ownsAddressBar) return;
+    const onPop = () => this.returnTo(location.search).catch((error) => narrate(this.w, `That page state could not be restored: ${error?.message ?? error}`));
     window.addEventListener("popstate", onPop);
     this.stopHistory = () => window.removeEventListener("popstate", onPop);
-  },
+  }
 
   async returnTo(query) {
-    if (!this.restored || !this.host.app.ready) return; // still opening: the first restore wins
+    if (!this.restored || !this.w.state.ready) return; // still opening: the first restore wins
     this.saveURL.cancel?.(); // a pending write belongs to the state being left
     this.live = false;
     this.restored = false;
@@ -214,14 +249,14 @@ export const linkMethods = {
     } else {
       // An entry without a link (the address the page was opened at): the first preset.
       this.restored = true;
-      const app = this.host.app;
-      await this.load({ preset: app.presets[0].id }, { kind: "link" });
+      const app = this.w.state;
+      await loadSource(this.w, { preset: app.presets[0].id }, { kind: "link" });
       this.finishRestore();
     }
     // "Why reverse mode" last: its experiment runs on the graph just restored (unless
     // another Back or Forward has overtaken this one).
-    if (this.link === link) this.host.restoreWhy?.(new URLSearchParams(query));
-  },
+    if (this.link === link) whyFromParams(this.w, new URLSearchParams(query));
+  }
 
   showNotice(problems) {
     const box = this.$("link-notice");
@@ -238,8 +273,8 @@ export const linkMethods = {
         `, so the page shows the default there instead: ${unique.join("; ")}.`),
       h("button", { type: "button", class: "button quiet small", onclick: () => { box.hidden = true; } }, "Dismiss"));
     box.hidden = false;
-  },
-};
+  }
+}
 
 // Whether going from one query to another deserves a history entry: another preset,
 // a program instead of a preset (or back), another visit order run, an experiment

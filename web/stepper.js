@@ -26,9 +26,9 @@ import { MODES } from "./modes/registry.js";
 export const MODE_FIELDS = [...new Set(MODES.flatMap((mode) => mode.fields))];
 export const FIELDS = ["data", "grad", ...MODE_FIELDS];
 
+// The trace of a decoded answer (decodeAnswer, below).
 export function buildTrace(answer) {
   const n = answer.nodes.length;
-  completePushes(answer.backward, answer.edges);
   const forwardStates = new States(answer.forward, { data: new Array(n).fill(null) }, n);
   return {
     n,
@@ -47,8 +47,21 @@ export function buildTrace(answer) {
 
 // A graph answer sends each push's numbers once (docs/api.md): a push visit's pushes
 // leave out what their edge says (parent, local, rule) and what the frame says
-// (upstream). Written back in, once, in place, every panel reads whole pushes.
-export function completePushes(frames, edges) {
+// (upstream). decodeAnswer writes them back in, once, in place, in the backward pass
+// and in a visit-order run, so that every panel reads whole pushes. It is the one
+// decoder of that format: update.js calls it on every answer it is given (and the
+// build on the answers it draws); it returns the answer, and a second call does nothing.
+const decoded = new WeakSet();
+
+export function decodeAnswer(answer) {
+  if (!answer?.ok || decoded.has(answer)) return answer;
+  decoded.add(answer);
+  completePushes(answer.backward, answer.edges);
+  completePushes(answer.experiment?.frames, answer.edges);
+  return answer;
+}
+
+function completePushes(frames, edges) {
   for (const frame of frames ?? []) {
     if (frame.kind !== "visit") continue;
     for (const push of frame.pushes) {
@@ -153,8 +166,8 @@ export class Stepper {
     if (!mode && this.pos.pass === "mode") this.pos = { pass: "start", index: -1 };
   }
 
+  // A visit-order run (decoded: decodeAnswer), or null to go back to the correct pass.
   setExperiment(experiment) {
-    if (experiment) completePushes(experiment.frames, this.trace.edges);
     this.trace.experiment = experiment;
     this.trace.experimentStates = experiment ? gradStates(experiment.frames, this.trace.n) : null;
     if (this.pos.pass === "backward" || this.pos.pass === "experiment") {
@@ -168,6 +181,12 @@ export class Stepper {
 
   atEnd() {
     return this.pos.pass === this.backPass && this.pos.index === this.frames(this.backPass).length - 1;
+  }
+
+  // Whether next() would move (the end of a pass is the end of the walk).
+  hasNext() {
+    const { pass, index } = this.pos;
+    return pass === "start" || pass === "forward" || index + 1 < this.frames(pass).length;
   }
 
   // One step along: the forward frames, then the backward frames.
@@ -233,6 +252,7 @@ export class Stepper {
   }
 
   // Everything the page draws at the current position.
+  /** @returns {import("./state.js").View} */
   view() {
     const { pass, index } = this.pos;
     const t = this.trace;
@@ -251,7 +271,7 @@ export class Stepper {
       grad = (pass === "experiment" ? t.experimentStates : t.backwardStates).at(index).grad;
     }
     const frames = this.frames(pass);
-    return {
+    return /** @type {import("./state.js").View} */ ({
       pass,
       index,
       total: frames.length,
@@ -262,6 +282,6 @@ export class Stepper {
       mode: pass === "mode" ? t.mode : null,
       experiment: pass === "experiment" ? t.experiment : null,
       final: pass === "experiment" && index === frames.length - 1,
-    };
+    });
   }
 }

@@ -302,7 +302,7 @@ export async function decodeProgram(encoded, format) {
       }
     } catch (error) {
       if (error.message === "the program in the link is too long") throw error;
-      throw new Error("the program in the link is damaged");
+      throw new Error("the program in the link is damaged", { cause: error });
     }
     raw = new Uint8Array(total);
     let at = 0;

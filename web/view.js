@@ -6,35 +6,60 @@
 
 import passes from "./modes/passes.js";
 import visitOrder from "./modes/visit-order.js";
+import { MODES } from "./modes/index.js";
+import { wrongGrads } from "./modes/shared.js";
 
+/**
+ * @typedef {import("./state.js").View} View
+ * @typedef {import("./state.js").Answer} Answer
+ * @typedef {import("./state.js").Mode} Mode
+ */
+
+const WHY = new Map(MODES.map((mode) => [mode.id, mode]));
+
+/** @param {View} view @returns {Mode} */
 function modeOf(view) {
+  if (view.pass === "mode") return WHY.get(view.mode.name);
   return view.pass === "experiment" ? visitOrder : passes;
 }
 
 function emptyMarks() {
-  return {
+  return /** @type {any} */ ({
     current: null, visiting: null, visitTag: null,
     receiving: new Map(), pushes: new Map(), feeding: new Set(),
     late: new Set(), lost: new Set(), wrong: new Set(), shouldBe: null,
-  };
+  });
 }
 
-// The highlights of one view. A "Why reverse mode" frame is marked by its mode (`why`).
-export function marksFor(view, answer, why) {
-  if (view.pass === "mode") return why.marks(view, emptyMarks());
-  return modeOf(view).marks(view, emptyMarks(), answer);
+// The highlights of one view. A "Why reverse mode" experiment may add a column to the
+// table, and at its end marks the grads it got wrong.
+/** @param {View} view @param {Answer} answer */
+export function marksFor(view, answer) {
+  const marks = emptyMarks();
+  const mode = view.mode;
+  if (mode?.column) {
+    marks.column = { title: mode.column.title, values: mode.column.field ? view[mode.column.field] : mode.column.values };
+  }
+  modeOf(view).marks(view, marks, answer);
+  if (mode && view.index === view.total - 1 && mode.correct) {
+    for (const i of wrongGrads(view.grad, mode.correct)) marks.wrong.add(i);
+    if (marks.wrong.size) marks.shouldBe = mode.correct;
+  }
+  return marks;
 }
 
-export function positionText(view, why) {
-  if (view.pass === "mode") return why.position(view);
+/** @param {View} view */
+export function positionText(view) {
   return modeOf(view).position(view);
 }
 
 // The step details a mode writes itself, or null for the ordinary ones (panels/details.js).
+/** @param {View} view @param {Answer} answer */
 export function detailsFor(view, answer) {
   return modeOf(view).details?.(view, answer) ?? null;
 }
 
+/** @param {View} view */
 export function narrationFor(view) {
-  return modeOf(view).narration(view);
+  return modeOf(view).narration?.(view) ?? view.frame.text;
 }

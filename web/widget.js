@@ -17,12 +17,14 @@
 //   });
 //   widget.unmount();         // takes everything down: listeners, observers, engine client
 //
-// One flow: an event calls an action (actions/), the only code that writes the state
-// (state.js) and calls the engine; the action then calls render (render.js), which
-// draws everything from the state. The pieces share one context object, `w`.
+// One flow: an event calls an action (actions/), which asks the engine for what it
+// needs (actions/requests.js) and gives the changes to update() (update.js), the only
+// writer of the state (state.js); update() then calls render (render.js), which draws
+// everything from the state. The pieces share one context object, `w`: the element,
+// the options, the state, the panels and the engine client. Actions are functions
+// imported where they are used, called as action(w, ...args).
 
 import { sharedEngine } from "./boot/engine-client.js";
-import { say } from "./lib/dom.js";
 import { GraphView } from "./panels/graph.js";
 import { NodeTable, watchScrollable } from "./panels/table.js";
 import { ProgramView } from "./panels/program.js";
@@ -33,11 +35,14 @@ import { StageTabs } from "./panels/stage-tabs.js";
 import { Learn } from "./learn.js";
 import { WhyReverse } from "./modes/why-reverse.js";
 import { createState } from "./state.js";
-import * as load from "./actions/load.js";
-import * as step from "./actions/step.js";
-import * as stage from "./actions/stage.js";
-import visitOrderMode from "./modes/visit-order.js";
-import * as draw from "./render.js";
+import { update } from "./update.js";
+import { render } from "./render.js";
+import { boot, choosePreset, engineFailed, firstPaint, onProgress } from "./actions/load.js";
+import { reset, showProblem, startBackward, stepBack, stepForward, stepTo } from "./actions/step.js";
+import { chooseTab } from "./actions/stage.js";
+import { orderChanged, orderStatus, restoreOrder, runOrder } from "./actions/order.js";
+import { chooseRule, leaveMode, modeContext, selectWhy, whyFromParams } from "./actions/why.js";
+import { dropAll, requestKinds } from "./actions/requests.js";
 import { WIDGET_HTML } from "./widget-template.js";
 import { parametersOf } from "./url.js";
 
@@ -53,7 +58,7 @@ export function mount(element, options = {}) {
     // there is no site to link to (a notebook), they come as text instead.
     for (const link of template.content.querySelectorAll("link[href]")) {
       if (options.css) link.remove();
-      else link.href = new URL(link.getAttribute("href"), import.meta.url).href;
+      else /** @type {HTMLLinkElement} */ (link).href = new URL(link.getAttribute("href"), import.meta.url).href;
     }
     if (options.css) {
       const sheet = new CSSStyleSheet();
@@ -88,6 +93,8 @@ function createWidget(host, shadow, options) {
   const w = {
     host, shadow, options, params, $, BOOT_TIMEOUT_MS,
     state: createState(),
+    requests: requestKinds(), // only the newest request of each kind counts (actions/requests.js)
+    drawn: { narration: 0, orderStatus: 0 }, // what the panels last drew (render.js): the markup's texts at first
     unmounted: false,
     retries: 0,
     ui: Object.fromEntries(Object.entries({
@@ -100,90 +107,56 @@ function createWidget(host, shadow, options) {
       runOrder: "run-order", restoreOrder: "restore-order", orderStatus: "order-status", experimentBody: "experiment-body",
     }).map(([key, id]) => [key, $(id)])),
   };
-  // The actions and the drawing, each called as w.name(...args) with the context bound.
-  for (const module of [load, step, stage, draw]) {
-    for (const [name, fn] of Object.entries(module)) w[name] = (...args) => fn(w, ...args);
-  }
-  // The visit-order experiment's own actions (modes/visit-order.js).
-  w.runOrder = () => visitOrderMode.run(w);
-  w.restoreOrder = () => visitOrderMode.restore(w);
-  w.orderChanged = (labels) => visitOrderMode.changed(w, labels);
+  // Push or pull, next to the visit order (the rule is state.why.rule: push and pull's experiment reads it too).
+  w.ui.orderRules = /** @type {HTMLInputElement[]} */ ([...shadow.querySelectorAll("input[name='order-rule']")]);
 
   // The page's one engine, shared with every other widget on it (boot/engine-client.js);
   // its status (downloading, starting Python, ready, failed) is shown by each widget.
   w.engine = options.engine ?? sharedEngine({ bootTimeoutMs: BOOT_TIMEOUT_MS, callTimeoutMs: CALL_TIMEOUT_MS }).client();
-  disposers.push(w.engine.subscribe((status) => status.state === "loading" && w.onProgress(status)));
   if (!options.engine) disposers.push(() => w.engine.close()); // a client handed in is its owner's to close
 
-  // The panels. Each draws what it is given; the learn-by-doing ones (learn.js) and the
-  // "Why reverse mode" experiments (modes/) reach the engine through the actions.
-  w.stageTabs = new StageTabs(shadow, { choose: (tab) => w.chooseTab(tab) });
+  // The panels. Each draws what render gives it and says what the learner did, which
+  // the actions turn into requests and changes.
+  w.stageTabs = new StageTabs(shadow, { choose: (tab) => chooseTab(w, tab) });
   w.graph = new GraphView(w.ui.svg);
-  w.table = new NodeTable($("node-rows"), {
-    // "More digits" changed how numbers are written: draw the graph's texts and the table again.
-    onDigits: () => {
-      if (w.state.answer) w.graph.build(w.state.answer);
-      w.render();
-    },
-  });
+  // "More digits" changes how this widget writes numbers (state.digits).
+  w.table = new NodeTable($("node-rows"), { onDigits: (on) => update(w, { type: "digits", on }) });
   w.code = new ProgramView($("program"));
-  // The scrubber moves the stepper through the step action; render.js keeps it in step.
-  w.scrubber = new Scrubber($("scrubber-box"), { onMove: (offset) => w.stepTo(offset) });
+  // The scrubber moves the stepper through the step action; render keeps it in step.
+  w.scrubber = new Scrubber($("scrubber-box"), { onMove: (offset) => stepTo(w, offset) });
   w.visitOrder = new VisitOrder($("visit-order"), {
-    announce: (text) => say(w.ui.orderStatus, text),
-    onChange: (labels) => w.orderChanged(labels),
+    announce: (text) => orderStatus(w, text),
+    onChange: (labels) => orderChanged(w, labels),
   });
-  w.learn = new Learn({
-    app: w.state,
-    call: (request) => w.engine.call(request),
-    load: (source, loadOptions) => w.loadSource(source, loadOptions),
-    render: (message) => w.render(message),
-    narrate: (text) => w.narrate(text),
-    arrangeOrder: (labels) => {
-      w.visitOrder.arrange(labels);
-      return w.runOrder().catch((error) => w.engineFailed(error));
-    },
-    linkParams: (other) => w.why.linkParams(other), // "Why reverse mode" keeps its state in the link too
-    restoreWhy: (params) => w.why.fromParams(params), // and gets it back on Back / Forward
-    inputTip: (text) => (w.graph.inputTip = text),
-    element: host,
-    shadow,
-    query: options.query ?? "",
-    ownsAddressBar: Boolean(options.ownsAddressBar),
+  w.learn = new Learn(w);
+  w.report = new CheckReport($("check-report"), options.report ?? {}, { show: (problem) => showProblem(w, problem) });
+  w.why = new WhyReverse(shadow, modeContext(w), {
+    select: (id) => selectWhy(w, id),
+    leave: () => leaveMode(w),
   });
-  w.report = new CheckReport($("check-report"), options.report ?? {}, { show: (problem) => w.showProblem(problem) });
-  w.why = new WhyReverse({
-    state: w.state.why,
-    call: (request) => w.engine.call(request),
-    ready: () => w.state.ready && Boolean(w.state.answer),
-    source: () => w.state.source,
-    answer: () => w.state.answer,
-    stepper: () => w.state.stepper,
-    render: (message) => w.render(message),
-    notReady: (what) => w.notReady(what),
-    visitOrder: w.visitOrder,
-    root: shadow,
-    loadProgram: (program) => w.loadSource({ program }, { kind: "program" })
-      .then((answer) => Boolean(answer?.ok))
-      .catch((error) => { w.engineFailed(error); return false; }),
-  });
-  w.why.fromParams(params);
+  // What the widget starts with: the link's questions switch, its experiment, its tab.
   // A link into an experiment, or an embed that starts at the visit order, opens on its tab.
-  if (parametersOf("why").some((k) => params.has(k))) w.state.tab = "why";
-  if (host.classList.contains("start-order")) w.state.tab = "order";
-  w.stageTabs.show(w.state.tab);
+  const tab = parametersOf("why").some((k) => params.has(k)) ? "why" : host.classList.contains("start-order") ? "order" : null;
+  update(w, [
+    ...(w.learn.link.state.cp === false ? [{ type: "questionsEnabled", on: false }] : []),
+    ...(tab ? [{ type: "tab", tab }] : []),
+  ], false);
+  render(w); // the widget as it starts, before any graph
+  disposers.push(w.engine.subscribe((status) => status.state === "loading" && onProgress(w, status)));
+  whyFromParams(w, params);
   disposers.push(watchScrollable($("table-scroll")));
 
   // Events → actions.
-  w.ui.preset.addEventListener("change", () => w.choosePreset(w.ui.preset.value));
+  w.ui.preset.addEventListener("change", () => choosePreset(w, w.ui.preset.value));
   // Step forward and Step back act even when marked disabled, to say why nothing moved.
-  w.ui.forward.addEventListener("click", () => w.stepForward());
-  w.ui.back.addEventListener("click", () => w.stepBack());
-  w.ui.startBackward.addEventListener("click", () => w.startBackward());
-  w.ui.reset.addEventListener("click", () => w.reset());
-  w.ui.retry.addEventListener("click", () => w.boot());
-  w.ui.runOrder.addEventListener("click", () => w.runOrder().catch((error) => w.engineFailed(error)));
-  w.ui.restoreOrder.addEventListener("click", () => w.restoreOrder());
+  w.ui.forward.addEventListener("click", () => stepForward(w));
+  w.ui.back.addEventListener("click", () => stepBack(w));
+  w.ui.startBackward.addEventListener("click", () => startBackward(w));
+  w.ui.reset.addEventListener("click", () => reset(w));
+  w.ui.retry.addEventListener("click", () => boot(w));
+  w.ui.runOrder.addEventListener("click", () => runOrder(w).catch((error) => engineFailed(w, error)));
+  w.ui.restoreOrder.addEventListener("click", () => restoreOrder(w));
+  for (const radio of w.ui.orderRules) radio.addEventListener("change", () => chooseRule(w, radio.value === "pull" ? "pull" : "push"));
   // ← → step. On its own page the widget hears the keys from anywhere on it; among
   // other content (several widgets on a lesson page) only while focus is inside it.
   (options.keys === "page" ? document : shadow).addEventListener("keydown", (e) => {
@@ -192,8 +165,8 @@ function createWidget(host, shadow, options) {
     const t = e.composedPath()[0]; // the element inside the shadow root, not its host
     if (t instanceof Element && t.closest("input, select, textarea, [contenteditable], .visit-order, .graph-scroll")) return;
     e.preventDefault();
-    if (e.key === "ArrowRight") w.stepForward();
-    else w.stepBack();
+    if (e.key === "ArrowRight") stepForward(w);
+    else stepBack(w);
   }, { signal: teardown.signal });
 
   // On a phone the legend starts folded (the lesson notes always do: the stage comes first).
@@ -208,7 +181,7 @@ function createWidget(host, shadow, options) {
     for (const dispose of disposers.splice(0)) dispose();
     w.graph.destroy();
     w.learn.destroy();
-    w.state.seq++; // any answer still on its way is dropped
+    dropAll(w); // any answer still on its way is dropped
     shadow.replaceChildren();
     for (const name of ["data-engine", "data-pass", "data-step", "data-questions", "aria-busy"]) host.removeAttribute(name);
     if (hostClasses) host.className = hostClasses;
@@ -216,8 +189,8 @@ function createWidget(host, shadow, options) {
     delete host.gradwalk;
   }
 
-  w.firstPaint();
-  w.boot();
+  firstPaint(w);
+  boot(w);
   return { element: host, root: shadow, unmount };
 }
 

@@ -150,7 +150,7 @@ async function bootFast(build, indexURL, progress, orFail, downloads) {
   try {
     pyodide.unpackArchive(await orFail(wheel), "wheel", { extractDir: build.site_packages });
   } catch (error) {
-    throw new Error(`The engine package ${build.engine_wheel_pyc.split("/").pop()} is damaged (${sentence(error)}); try again.`);
+    throw new Error(`The engine package ${build.engine_wheel_pyc.split("/").pop()} is damaged (${sentence(error)}); try again.`, { cause: error });
   }
   mark("unpack engine");
   const api = pyodide.pyimport("engine.api");

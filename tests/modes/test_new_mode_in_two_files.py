@@ -78,9 +78,11 @@ export default {
     ];
   },
 
-  async run(ctx) {
-    const reply = await ctx.ask({ cmd: "scaled", factor: ctx.state.factor }, ctx.$("scaled-result"), "Scaled grads");
-    if (!reply) return null;
+  request(ctx) {
+    return { request: { cmd: "scaled", factor: ctx.state.factor }, what: "Scaled grads" };
+  },
+
+  result(ctx, reply) {
     const n = ctx.answer().nodes.length;
     return {
       message: `Every grad times ${reply.factor}.`,

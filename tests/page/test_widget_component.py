@@ -112,6 +112,49 @@ def test_two_widgets_step_independently_by_keyboard(blank_page):
     assert one.locator("#position").inner_text() == "Forward pass · node 3 of 4"
 
 
+TWO_COS = """async () => {
+  document.body.innerHTML = '<grad-walk id="one" preset="cos"></grad-walk>'
+    + '<grad-walk id="two" preset="cos"></grad-walk>';
+  await import('/gradwalk.js');
+}"""
+
+
+def test_more_digits_in_one_widget_leaves_the_other_as_it_was(blank_page):
+    """ "More digits" is a widget's own setting: on a page with two widgets on the same
+    preset, turning it on in the first changes how the first writes numbers, and the
+    second, stepped afterwards, still writes the short format with its button off."""
+    page = blank_page
+    page.evaluate(TWO_COS)
+    wait_ready(page, "#one")
+    wait_ready(page, "#two")
+    one, two = widget(page, "#one"), widget(page, "#two")
+
+    def shown(w, label="cos(x1+x2)"):
+        node = w.locator(f"svg [data-node='{label}']")
+        return {
+            "exact": float(node.get_attribute("data-data")),
+            "graph": node.locator(".node-data .node-value").text_content(),
+            "table": w.locator(f"tr[data-row='{label}'] .row-data").inner_text(),
+        }
+
+    for w in (one, two):
+        w.get_by_role("button", name="Start backward", exact=True).click()  # every node's data is in
+    short = shown(one)
+    assert short["graph"] == short["table"] == f"{short['exact']:.4g}" == "-0.99"
+    one.get_by_role("button", name="More digits").click()
+    assert one.get_by_role("button", name="More digits").get_attribute("aria-pressed") == "true"
+    assert shown(one)["graph"] == shown(one)["table"] == f"{short['exact']:.5f}" == "-0.98999"
+    # The second widget's next step is still written the short way, and its button is off.
+    two.get_by_role("button", name="Step forward", exact=True).click()
+    assert two.locator("#position").inner_text() == "Backward pass · visit 1 of 7"
+    assert two.get_by_role("button", name="More digits").get_attribute("aria-pressed") == "false"
+    assert shown(two) == short
+    # And the first keeps its own setting when it steps.
+    one.get_by_role("button", name="Step forward", exact=True).click()
+    assert shown(one)["graph"] == "-0.98999"
+    assert one.get_by_role("button", name="More digits").get_attribute("aria-pressed") == "true"
+
+
 CYCLES = """async (n) => {
   const { mount } = await import('/widget.js');
   const box = document.createElement('div');
@@ -122,7 +165,8 @@ CYCLES = """async (n) => {
     if (i % 2) await new Promise((resolve, reject) => {
       const deadline = performance.now() + 60000;
       const check = () => (box.dataset.engine === 'ready' ? resolve()
-        : performance.now() > deadline ? reject(new Error('a widget was not ready within 60 s')) : setTimeout(check, 10));
+        : performance.now() > deadline ? reject(new Error('a widget was not ready within 60 s'))
+        : setTimeout(check, 10));
       check();
     });
     w.unmount();

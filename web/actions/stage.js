@@ -1,6 +1,9 @@
 // Which tab the stage shows (state.tab). The learner picks one; an experiment that
 // starts on the stepper (a visit-order run, a "Why reverse mode" experiment, or a link
-// to either) brings its own tab forward once, when it starts.
+// to either) brings its own tab forward once, when it starts (update.js).
+
+import { update } from "../update.js";
+import { LEFT_MODE } from "./why.js";
 
 export const TABS = ["passes", "order", "why"];
 
@@ -10,26 +13,14 @@ export const TABS = ["passes", "order", "why"];
 // its push-and-pull experiment is about that very order.
 export function chooseTab(w, tab) {
   if (!TABS.includes(tab)) return;
-  w.state.tab = tab;
   const s = w.state.stepper;
+  const chosen = { type: "tab", tab };
   if (tab !== "why" && s?.trace.mode) {
-    w.why.leave(); // renders
-    return;
+    update(w, [chosen, { type: "modeLeft" }], LEFT_MODE);
+  } else if (tab === "passes" && s?.pos.pass === "experiment") {
+    update(w, [chosen, { type: "step", to: "end", pass: "backward" }],
+      "Back to the ordinary backward pass. The visit-order run is kept: the Visit order tab shows it again.");
+  } else {
+    update(w, chosen, s ? null : false);
   }
-  if (tab === "passes" && s?.pos.pass === "experiment") {
-    s.toEnd("backward");
-    w.render("Back to the ordinary backward pass. The visit-order run is kept: the Visit order tab shows it again.");
-    return;
-  }
-  if (s) w.render();
-  else w.stageTabs.show(tab);
-}
-
-// Called by render: the tab an experiment on the stepper belongs to, brought forward
-// when that experiment starts (not on every step, so the learner can look elsewhere).
-export function followExperiment(w, view) {
-  const owner = view.pass === "experiment" ? "order" : view.pass === "mode" ? "why" : null;
-  if (owner && owner !== w.state.tabOwner) w.state.tab = owner;
-  w.state.tabOwner = owner;
-  w.stageTabs.show(w.state.tab);
 }

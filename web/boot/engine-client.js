@@ -54,7 +54,7 @@ const IDLE_STOP_MS = 3000; // how long a shared worker outlives its last widget
 
 export class Engine {
   constructor({
-    onProgress = () => {},
+    onProgress = (/** @type {{stage: string, fraction: number}} */ _progress) => {},
     bootTimeoutMs = 30000,
     callTimeoutMs = 10000,
     boot = pageBootMode(),

@@ -19,7 +19,7 @@
 //   (panels/graph.js).
 (() => {
   const root = document.documentElement;
-  const shown = document.querySelector('meta[name="gw-prerendered"]')?.content;
+  const shown = /** @type {HTMLMetaElement | null} */ (document.querySelector('meta[name="gw-prerendered"]'))?.content;
   if (!shown) return;
   const boot = ["preset", "boot", "sw", "boottimeout", "calltimeout"];
   const query = new URLSearchParams(location.search);
@@ -29,7 +29,7 @@
     if (!start || asked !== shown) root.dataset.prerendered = "off";
     return;
   }
-  const template = start && asked !== shown && document.getElementById(`gw-graph-${asked}`);
+  const template = start && asked !== shown && /** @type {HTMLTemplateElement | null} */ (document.getElementById(`gw-graph-${asked}`));
   const widget = document.getElementById("gradwalk")?.shadowRoot;
   const svg = widget?.getElementById("graph");
   if (svg && !template && root.dataset.prerendered === "off") {

@@ -46,6 +46,27 @@ export function setEnabled(button, on) {
   button.setAttribute("aria-disabled", on ? "false" : "true");
 }
 
+// Only the newest request of a kind counts: the widget's one way to drop an answer
+// that a newer request has overtaken (actions/requests.js). begin() returns a ticket,
+// a function that is true while no newer request of the kind has begun since;
+// drop() makes every ticket out so far stale (a widget taken down); begun() says
+// whether any request of the kind was ever made.
+export function newestOnly() {
+  let latest = 0;
+  return {
+    begin() {
+      const mine = ++latest;
+      return () => mine === latest;
+    },
+    drop() {
+      latest++;
+    },
+    begun() {
+      return latest > 0;
+    },
+  };
+}
+
 // Run the latest of a burst of calls: fn runs at once if idle; calls that come while
 // it runs collapse into one more run (with the newest arguments) when it is done.
 export function latestOnly(fn) {

@@ -4,11 +4,13 @@
 //           and nan / inf / -inf / -0 as themselves. It follows the engine's own
 //           formatter (engine/text.py, Python's "%.4g"), so the graph, the table
 //           and the engine's narration always write a number the same way.
-//           With more digits on (setMoreDigits(true), the "More digits" button),
+//           With more digits on (a widget's "More digits" button, state.digits),
 //           fmt(x) writes five decimals instead (-2.14112, -0.98999), and very small
-//           or very large numbers with 6 significant digits. The setting is one for
-//           the page, so the graph and the table, which both call fmt, agree; a
-//           caller that asks for its own digits, fmt(x, 8), keeps them.
+//           or very large numbers with 6 significant digits. The setting is each
+//           widget's own: its render draws inside withDigits(state.digits, draw), so
+//           everything it writes then, the graph, the table, the details, agrees, and
+//           another widget on the page keeps its own. A caller that asks for its own
+//           digits, fmt(x, 8), keeps them.
 // exact(x): what data-* attributes hold — JavaScript's String(Number(x)) of the
 //           engine's value ("15", "-1.5", "0.7071067811865477", "NaN", "Infinity"),
 //           or "" when the value is not known yet (null / undefined).
@@ -18,10 +20,18 @@ export function exact(x) {
   return String(Number(x));
 }
 
-let moreDigits = false;
+let moreDigits = false; // while a widget draws: its setting (withDigits); else the short format
 
-export function setMoreDigits(on) {
+// Run draw() with numbers written as a widget asks (on: more digits), then go back to
+// what was in force before (JavaScript runs one widget's drawing at a time).
+export function withDigits(on, draw) {
+  const before = moreDigits;
   moreDigits = Boolean(on);
+  try {
+    return draw();
+  } finally {
+    moreDigits = before;
+  }
 }
 
 export function showsMoreDigits() {

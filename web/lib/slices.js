@@ -31,14 +31,14 @@ export function keepInPlace(parent, elements) {
 
 // Children already in place stay (keepInPlace); the rest arrive in slices, and
 // arrived(from, to) is told each time elements[from..to) are put on the page.
-export function appendInSlices(parent, elements, { eager = EAGER_ROWS, perFrame = ROWS_PER_FRAME, arrived = () => {} } = {}) {
+export function appendInSlices(parent, elements, { eager = EAGER_ROWS, perFrame = ROWS_PER_FRAME, arrived = (/** @type {number} */ _from, /** @type {number} */ _to) => {} } = {}) {
   const kept = keepInPlace(parent, elements);
   let next = Math.max(kept, Math.min(eager, elements.length));
   parent.append(...elements.slice(kept, next));
   arrived(kept, next);
   let frame = null;
-  let finish;
-  const done = new Promise((resolve) => (finish = resolve));
+  let finish = () => {};
+  const done = new Promise((resolve) => (finish = () => resolve(undefined)));
   const slice = () => {
     frame = null;
     parent.append(...elements.slice(next, next + perFrame));

@@ -22,17 +22,18 @@ export default {
   },
 
   graphLoaded(ctx) {
-    ctx.memo.again = {}; // "plain" / "zero" → this graph's answer, for the table's columns
     ctx.$("again-result").replaceChildren();
   },
 
-  async run(ctx, { zero = ctx.state.zero_grad } = {}) {
-    ctx.state.zero_grad = zero;
+  request(ctx, { zero = ctx.state.zero_grad } = {}) {
+    return { request: { cmd: "again", zero_grad: zero }, what: "Backward twice", set: { zero_grad: zero } };
+  },
+
+  result(ctx, reply, asked) {
+    const zero = asked.request.zero_grad;
     const box = ctx.$("again-result");
-    const reply = await ctx.ask({ cmd: "again", zero_grad: zero }, box, "Backward twice");
-    if (!reply) return null;
-    const runs = ctx.memo.again;
-    runs[zero ? "zero" : "plain"] = reply;
+    // "plain" / "zero" → this graph's answer, for the table's columns.
+    const runs = { ...ctx.memo.again, [zero ? "zero" : "plain"]: reply };
     const answer = ctx.answer();
     const nodes = answer.nodes;
     const columns = [["first", "after backward()"]];
@@ -54,6 +55,7 @@ export default {
         h("tbody", {}, ...rows)));
     const out = nodes[answer.output].label;
     return {
+      memo: runs,
       message: zero
         ? `The first backward() left its grads behind; zero_grad() clears them before ${out}.backward() runs again.`
         : `The first backward() left its grads behind, and ${out}.backward() runs again on top of them.`,

@@ -22,63 +22,61 @@ export default {
       h("div", { class: "why-row" },
         h("label", { for: "descent-rate" }, "Learning rate"),
         h("input", { type: "number", id: "descent-rate", value: "0.1", min: "0.001", max: "10", step: "any", inputmode: "decimal",
-          onchange: (e) => { const rate = Number(e.target.value); if (rate > 0 && rate <= 10) ctx.state.rate = rate; } }),
+          onchange: (e) => { const rate = Number(e.target.value); if (rate > 0 && rate <= 10) ctx.set({ rate }); } }),
         h("button", { type: "button", id: "descent-step", class: "button primary", onclick: move(false) }, "Descend"),
         h("button", { type: "button", id: "descent-ascend", class: "button", onclick: move(true) }, "Ascend"),
-        h("button", { type: "button", id: "descent-reset", class: "button quiet", onclick: () => reset(ctx, true) }, "Reset descent")),
+        h("button", { type: "button", id: "descent-reset", class: "button quiet", onclick: () => reset(ctx) }, "Reset descent")),
       h("div", { id: "descent-result", class: "why-result" }),
       h("div", { id: "descent-plot", class: "why-plot" }),
     ];
   },
 
   graphLoaded(ctx, answer) {
-    reset(ctx, false);
+    clear(ctx);
     const inputs = answer.inputs.map((i) => answer.nodes[i].label);
     const box = ctx.$("descent-inputs");
     const chosen = ctx.state.inputs?.filter((x) => inputs.includes(x));
     box.replaceChildren(box.querySelector("legend"), ...inputs.map((label) => h("label", { class: "why-check" },
       h("input", { type: "checkbox", value: label, checked: chosen?.length ? chosen.includes(label) : true,
-        onchange: () => { ctx.state.inputs = names(ctx); } }), ` ${label}`)));
+        onchange: () => ctx.set({ inputs: names(ctx) }) }), ` ${label}`)));
     ctx.$("descent-rate").value = String(ctx.state.rate);
   },
 
   // One more move ({ascend}), or the moves of a link (replay).
-  async run(ctx, { ascend = false, moves = null } = {}) {
+  request(ctx, { ascend = false, moves = null } = {}) {
     const box = ctx.$("descent-result");
     const what = ascend ? "Ascend" : "Descend";
     const chosen = names(ctx);
     const rate = Number(ctx.$("descent-rate").value);
+    let set = {};
     if (!moves) {
       if (!chosen.length) {
         box.replaceChildren(h("p", { class: "why-bad" }, "Tick at least one input to move."));
-        ctx.render(`${what} needs at least one input ticked under Inputs to move.`);
-        return null;
+        return { refused: `${what} needs at least one input ticked under Inputs to move.` };
       }
       if (!(rate > 0 && rate <= 10)) {
         box.replaceChildren(h("p", { class: "why-bad" }, "The learning rate must be a number above 0 and at most 10."));
-        ctx.render(`${what}: the learning rate must be a number above 0 and at most 10.`);
-        return null;
+        return { refused: `${what}: the learning rate must be a number above 0 and at most 10.` };
       }
-      ctx.state.rate = rate;
-      ctx.state.inputs = chosen;
+      set = { rate, inputs: chosen };
       moves = [...(ctx.memo.descent ?? []), { ascend, rate, inputs: chosen }].slice(-MAX_MOVES);
     }
-    const before = ctx.memo.descent?.length ?? 0;
-    const reply = await ctx.ask({ cmd: "descent", moves }, box, what);
-    if (!reply) return null;
-    const made = moves.slice(0, reply.history.length - 1); // a move the engine refused was not made
-    ctx.memo.descent = made;
-    ctx.state.moves = made.map((m) => (m.ascend ? "a" : "d")).join("");
+    return { request: { cmd: "descent", moves }, what, set, before: ctx.memo.descent?.length ?? 0 };
+  },
+
+  result(ctx, reply, asked) {
+    const box = ctx.$("descent-result");
+    const made = asked.request.moves.slice(0, reply.history.length - 1); // a move the engine refused was not made
     show(ctx, reply, made);
     if (reply.stopped) {
       box.prepend(h("p", { class: "why-bad" }, reply.stopped));
-      if (made.length <= before) { // this click moved nothing: the stepper stays where it is
-        ctx.render(`${what}: ${reply.stopped}`);
-        return null;
+      if (made.length <= asked.before) { // this click moved nothing: the stepper stays where it is
+        return { memo: made, said: `${asked.what}: ${reply.stopped}` };
       }
     }
     const answer = ctx.answer();
     return {
+      memo: made,
       atEnd: true,
       mode: {
         title: "Gradient descent", frames: reply.frames, history: reply.history, moves: made,
@@ -116,14 +114,18 @@ export default {
 
   params(ctx) {
     const s = ctx.state;
-    if (!s.moves) return {};
-    return { moves: s.moves, lr: String(s.rate), ...(s.inputs ? { inputs: s.inputs.join(",") } : {}) };
+    // The moves made on this graph (its memo; a new graph has none).
+    const moves = (ctx.memo.descent ?? []).map((m) => (m.ascend ? "a" : "d")).join("");
+    if (!moves) return {};
+    return { moves, lr: String(s.rate), ...(s.inputs ? { inputs: s.inputs.join(",") } : {}) };
   },
 
   fromParams(ctx, get) {
+    const choices = {};
     const rate = Number(get("lr"));
-    if (rate > 0 && rate <= 10) ctx.state.rate = rate;
-    if (get("inputs")) ctx.state.inputs = get("inputs").split(",");
+    if (rate > 0 && rate <= 10) choices.rate = rate;
+    if (get("inputs")) choices.inputs = get("inputs").split(",");
+    return choices;
   },
 
   // A link's moves (?moves=dda&lr=0.1&inputs=x1,x2), all at once.
@@ -140,14 +142,15 @@ function names(ctx) {
   return [...ctx.$("descent-inputs").querySelectorAll("input:checked")].map((c) => c.value);
 }
 
-function reset(ctx, byUser) {
-  ctx.memo.descent = [];
-  ctx.state.moves = "";
+// A new graph, or Reset descent: no moves made, nothing shown.
+function clear(ctx) {
   ctx.$("descent-result").replaceChildren();
   ctx.$("descent-plot").replaceChildren();
-  if (!byUser) return;
-  if (ctx.active() === "descent") ctx.leave();
-  ctx.render("Descent reset: back at the starting values.");
+}
+
+function reset(ctx) {
+  clear(ctx);
+  ctx.reset("descent", [], "Descent reset: back at the starting values.");
 }
 
 // The result line, and the output's path as a plot with its numbers.

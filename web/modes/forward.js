@@ -21,25 +21,26 @@ export default {
   },
 
   graphLoaded(ctx, answer) {
-    ctx.memo.forward = new Map(); // input label → derivative, this graph's: "one pass per input"
     const select = ctx.$("forward-wrt");
     fillInputs(select, answer.inputs.map((i) => answer.nodes[i].label), ctx.state.wrt);
-    select.onchange = () => { ctx.state.wrt = select.value; };
+    select.onchange = () => ctx.set({ wrt: select.value });
     ctx.$("forward-result").replaceChildren();
   },
 
-  async run(ctx) {
+  request(ctx) {
     const wrt = ctx.$("forward-wrt").value;
-    ctx.state.wrt = wrt;
+    return { request: { cmd: "forward", wrt }, what: "Forward mode", set: { wrt } };
+  },
+
+  result(ctx, reply, asked) {
+    const wrt = asked.request.wrt;
     const box = ctx.$("forward-result");
-    const reply = await ctx.ask({ cmd: "forward", wrt }, box, "Forward mode");
-    if (!reply) return null;
     const answer = ctx.answer();
     const nodes = answer.nodes;
     const out = nodes[answer.output].label;
     const grad = nodes[reply.wrt].grad;
-    const runs = ctx.memo.forward;
-    runs.set(wrt, reply.derivative);
+    // Input label → derivative, this graph's: "one pass per input".
+    const runs = new Map(ctx.memo.forward ?? []).set(wrt, reply.derivative);
     const inputs = answer.inputs.map((i) => nodes[i].label);
     const ok = Math.abs(reply.derivative - grad) <= 1e-12 * Math.max(1, Math.abs(grad));
     box.replaceChildren(
@@ -52,6 +53,7 @@ export default {
         + `${reply.multiplications_forward_mode} multiplications for every input. Reverse mode: 1 pass, `
         + `${reply.multiplications_reverse_mode} multiplications.`));
     return {
+      memo: runs,
       message: `Forward mode for ${wrt}: one tangent per node, in the same order as the data.`,
       mode: {
         title: `Forward mode for ${wrt}`, wrt: reply.wrt, wrtLabel: wrt,

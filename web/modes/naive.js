@@ -30,10 +30,12 @@ export default {
     ctx.$("naive-result").replaceChildren();
   },
 
-  async run(ctx) {
+  request() {
+    return { request: { cmd: "naive" }, what: "Naive recursion" };
+  },
+
+  result(ctx, reply) {
     const box = ctx.$("naive-result");
-    const reply = await ctx.ask({ cmd: "naive" }, box, "Naive recursion");
-    if (!reply) return null;
     const answer = ctx.answer();
     const label = (i) => answer.nodes[i].label;
     const inputs = answer.inputs;

@@ -18,7 +18,7 @@ export default {
       h("option", { value: "diamonds" }, "A chain of n diamonds"),
       h("option", { value: "neuron" }, "A neuron with n inputs"));
     family.addEventListener("change", () => {
-      ctx.state.family = family.value;
+      ctx.set({ family: family.value });
       showGrowth(ctx).catch(ctx.failed);
     });
     return [
@@ -43,16 +43,17 @@ export default {
   graphLoaded(ctx, answer) {
     const select = ctx.$("paths-wrt");
     fillInputs(select, answer.inputs.map((i) => answer.nodes[i].label), ctx.state.wrt);
-    select.onchange = () => { ctx.state.wrt = select.value; };
+    select.onchange = () => ctx.set({ wrt: select.value });
     ctx.$("paths-result").replaceChildren();
   },
 
-  async run(ctx) {
+  request(ctx) {
     const wrt = ctx.$("paths-wrt").value;
-    ctx.state.wrt = wrt;
+    return { request: { cmd: "paths", wrt }, what: "Path sums", set: { wrt } };
+  },
+
+  result(ctx, reply) {
     const box = ctx.$("paths-result");
-    const reply = await ctx.ask({ cmd: "paths", wrt }, box, "Path sums");
-    if (!reply) return null;
     const nodes = ctx.answer().nodes;
     const label = (i) => nodes[i].label;
     const x = label(reply.wrt);
@@ -122,8 +123,10 @@ export default {
   },
 
   fromParams(ctx, get) {
-    if (get("family") === "neuron") ctx.state.family = "neuron";
-    if (get("wrt")) ctx.state.wrt = get("wrt");
+    const choices = {};
+    if (get("family") === "neuron") choices.family = "neuron";
+    if (get("wrt")) choices.wrt = get("wrt");
+    return choices;
   },
 };
 
@@ -133,8 +136,8 @@ async function showGrowth(ctx) {
   const box = ctx.$("growth-plot");
   let rows = growthCache.get(family);
   if (!rows) {
-    if (!ctx.ready()) return;
-    const reply = await ctx.call({ cmd: "growth", family, sizes: GROWTH_SIZES[family] });
+    const reply = await ctx.growth({ cmd: "growth", family, sizes: GROWTH_SIZES[family] });
+    if (!reply) return; // the engine is not ready yet
     if (!reply.ok) {
       box.replaceChildren(h("p", { class: "why-bad" }, reply.error.message));
       return;

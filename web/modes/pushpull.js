@@ -32,7 +32,7 @@ export default {
   },
 
   // Nothing to step here; a link's ?run=pushpull has nothing to replay.
-  async run() {
+  request() {
     return null;
   },
 
@@ -41,46 +41,39 @@ export default {
   },
 
   fromParams(ctx, get) {
-    if (get("rule") !== "pull") return;
-    ctx.state.rule = "pull";
-    const radio = ctx.$("order-rule")?.querySelector("input[value='pull']");
-    if (radio) radio.checked = true;
+    return get("rule") === "pull" ? { rule: "pull" } : {};
   },
 };
 
 // The input that feeds the most non-output nodes shows the difference best: move it to the top.
 function inputFirst(ctx) {
   const answer = ctx.answer();
-  const vo = ctx.visitOrder;
-  if (!answer || !vo) return;
+  if (!answer) return;
   const consumers = (i) => answer.nodes[i].children.filter((e) => answer.edges[e].child !== answer.output).length;
   const input = [...answer.inputs].sort((a, b) => consumers(b) - consumers(a))[0];
   const label = answer.nodes[input].label;
-  const order = [label, ...vo.correct.filter((l) => l !== label)];
-  vo.arrange(order);
+  const order = [label, ...ctx.correctOrder().filter((l) => l !== label)];
   ctx.$("pushpull-result").replaceChildren(h("p", {}, `The visit order is now ${order.join(", ")}: ${label} is visited before the nodes that use it. Compare push and pull, or press Run order.`));
-  ctx.render(`Moved ${label} to the top of the visit order. Press Compare push and pull, or choose Push or Pull and press Run order.`);
+  ctx.arrangeOrder(order, `Moved ${label} to the top of the visit order. Press Compare push and pull, or choose Push or Pull and press Run order.`);
 }
 
 async function compare(ctx) {
   const box = ctx.$("pushpull-result");
-  const order = ctx.visitOrder.order;
-  const push = await ctx.ask({ cmd: "load", order, rule: "push" }, box, "Comparing push and pull");
-  if (!push) return;
-  const pull = await ctx.ask({ cmd: "load", order, rule: "pull" }, box, "Comparing push and pull");
-  if (!pull) return;
+  const order = ctx.order();
+  const runs = await ctx.compare(order, "Comparing push and pull");
+  if (!runs) return;
   const nodes = ctx.answer().nodes;
   const label = (i) => nodes[i].label;
   const head = ["node", "push", "pull", "correct"].map((t) => h("th", { scope: "col" }, t));
   const rows = nodes.map((n, i) => h("tr", {}, h("th", { scope: "row" }, n.label),
-    ...[push.experiment, pull.experiment].map((exp) => {
+    ...[runs.push, runs.pull].map((exp) => {
       const good = same(exp.grads[i], exp.correct_grads[i]);
       return h("td", { class: good ? "" : "why-bad" }, `${good ? "" : "✗ "}${fmt(exp.grads[i])}`);
     }),
     h("td", {}, fmt(n.grad))));
   const parts = [h("p", { class: "ran-order" }, `Order: ${order.join(" → ")}`),
     h("table", { class: "why-table" }, h("thead", {}, h("tr", {}, ...head)), h("tbody", {}, ...rows))];
-  for (const [name, exp] of [["Push", push.experiment], ["Pull", pull.experiment]]) {
+  for (const [name, exp] of [["Push", runs.push], ["Pull", runs.pull]]) {
     const wrong = wrongGrads(exp.grads, exp.correct_grads).length;
     const section = h("div", { class: `why-rule rule-${name.toLowerCase()}` },
       h("h3", {}, `${name}: ${wrong ? `✗ ${plural(wrong, "wrong grad")}, ${plural(exp.lost_path_count, "lost path")}` : "✓ every grad right"}`),
@@ -93,16 +86,5 @@ async function compare(ctx) {
   }
   parts.push(h("p", { class: "muted" }, "To step through either run, choose Push or Pull next to the visit order and press Run order."));
   box.replaceChildren(...parts);
-  ctx.mark("compared");
-  // The comparison is what the section shows now: an experiment still on the stepper
-  // gives way (back to the ordinary grads), so no status names it any longer.
-  const s = ctx.stepper();
-  const left = s?.trace.mode ? s.trace.mode.title : null;
-  if (left) {
-    s.setMode(null);
-    s.toEnd();
-  }
-  ctx.$("order-status").textContent = `Compared push and pull on ${order.join(", ")}: the results are in the Push and pull panel.`;
-  ctx.render(`Compared push and pull on the order ${order.join(", ")}. The results are in the Push and pull panel.`
-    + (left ? ` (${left} was left: the graph shows the ordinary backward pass.)` : ""));
+  ctx.compared(order);
 }

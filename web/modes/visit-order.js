@@ -2,19 +2,15 @@
 // ({cmd: "load", order, rule: "push" | "pull"}). The engine replays it frame by frame
 // and says which contributions arrived late and which input → output paths they cut;
 // the graph marks them as the replay reaches them, and the grads that came out wrong
-// at the end. Its list is panels/visit-order.js, its result panels/experiment.js.
+// at the end. Running it is an action (actions/order.js); its list is
+// panels/visit-order.js, its result panels/experiment.js.
 
-import { say } from "../lib/dom.js";
-import { showExperiment } from "../panels/experiment.js";
 import passes from "./passes.js";
 import { h, list, wrongGrads } from "./shared.js";
 import { fmt } from "../lib/format.js";
 
 export default {
   id: "order",
-  run: (w) => run(w),
-  restore: (w) => restore(w),
-  changed: (w, labels) => changed(w, labels),
 
   marks(view, marks, answer) {
     if (view.frame?.kind === "pull") pullMarks(view.frame, marks);
@@ -60,67 +56,6 @@ function pathEdges(answer, nodeIds) {
     }
   }
   return out;
-}
-
-function changed(w, order) {
-  const exp = w.state.stepper?.trace.experiment;
-  const ran = exp ? exp.order.map((id) => w.state.answer.nodes[id].label) : null;
-  const hint = ran && ran.join() === order.join() ? "" : " Press Run order to try it.";
-  w.ui.orderStatus.textContent = `${w.ui.orderStatus.textContent}${hint}`;
-}
-
-async function run(w) {
-  if (!w.state.ready || !w.state.answer) {
-    w.notReady("Run order");
-    say(w.ui.orderStatus, "Run order needs the engine, which is still starting.");
-    return;
-  }
-  const order = w.visitOrder.order;
-  const seq = ++w.state.seq;
-  say(w.ui.orderStatus, `Running the order ${order.join(", ")}…`);
-  const rule = w.why.orderRule();
-  const answer = await w.engine.call({ cmd: "load", ...w.state.source, order, rule });
-  if (seq !== w.state.seq) return;
-  if (!answer.ok) {
-    say(w.ui.orderStatus, `The engine refused this order: ${answer.error.message}`);
-    return;
-  }
-  const exp = answer.experiment;
-  w.state.runs += 1;
-  w.$("experiment-result").dataset.runs = String(w.state.runs); // how many orders have been run
-  w.state.stepper.setMode(null); // a "Why reverse mode" experiment gives way to the run
-  w.state.stepper.setExperiment(exp);
-  w.state.stepper.toEnd("experiment");
-  showExperiment(w.ui.experimentBody, exp, w.state.answer);
-  const wrong = wrongGrads(exp.grads, exp.correct_grads).length;
-  const verdict = wrong === 0
-    ? "every grad came out right."
-    : `${wrong === 1 ? "1 grad is" : `${wrong} grads are`} wrong (marked ✗ on the graph and in the table; the result says why).`;
-  say(w.ui.orderStatus, `Ran ${order.join(", ")} with ${rule}.`);
-  w.render(`Ran the backward pass (${rule}) in the order ${order.join(", ")}: ${verdict} Step back to replay it one visit at a time.`);
-}
-
-// Restore correct order undoes the experiment and nothing else: the learner keeps
-// their place in the passes (a replayed visit becomes the same visit of the correct
-// pass), and with nothing to undo it only says so.
-function restore(w) {
-  const s = w.state.stepper;
-  const ran = Boolean(s?.trace.experiment);
-  if (!ran && w.visitOrder.isCorrectOrder()) {
-    say(w.ui.orderStatus, `The order is already the correct one: ${w.visitOrder.order.join(", ")}.`);
-    return;
-  }
-  w.visitOrder.restore();
-  say(w.ui.orderStatus, `Restored a correct order: ${w.visitOrder.order.join(", ")}.`);
-  if (!ran) return; // only the list had changed
-  const place = s.pos.pass === "experiment"
-    ? { pass: "backward", index: Math.min(s.pos.index, s.frames("backward").length - 1) } : null;
-  s.setExperiment(null);
-  if (place) s.pos = place;
-  showExperiment(w.ui.experimentBody, null, w.state.answer);
-  w.render(place
-    ? "Back to the correct visit order, at the same step: these are the right grads."
-    : null);
 }
 
 // A pull visit: the node reads its consumers' grads (an early one is not final yet).

@@ -18,29 +18,140 @@
 import { fmt } from "../lib/format.js";
 import { h, parseNumber } from "../lib/dom.js";
 
+// The questions are the widget's state (state.questions: on or off, what the learner
+// did with each, which ones have been on screen), written by update.js; this panel
+// draws them and says what the learner did (onAnswer, onToggle).
+
+/**
+ * @typedef {import("../state.js").State} State
+ * @typedef {import("../state.js").View} View
+ */
+
+// The questions of a new graph and when they are asked (update.js keeps them in
+// state.questions): {key, list, waiting}.
+//   detail  the preset's detail ({checkpoints}) or null for a program
+//   edited  true if the input values differ from the preset's
+export function questionsFor(questions, answer, trace, detail, sourceKey, edited) {
+  // A graph's key holds a whole program's text; statuses are keyed by a short
+  // number standing for it, so that looking one up does not hash the program.
+  if (!questions.graphKeys.has(sourceKey)) questions.graphKeys.set(sourceKey, `g${questions.graphKeys.size + 1}`);
+  const key = questions.graphKeys.get(sourceKey);
+  let waiting = 0;
+  const list = [];
+  for (const cp of detail?.checkpoints ?? []) {
+    const frames = cp.pass === "forward" ? answer.forward : answer.backward;
+    const step = cp.before_step === -1 ? frames.length - 1 : cp.before_step;
+    if (!(step >= 0 && step < frames.length)) continue;
+    const whatIf = cp.values || cp.order;
+    let answerValue = cp.answer;
+    if (edited) {
+      const live = cp.check && !whatIf ? valueAt(answer, trace, cp.check, cp.pass, step) : null;
+      if (live === null || cp.kind !== "number") {
+        waiting += 1;
+        continue;
+      }
+      answerValue = live;
+    }
+    list.push({ ...cp, step, answerValue, edited });
+  }
+  if (!detail) list.push(...generated(answer));
+  return { key, list, waiting };
+}
+
+// The value of "b.grad" / "o.data" after frame `step` of a pass, from the trace.
+function valueAt(answer, t, check, pass, step) {
+  const m = /^(.+)\.(grad|data)$/.exec(check);
+  if (!m) return null;
+  const id = answer.nodes.findIndex((n) => n.label === m[1]);
+  if (id < 0) return null;
+  if (m[2] === "data") return pass === "forward" ? t.forwardStates.at(step).data[id] : t.fullData[id];
+  if (pass !== "backward") return null;
+  return t.backwardStates.at(step).grad[id];
+}
+
+function statusKey(questions, cp) {
+  return `${questions.key}#${cp.id}`;
+}
+
+// What the learner did with a question so far: {state: "open" | "right" | "wrong" |
+// "revealed", tries, reply}.
+function statusOf(questions, cp) {
+  return questions.status.get(statusKey(questions, cp)) ?? { state: "open", tries: 0, reply: "" };
+}
+
+function answered(questions, cp) {
+  const { state } = statusOf(questions, cp);
+  return state === "right" || state === "revealed";
+}
+
+// The cards for a position. One question at a time: the first one asked here that is
+// still open; the ones answered already (here, or revealed by the step just taken)
+// are folded to a line. A question the learner never had on screen (stepped past
+// while another was open) is not revealed: it is asked again when they come back.
+/** @param {State} state @param {View} view */
+export function cardsFor(state, view) {
+  const questions = state.questions;
+  if (!questions.enabled || !questions.list.length || !state.answer) return [];
+  const { pass, index } = view;
+  const nForward = state.answer.forward.length;
+  const asked = [];
+  const revealed = [];
+  for (const cp of questions.list) {
+    let ask;
+    if (cp.pass === "forward") {
+      ask = (cp.step === 0 && pass === "start") || (pass === "forward" && index === cp.step - 1);
+    } else {
+      ask = cp.step === 0
+        ? (pass === "forward" && index === nForward - 1) || (nForward === 0 && pass === "start")
+        : pass === "backward" && index === cp.step - 1;
+    }
+    if (ask) asked.push(cp);
+    else if (pass === cp.pass && index === cp.step && questions.seen.has(statusKey(questions, cp))) revealed.push(cp);
+  }
+  const open = asked.find((cp) => !answered(questions, cp));
+  return [
+    ...(open ? [{ cp: open, mode: "ask", folded: false }] : []),
+    ...asked.filter((cp) => cp !== open && answered(questions, cp)).map((cp) => ({ cp, mode: "ask", folded: true })),
+    ...revealed.map((cp) => ({ cp, mode: "revealed", folded: true })),
+  ];
+}
+
+// The keys of the questions a view puts on screen, open (update.js marks them seen).
+export function questionsOnScreen(state, view) {
+  return cardsFor(state, view).filter((c) => !c.folded).map((c) => statusKey(state.questions, c.cp));
+}
+
+// How many questions this graph has, and how many were answered right.
+export function questionSummary(questions) {
+  let right = 0;
+  for (const cp of questions.list) if (statusOf(questions, cp).state === "right") right += 1;
+  return { total: questions.list.length, right, waiting: questions.waiting };
+}
+
 export class Checkpoints {
-  constructor(box, { onTryOrder = () => {}, onToggle = () => {}, markAsked = () => {} } = {}) {
+  /**
+   * @param {HTMLElement} box
+   * @param {{onTryOrder?: (labels: string[]) => void, onToggle?: (on: boolean) => void,
+   *          markAsked?: (label: string | null) => void,
+   *          onAnswer?: (key: string, status: import("../state.js").QuestionStatus) => void}} [callbacks]
+   */
+  constructor(box, { onTryOrder = () => {}, onToggle = () => {}, markAsked = () => {}, onAnswer = () => {} } = {}) {
     this.box = box;
     this.markAsked = markAsked; // outline the node the open question is about (or none)
     this.onTryOrder = onTryOrder;
     this.onToggle = onToggle;
-    this.enabled = true;
-    this.list = []; // resolved checkpoints for the graph on screen
-    this.status = new Map(); // key -> {state: "right"|"wrong"|"revealed", reply, tries}
-    // A graph's key holds a whole program's text; statuses are keyed by a short
-    // number standing for it, so that looking one up does not hash the program.
-    this.graphKeys = new Map(); // source key -> "g1", "g2", ...
-    this.key = "";
+    this.onAnswer = onAnswer;
     this.shown = ""; // which cards are on screen, so a re-render keeps focus and typing
-    this.seen = new Set(); // the questions that have been on screen (status keys)
+    /** @type {HTMLInputElement | null} */
+    this.switchInput = null;
     box.classList.add("checkpoints");
   }
 
   // The switch that turns questions on and off (built by the page's learn bar).
-  makeSwitch() {
+  makeSwitch(on) {
     const input = h("input", {
-      type: "checkbox", id: "checkpoint-switch", class: "switch-input", checked: this.enabled,
-      onchange: () => this.setEnabled(input.checked, true),
+      type: "checkbox", id: "checkpoint-switch", class: "switch-input", checked: on,
+      onchange: () => this.onToggle(input.checked),
     });
     this.switchInput = input;
     return h("div", { class: "switch" },
@@ -48,116 +159,29 @@ export class Checkpoints {
       h("label", { for: "checkpoint-switch" }, "Ask me questions as I step"));
   }
 
-  setEnabled(on, fromUser = false) {
-    this.enabled = Boolean(on);
-    if (this.switchInput) this.switchInput.checked = this.enabled;
-    this.shown = "";
-    if (this.lastView) this.update(this.lastView);
-    if (fromUser) this.onToggle(this.enabled);
-  }
-
-  // A new graph: work out which questions apply and when.
-  //   detail  the preset's detail ({checkpoints}) or null for a program
-  //   edited  true if the input values differ from the preset's
-  setGraph(answer, stepperTrace, detail, sourceKey, edited) {
-    this.answer = answer;
-    this.trace = stepperTrace;
-    if (!this.graphKeys.has(sourceKey)) this.graphKeys.set(sourceKey, `g${this.graphKeys.size + 1}`);
-    this.key = this.graphKeys.get(sourceKey);
-    this.shown = "";
-    this.waiting = 0;
-    const list = [];
-    for (const cp of detail?.checkpoints ?? []) {
-      const frames = cp.pass === "forward" ? answer.forward : answer.backward;
-      const step = cp.before_step === -1 ? frames.length - 1 : cp.before_step;
-      if (!(step >= 0 && step < frames.length)) continue;
-      const whatIf = cp.values || cp.order;
-      let answerValue = cp.answer;
-      if (edited) {
-        const live = cp.check && !whatIf ? this.valueAt(cp.check, cp.pass, step) : null;
-        if (live === null || cp.kind !== "number") {
-          this.waiting += 1;
-          continue;
-        }
-        answerValue = live;
-      }
-      list.push({ ...cp, step, answerValue, edited });
-    }
-    if (!detail) list.push(...generated(answer));
-    this.list = list;
-  }
-
-  // The value of "b.grad" / "o.data" after frame `step` of a pass, from the trace.
-  valueAt(check, pass, step) {
-    const m = /^(.+)\.(grad|data)$/.exec(check);
-    if (!m) return null;
-    const id = this.answer.nodes.findIndex((n) => n.label === m[1]);
-    if (id < 0) return null;
-    const t = this.trace;
-    if (m[2] === "data") return pass === "forward" ? t.forwardStates.at(step).data[id] : t.fullData[id];
-    if (pass !== "backward") return null;
-    return t.backwardStates.at(step).grad[id];
-  }
-
-  // The cards for a position. One question at a time: the first one asked here that is
-  // still open; the ones answered already (here, or revealed by the step just taken)
-  // are folded to a line. A question the learner never had on screen (stepped past
-  // while another was open) is not revealed: it is asked again when they come back.
-  cardsFor(view) {
-    if (!this.enabled || !this.list.length) return [];
-    const { pass, index } = view;
-    const nForward = this.answer.forward.length;
-    const asked = [];
-    const revealed = [];
-    for (const cp of this.list) {
-      let ask = false;
-      if (cp.pass === "forward") {
-        ask = (cp.step === 0 && pass === "start") || (pass === "forward" && index === cp.step - 1);
-      } else {
-        ask = cp.step === 0
-          ? (pass === "forward" && index === nForward - 1) || (nForward === 0 && pass === "start")
-          : pass === "backward" && index === cp.step - 1;
-      }
-      if (ask) asked.push(cp);
-      else if (pass === cp.pass && index === cp.step && this.seen.has(this.statusKey(cp))) revealed.push(cp);
-    }
-    const open = asked.find((cp) => !this.answered(cp));
-    return [
-      ...(open ? [{ cp: open, mode: "ask", folded: false }] : []),
-      ...asked.filter((cp) => cp !== open && this.answered(cp)).map((cp) => ({ cp, mode: "ask", folded: true })),
-      ...revealed.map((cp) => ({ cp, mode: "revealed", folded: true })),
-    ];
-  }
-
-  answered(cp) {
-    const { state } = this.statusOf(cp);
-    return state === "right" || state === "revealed";
-  }
-
-  // What the learner did with a question so far: {state: "open" | "right" | "wrong" |
-  // "revealed", tries, reply}.
-  statusOf(cp) {
-    return this.status.get(this.statusKey(cp)) ?? { state: "open", tries: 0, reply: "" };
-  }
-
-  update(view) {
-    this.lastView = view;
-    const cards = this.cardsFor(view);
+  // Draw the questions of this view (render.js, at every render). visible: the
+  // stage's "Step the passes" tab is in front.
+  /** @param {State} state @param {View} view @param {boolean} visible */
+  draw(state, view, visible) {
+    this.questions = state.questions;
+    if (this.switchInput) this.switchInput.checked = state.questions.enabled;
+    const cards = cardsFor(state, view);
     // The node the open question is about is outlined on the graph, beside its numbers
     // (every update: a redrawn graph has new elements).
     const open = cards.find((c) => !c.folded)?.cp;
     this.markAsked(askedLabel(open));
-    const shown = cards.map((c) => `${c.cp.id}:${c.mode}:${c.folded}`).join("|") + `@${this.key}:${this.enabled}`;
-    // A question counts as seen once it is drawn where the learner can see it (the
-    // stage's "Step the passes" tab; not while another tab is in front).
-    const visible = !this.box.closest("[role=tabpanel]")?.hidden;
-    if (visible) for (const c of cards) if (!c.folded) this.seen.add(this.statusKey(c.cp));
+    const shown = cards.map((c) => `${c.cp.id}:${c.mode}:${c.folded}`).join("|")
+      + `@${state.questions.key}:${state.questions.enabled}`;
     if (shown === this.shown) return;
     this.shown = shown;
     this.box.hidden = cards.length === 0;
     this.box.replaceChildren(...cards.map((c) => (c.folded ? this.folded(c.cp, c.mode) : this.card(c.cp))));
     this.box.dataset.count = String(cards.length);
     if (visible) this.bringIntoView(this.box.querySelector(".checkpoint:not(.is-folded)"));
+  }
+
+  statusOf(cp) {
+    return statusOf(this.questions, cp);
   }
 
   // A new question must be seen before the step that answers it: if the learner is at
@@ -188,10 +212,6 @@ export class Checkpoints {
     h("summary", { class: "cp-summary" }, verdict, h("span", { class: "cp-summary-q" }, cp.question)),
     h("p", { class: "cp-question" }, cp.question),
     ...parts);
-  }
-
-  statusKey(cp) {
-    return `${this.key}#${cp.id}`;
   }
 
   // The open question: asked, with a field (or choices), Check and Show answer.
@@ -259,9 +279,12 @@ export class Checkpoints {
     return card;
   }
 
+  // The learner's answer: checked here, kept in the state (onAnswer). A right one folds
+  // the card (the next render draws it so); a wrong one is said on the card as it is,
+  // so the field keeps its focus.
   answerWith(cp, reply, feedback, card) {
-    const key = this.statusKey(cp);
-    const st = this.statusOf(cp);
+    const key = statusKey(this.questions, cp);
+    const st = { ...this.statusOf(cp) };
     st.tries += 1;
     let right;
     if (cp.kind === "choice") {
@@ -283,12 +306,10 @@ export class Checkpoints {
       right = Math.abs(x - Number(cp.answerValue)) <= this.tolerance(cp);
     }
     st.state = right ? "right" : "wrong";
-    this.status.set(key, st);
+    this.onAnswer(key, st);
     if (right) {
-      // The card folds to its answer and the next question here (if any) opens; the
-      // focus goes to the next question's field, or else to the folded answer.
-      this.shown = "";
-      this.update(this.lastView);
+      // The card has folded to its answer and the next question here (if any) opened;
+      // the focus goes to the next question's field, or else to the folded answer.
       this.focusAfter(cp);
     } else {
       card.dataset.state = st.state;
@@ -311,18 +332,15 @@ export class Checkpoints {
   }
 
   reveal(cp) {
-    const key = this.statusKey(cp);
-    const st = this.statusOf(cp);
+    const st = { ...this.statusOf(cp) };
     if (st.state !== "right") st.state = "revealed";
-    this.status.set(key, st);
-    this.shown = "";
-    if (this.lastView) this.update(this.lastView);
+    this.onAnswer(statusKey(this.questions, cp), st);
     this.focusAfter(cp);
   }
 
   focusAfter(cp) {
     const next = this.box.querySelector(".checkpoint:not(.is-folded) input");
-    (next ?? this.box.querySelector(`[data-checkpoint="${cp.id}"] summary`))?.focus();
+    /** @type {HTMLElement | null} */ (next ?? this.box.querySelector(`[data-checkpoint="${cp.id}"] summary`))?.focus();
   }
 
   answerText(cp) {
@@ -354,13 +372,6 @@ export class Checkpoints {
         }, "Run this order")));
     }
     return parts;
-  }
-
-  // How many questions this graph has, and how many were answered right.
-  summary() {
-    let right = 0;
-    if (this.status.size) for (const cp of this.list) if (this.status.get(this.statusKey(cp))?.state === "right") right += 1;
-    return { total: this.list.length, right, waiting: this.waiting };
   }
 }
 

@@ -9,20 +9,19 @@
 // another graph is loaded. A program over the engine's limits is refused here,
 // before it is sent, in the engine's words.
 
-import { h, debounce, say } from "../lib/dom.js";
+import { h, debounce, newestOnly, say } from "../lib/dom.js";
 import { MAX_LINES, MAX_SOURCE_CHARS } from "../url.js";
 
 export class Editor {
   // build(text) asks for a graph: resolves {ok:true} | {ok:false, error} | null (stale).
-  constructor(box, { pre, build, backToPreset, presetTitle }) {
+  constructor(box, { pre, build, backToPreset }) {
     this.box = box;
     this.pre = pre;
     this.build = build;
     this.backToPreset = backToPreset;
-    this.presetTitle = presetTitle;
     this.open = false;
     this.mine = false; // the graph on screen came from this editor
-    this.request = 0;
+    this.requests = newestOnly(); // only the newest program's answer counts
     this.typed = debounce(() => this.submit(), 300);
 
     this.toggle = h("button", {
@@ -118,7 +117,7 @@ export class Editor {
   // Check the size here, then ask for a graph; only the newest answer counts.
   async submit() {
     const text = this.area.value;
-    const seq = ++this.request;
+    const isLatest = this.requests.begin();
     const refused = tooBig(text);
     if (refused) {
       // Where the engine would put it: the first line for a long text, the line past the limit for too many.
@@ -131,12 +130,12 @@ export class Editor {
     try {
       result = await this.build(text);
     } catch (error) {
-      if (seq === this.request) this.showError({ message: `The engine could not answer: ${error?.message ?? error}` }, text);
+      if (isLatest()) this.showError({ message: `The engine could not answer: ${error?.message ?? error}` }, text);
       return;
     } finally {
-      if (seq === this.request) delete this.box.dataset.building;
+      if (isLatest()) delete this.box.dataset.building;
     }
-    if (seq !== this.request || result === null) return; // a newer edit is on its way
+    if (!isLatest() || result === null) return; // a newer edit is on its way
     if (result.ok) {
       this.mine = true;
       this.showError(null);

@@ -21,7 +21,7 @@
 // bigger one is panned and zoomed (graph-scroll.js), and a step's numbers travel
 // along the edges as pulses (graph-pulse.js).
 
-import { exact, fmt, opSymbol } from "../lib/format.js";
+import { exact, fmt, opSymbol, showsMoreDigits, withDigits } from "../lib/format.js";
 import { BIG_GRAPH, keepInPlace } from "../lib/slices.js";
 import { midpoint, r, smoothPath, widenGaps } from "./graph-geometry.js";
 import { Pulses } from "./graph-pulse.js";
@@ -91,6 +91,7 @@ export class GraphView {
   }
 
   build(answer) {
+    this.digits = showsMoreDigits(); // the widget's setting, while its render draws
     const svg = this.svg;
     const L = widenGaps(answer.layout, MIN_GAP);
     this.pulses?.finish();
@@ -246,7 +247,8 @@ export class GraphView {
       if (!this.pending) return;
       this.pending.frame = null;
       const view = this.visibleRange();
-      if (view) this.drawRange(view.lo, view.hi);
+      // Drawn as the widget's render drew the rest (its digits: lib/format.js).
+      if (view) withDigits(this.digits, () => this.drawRange(view.lo, view.hi));
     });
   }
 

@@ -6,6 +6,9 @@
 // "a.grad = 15" reads as "if a goes up by a little, d goes up 15 times as much";
 // the engine's `nudge` command (docs/api.md) does the arithmetic in Python.
 // "Check every input" does it for each input at once, like a gradient check.
+//
+// The panel asks for a nudge (onNudge, onCheckAll: actions/learn.js asks the engine)
+// and draws what the widget's state holds (state.nudge: what was asked, what came back).
 
 import { exact, fmt } from "../lib/format.js";
 import { h, say } from "../lib/dom.js";
@@ -14,20 +17,21 @@ const STEPS = ["0.1", "0.01", "0.001", "0.0001", "0.000001"];
 const AGREE = 1e-6;
 
 export class NudgePanel {
-  // call(request) asks the engine; source() is the current {preset|program, values}.
-  constructor(box, { call, source, outputLabel }) {
+  /**
+   * @param {HTMLElement} box
+   * @param {{onNudge: (wrt: string, h: string) => void, onCheckAll: (names: string[], h: string) => void}} callbacks
+   */
+  constructor(box, { onNudge, onCheckAll }) {
     this.box = box;
-    this.call = call;
-    this.source = source;
-    this.outputLabel = outputLabel;
-    this.seq = 0;
-    this.last = null; // {kind: "one"|"all", wrt, h}
+    this.shown = null; // the state.nudge drawn last
     box.classList.add("nudge-box");
     this.select = h("select", { id: "nudge-input", class: "nudge-select" });
     this.hSelect = h("select", { id: "nudge-h", class: "nudge-select" },
       ...STEPS.map((s) => h("option", { value: s, selected: s === "0.001" }, s)));
-    this.run = h("button", { type: "button", class: "button primary small", id: "nudge-run", onclick: () => this.nudge() }, "Nudge");
-    this.all = h("button", { type: "button", class: "button small", id: "nudge-all", onclick: () => this.checkAll() }, "Check every input");
+    this.run = h("button", { type: "button", class: "button primary small", id: "nudge-run",
+      onclick: () => this.select.value && onNudge(this.select.value, this.hSelect.value) }, "Nudge");
+    this.all = h("button", { type: "button", class: "button small", id: "nudge-all",
+      onclick: () => this.names && onCheckAll(this.names.split(","), this.hSelect.value) }, "Check every input");
     this.result = h("div", { class: "nudge-result", id: "nudge-result", "aria-live": "polite" });
     this.details = h("details", { class: "nudge-details", id: "nudge-details", open: !window.matchMedia("(max-width: 640px)").matches },
       h("summary", {}, "Nudge check: does the grad predict the change?"),
@@ -44,7 +48,6 @@ export class NudgePanel {
   }
 
   setGraph(answer, inputs) {
-    this.answer = answer;
     const names = inputs.map((i) => i.name);
     const current = this.select.value;
     if (names.join(",") !== this.names) {
@@ -53,19 +56,25 @@ export class NudgePanel {
       if (names.includes(current)) this.select.value = current;
     }
     this.box.hidden = inputs.length === 0;
-    // Keep a shown result honest: redo it with the new numbers.
-    const last = this.last;
-    if (!last) return;
-    if (last.kind === "one" && names.includes(last.wrt)) this.nudge(last.wrt, last.h, true);
-    else if (last.kind === "all") this.checkAll(last.h, true);
-    else this.clear();
   }
 
-  clear() {
-    this.last = null;
-    this.seq += 1;
-    this.result.replaceChildren();
-    this.forget();
+  // Draw state.nudge: {asked: {kind: "one" | "all", wrt?, h}, shown} where shown is
+  // {say: text} (asking, or why not), {one: answer, wrt, output} or {all: [[wrt, answer]], h};
+  // stale: the numbers shown are not the graph's any more (being redone).
+  draw(nudge) {
+    if (nudge === this.shown) return;
+    this.shown = nudge;
+    if (!nudge?.shown) {
+      this.result.replaceChildren();
+      this.forget();
+      return;
+    }
+    const shown = nudge.shown;
+    if (nudge.stale || shown.say !== undefined) this.forget();
+    if (nudge.stale) return;
+    if (shown.say !== undefined) say(this.result, shown.say);
+    else if (shown.one) this.showOne(shown.wrt, shown.one, shown.output);
+    else this.showAll(shown.all, shown.h);
   }
 
   // The numbers on the result (data-*) are only there while they are current.
@@ -73,29 +82,7 @@ export class NudgePanel {
     for (const key of Object.keys(this.result.dataset)) delete this.result.dataset[key];
   }
 
-  async nudge(wrt = this.select.value, hText = this.hSelect.value, quiet = false) {
-    if (!wrt) return;
-    const seq = ++this.seq;
-    this.last = { kind: "one", wrt, h: hText };
-    this.forget();
-    if (!quiet) say(this.result, `Nudging ${wrt} by ${hText}…`);
-    let answer;
-    try {
-      answer = await this.call({ cmd: "nudge", ...this.source(), wrt, h: Number(hText) });
-    } catch (error) {
-      if (seq === this.seq) say(this.result, `The engine could not answer: ${error?.message ?? error}`);
-      return;
-    }
-    if (seq !== this.seq) return; // a newer nudge (or graph) came first
-    if (!answer.ok) {
-      say(this.result, `The engine could not nudge ${wrt}: ${answer.error.message}`);
-      return;
-    }
-    this.showOne(wrt, answer);
-  }
-
-  showOne(wrt, a) {
-    const out = this.outputLabel();
+  showOne(wrt, a, out) {
     const hh = fmt(a.h);
     const scale = Math.max(1, Math.abs(a.grad));
     const agree = Math.abs(a.difference) <= AGREE * scale;
@@ -132,29 +119,7 @@ export class NudgePanel {
       h("p", { class: "nudge-text muted" }, a.text));
   }
 
-  async checkAll(hText = this.hSelect.value, quiet = false) {
-    const names = this.names ? this.names.split(",") : [];
-    if (!names.length) return;
-    const seq = ++this.seq;
-    this.last = { kind: "all", h: hText };
-    this.forget();
-    if (!quiet) say(this.result, `Nudging every input by ${hText}…`);
-    const rows = [];
-    for (const wrt of names) {
-      let a;
-      try {
-        a = await this.call({ cmd: "nudge", ...this.source(), wrt, h: Number(hText) });
-      } catch (error) {
-        if (seq === this.seq) say(this.result, `The engine could not answer: ${error?.message ?? error}`);
-        return;
-      }
-      if (seq !== this.seq) return;
-      if (!a.ok) {
-        say(this.result, `The engine could not nudge ${wrt}: ${a.error.message}`);
-        return;
-      }
-      rows.push([wrt, a]);
-    }
+  showAll(rows, hText) {
     const worst = Math.max(...rows.map(([, a]) => Math.abs(a.difference) / Math.max(1, Math.abs(a.grad))));
     const table = h("table", { class: "nudge-table nudge-all" },
       h("caption", { class: "visually-hidden" }, `Every input nudged by ${hText}`),

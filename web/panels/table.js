@@ -5,29 +5,29 @@
 //   table.update(view, marks)   // marks as for GraphView.update, plus marks.shouldBe
 //
 // Next to the table's heading, "More digits" (a toggle, aria-pressed) switches every
-// number the page formats, the graph's and the table's, from 4 significant digits to
-// five decimals (lib/format.js); onDigits() then redraws the widget.
+// number the widget writes, the graph's and the table's, from 4 significant digits to
+// five decimals: onDigits() asks for it (state.digits), and the widget's render writes
+// the numbers so (lib/format.js's withDigits).
 //
 // In a finished wrong-order run, a wrong grad reads "9 (should be 15)". A teaching
 // mode may add one more column: marks.column = {title, values} (e.g. tangents).
 
-import { exact, fmt, setMoreDigits, showsMoreDigits } from "../lib/format.js";
+import { exact, fmt, showsMoreDigits, withDigits } from "../lib/format.js";
 import { h } from "../lib/dom.js";
 import { appendInSlices } from "../lib/slices.js";
 
 export class NodeTable {
+  /** @param {HTMLElement} tbody @param {{onDigits?: (on: boolean) => void}} [callbacks] */
   constructor(tbody, { onDigits = () => {} } = {}) {
     this.tbody = tbody;
+    this.pool = []; // rows made so far, reused by the next graph (build)
     this.onDigits = onDigits;
     this.digits = showsMoreDigits(); // how the rows on screen were written
     this.digitsButton = h("button", {
       type: "button", class: "button quiet small digits-toggle", id: "more-digits",
       "aria-pressed": String(this.digits),
       title: "Show numbers with five decimals instead of four significant digits",
-      onclick: () => {
-        setMoreDigits(!showsMoreDigits());
-        this.onDigits();
-      },
+      onclick: () => this.onDigits(!this.digits),
     }, "More digits");
     const heading = tbody.closest("section")?.querySelector(".panel-heading");
     heading?.after(h("div", { class: "table-tools" }, this.digitsButton));
@@ -37,7 +37,6 @@ export class NodeTable {
     // Rows are reused from the graph before: a new graph of about the same size
     // changes two texts per row instead of taking a thousand rows down and making
     // a thousand more. The first update() writes the rest of every row.
-    this.pool ??= [];
     this.rows = nodes.map((node, i) => {
       const row = (this.pool[i] ??= makeRow());
       row.last = null; // a new node: update() writes all of the row
@@ -51,11 +50,12 @@ export class NodeTable {
     this.shown = null; // what update() last showed: {view, marks}
     this.filling?.cancel();
     this.filling = appendInSlices(this.tbody, this.rows.map((row) => row.tr), {
-      arrived: (from, to) => {
+      // Rows arriving after the render wrote the others are written as it wrote them.
+      arrived: (from, to) => withDigits(this.digits, () => {
         if (this.shown) for (let i = from; i < to; i++) this.write(i, this.shown.view, this.shown.marks);
-      },
+      }),
     });
-    const head = this.tbody.parentElement?.tHead?.rows[0];
+    const head = /** @type {HTMLTableElement | null} */ (this.tbody.parentElement)?.tHead?.rows[0];
     if (head && !this.extraHead) {
       this.extraHead = document.createElement("th");
       this.extraHead.scope = "col";
@@ -82,7 +82,7 @@ export class NodeTable {
 
   update(view, marks) {
     if (this.digits !== showsMoreDigits()) {
-      // The numbers' format changed (here, or in another widget on the page): write every row again.
+      // The numbers' format changed: write every row again.
       this.digits = showsMoreDigits();
       this.digitsButton.setAttribute("aria-pressed", String(this.digits));
       for (const row of this.rows ?? []) row.last = null;

@@ -17,6 +17,10 @@
 import { BIG_GRAPH, whenNearOrIdle } from "../lib/slices.js";
 
 export class VisitOrder {
+  /**
+   * @param {HTMLOListElement} ol
+   * @param {{onChange?: (order: string[]) => void, announce?: (text: string) => void}} [callbacks]
+   */
   constructor(ol, { onChange = () => {}, announce = () => {} } = {}) {
     this.ol = ol;
     this.onChange = onChange;
@@ -61,15 +65,17 @@ export class VisitOrder {
   }
 
   get order() {
-    return this.built ? [...this.ol.children].map((li) => li.dataset.label) : [...this.wanted];
+    return this.built ? this.lis().map((li) => li.dataset.label) : [...this.wanted];
   }
 
   restore() {
     this.arrange(this.correct);
   }
 
-  // Put the items in this order (labels).
+  // Put the items in this order (labels). A list already in that order is left as it
+  // is, so the item the learner just moved keeps the focus.
   arrange(labels) {
+    if (this.built && this.order.join("\u0000") === labels.join("\u0000")) return;
     this.wanted = [...labels];
     if (!this.built) return;
     this.ol.replaceChildren(...labels.map((l) => this.byLabel.get(l)));
@@ -118,12 +124,18 @@ export class VisitOrder {
   }
 
   refresh() {
-    const lis = [...this.ol.children];
+    const lis = this.lis();
     lis.forEach((li, i) => {
       li.querySelector(".vo-pos").textContent = String(i + 1);
-      li.querySelector('[data-move="-1"]').disabled = i === 0;
-      li.querySelector('[data-move="1"]').disabled = i === lis.length - 1;
+      /** @type {HTMLButtonElement} */ (li.querySelector('[data-move="-1"]')).disabled = i === 0;
+      /** @type {HTMLButtonElement} */ (li.querySelector('[data-move="1"]')).disabled = i === lis.length - 1;
     });
+  }
+
+  // The items in the order they are on screen.
+  /** @returns {HTMLElement[]} */
+  lis() {
+    return /** @type {HTMLElement[]} */ ([...this.ol.children]);
   }
 
   position(li) {
@@ -185,7 +197,7 @@ export class VisitOrder {
       }
     } else if (up || down || e.key === "Home" || e.key === "End") {
       e.preventDefault();
-      const lis = [...this.ol.children];
+      const lis = this.lis();
       const i = lis.indexOf(li);
       const target = e.key === "Home" ? 0 : e.key === "End" ? lis.length - 1 : i + (up ? -1 : 1);
       lis[Math.max(0, Math.min(lis.length - 1, target))].focus();
@@ -254,7 +266,7 @@ export class VisitOrder {
     if (to !== this.position(d.li)) this.placeAt(d.li, to);
   }
 
-  onPointerEnd() {
+  onPointerEnd(_event) {
     const d = this.drag;
     this.drag = null;
     if (!d) return;

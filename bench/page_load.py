@@ -239,7 +239,9 @@ def main(argv=None) -> int:
             name,
             common.fmt_ms(m["firstPaint"]),
             common.fmt_ms(m["ready"]),
-            f"{common.fmt_ms(min(r['ready'] for r in runs[name]))}–{common.fmt_ms(max(r['ready'] for r in runs[name]))}",
+            common.fmt_ms(min(r["ready"] for r in runs[name]))
+            + "–"
+            + common.fmt_ms(max(r["ready"] for r in runs[name])),
             common.fmt_ms(m["longest"]),
             common.fmt_ms(worst_task[name]),
             boots[name],

@@ -72,7 +72,8 @@ async ({ kind, arg, settleMs, timeoutMs }) => {
     preset: () => $("#graph")?.dataset.graph === arg,
     order: () => true,
     value: () => true,
-    program: () => $("#graph")?.dataset.graph === "program" && root.querySelectorAll("#graph [data-node]").length >= 900,
+    program: () => $("#graph")?.dataset.graph === "program"
+      && root.querySelectorAll("#graph [data-node]").length >= 900,
   };
   const t0 = performance.now();
   if (kind === "preset") {
@@ -219,7 +220,7 @@ def rounds(variants: list[Variant], count: int):
 def measure(variants: list[Variant], args) -> None:
     pages = [v.page for v in variants]
     first_keys = [p.evaluate("window.__gwLatency.keys.length") for p in pages]
-    for i, v in rounds(variants, max(1, args.steps // 12)):  # 12 presses at a time, in turn
+    for _, v in rounds(variants, max(1, args.steps // 12)):  # 12 presses at a time, in turn
         page = v.page
         page.bring_to_front()
         for k in range(12):
@@ -236,7 +237,8 @@ def measure(variants: list[Variant], args) -> None:
         v.page.evaluate("""() => { const s = document.getElementById('gradwalk').shadowRoot.querySelector('#preset');
             s.value = 'double-diamond'; s.dispatchEvent(new Event('change', {bubbles: true})); }""")
         v.page.wait_for_function(
-            "() => document.getElementById('gradwalk').shadowRoot.querySelector('#graph')?.dataset.graph === 'double-diamond'"
+            "() => document.getElementById('gradwalk').shadowRoot.querySelector('#graph')?.dataset.graph"
+            " === 'double-diamond'"
         )
         v.page.wait_for_timeout(200)
     for _, v in rounds(variants, args.edits):

@@ -71,8 +71,8 @@ def forward_mode(graph: Graph, wrt: int) -> dict:
         "multiplications_forward_mode": inputs * edges,
         "multiplications_reverse_mode": edges,
         "explanation": [
-            f"One forward-mode pass gives d{code_name(graph.label(graph.output))}/d{x} = {fmt(tangents[graph.output])}: "
-            f"the derivative with respect to {x} only.",
+            f"One forward-mode pass gives d{code_name(graph.label(graph.output))}/d{x} = "
+            f"{fmt(tangents[graph.output])}: the derivative with respect to {x} only.",
             f"This graph has {inputs} input{'s' if inputs != 1 else ''}, so forward mode needs {inputs} "
             f"pass{'es' if inputs != 1 else ''} ({inputs * edges} multiplications) where one backward pass "
             f"({edges} multiplications) gives every grad at once.",

@@ -4,13 +4,13 @@ import json
 import math
 
 import pytest
-from trace_helpers import changes, pushes
 
 from engine import Program
 from engine.api import _dumps, handle  # _dumps: the engine's frames written as an answer writes them
 from engine.graph import Graph
 from engine.presets import load_presets
 from engine.trace import correct_backward, experiment, forward_frames
+from tests.support.frames import changes, pushes
 
 
 def ask(**request):

@@ -198,7 +198,7 @@ def test_square_two_edges():
     assert a.grad == 6
     # Overwriting instead of accumulating would give 3.
     overwritten = 0.0
-    for parent, local in zip(b._prev, b._local):
+    for local in b._local:
         overwritten = local * 1.0
     assert overwritten == 3
 

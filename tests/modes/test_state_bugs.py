@@ -5,7 +5,7 @@ so), and after Compare push and pull every status line names the mode on screen.
 The diamond (DESIGN.md): a = 2, b = 3, c = 6, d = 18; correct grads a 15, b 6, c 3,
 d 1. Visiting b before d loses the path a → b → d: a.grad 9."""
 
-from page_helpers import STEP_TIMEOUT_MS, button, nodes, open_page, order, run_order, show_tab, snapshot
+from tests.support.page import STEP_TIMEOUT_MS, button, nodes, open_page, order, run_order, show_tab, snapshot
 
 CORRECT = ["d", "c", "b", "a"]
 

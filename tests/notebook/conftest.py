@@ -17,8 +17,9 @@ Nothing here starts unless a test asks for it: the other notebook tests run with
 import atexit
 from urllib.parse import urlsplit
 
-import jupyterlab_harness as harness
 import pytest
+
+from tests.support import jupyterlab as harness
 
 
 @pytest.fixture(scope="session")

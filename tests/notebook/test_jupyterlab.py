@@ -18,8 +18,9 @@ import time
 from pathlib import Path
 
 import pytest
-from jupyterlab_harness import ROOT
-from page_helpers import STEP_TIMEOUT_MS
+
+from tests.support.jupyterlab import ROOT
+from tests.support.page import STEP_TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
 

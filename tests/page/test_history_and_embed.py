@@ -9,7 +9,7 @@ before d). The square: a = 3, b = a·a = 9, a.grad 6."""
 
 from pathlib import Path
 
-from page_helpers import STEP_TIMEOUT_MS, button, choose, nodes, open_page, order, run_order, show_tab
+from tests.support.page import STEP_TIMEOUT_MS, button, choose, nodes, open_page, order, run_order, show_tab
 
 ROOT = Path(__file__).resolve().parents[2]
 

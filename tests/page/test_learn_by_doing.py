@@ -14,7 +14,11 @@ import zlib
 from urllib.parse import urlsplit
 
 import pytest
-from page_helpers import (
+
+from engine import api
+from engine.text import fmt
+from tests.support.frames import pushes
+from tests.support.page import (
     BOOT_TIMEOUT_MS,
     STEP_TIMEOUT_MS,
     WIDGET_HELPERS,
@@ -27,10 +31,6 @@ from page_helpers import (
     show_tab,
     wait_ready,
 )
-from trace_helpers import pushes
-
-from engine import api
-from engine.text import fmt
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 CSP = (
@@ -234,7 +234,7 @@ def test_checkpoints_reject_a_wrong_answer_accept_the_right_one_and_reveal(lp):
     page = lp
     choose(page, "checkpoint")
     load = engine({"cmd": "load", "preset": "checkpoint"})
-    nf, nb = len(load["forward"]), len(load["backward"])
+    nf = len(load["forward"])
 
     # Before any step that reveals nothing worth asking, no card.
     to_start(page)
@@ -482,7 +482,8 @@ def test_typed_program_builds_its_graph_and_a_bad_one_shows_its_error(lp):
     expected = engine({"cmd": "load", "program": many})["error"]
     assert "more than 2,000 nodes" in expected["message"]
     page.evaluate(
-        "(text) => { const a = gwRoot().getElementById('program-editor'); a.value = text; a.dispatchEvent(new Event('input')); }",
+        "(text) => { const a = gwRoot().getElementById('program-editor');"
+        " a.value = text; a.dispatchEvent(new Event('input')); }",
         many,
     )
     page.wait_for_selector(f"#editor-status[data-line='{expected['line']}']", timeout=STEP_TIMEOUT_MS)
@@ -504,7 +505,8 @@ def test_typed_program_builds_its_graph_and_a_bad_one_shows_its_error(lp):
 
 def state_of(page):
     return page.evaluate("""() => ({
-        nodes: [...gwRoot().querySelectorAll('svg [data-node]')].map(g => [g.dataset.node, g.dataset.data, g.dataset.grad]),
+        nodes: [...gwRoot().querySelectorAll('svg [data-node]')]
+          .map(g => [g.dataset.node, g.dataset.data, g.dataset.grad]),
         position: gwRoot().getElementById('position').textContent,
         program: gwRoot().getElementById('program').textContent,
         order: [...gwRoot().querySelectorAll('#visit-order li')].map(li => li.dataset.label),
@@ -641,7 +643,8 @@ def frame_state(frame):
     return frame.evaluate("""() => ({
         position: gwRoot().getElementById('position').textContent,
         step: gwHost().dataset.step,
-        nodes: [...gwRoot().querySelectorAll('svg [data-node]')].map(g => g.dataset.node + ':' + g.dataset.data + '/' + g.dataset.grad),
+        nodes: [...gwRoot().querySelectorAll('svg [data-node]')]
+          .map(g => g.dataset.node + ':' + g.dataset.data + '/' + g.dataset.grad),
     })""")
 
 

@@ -19,7 +19,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from page_helpers import (
+
+from engine import api
+from tests.support.page import (
     STEP_TIMEOUT_MS,
     WIDGET_HELPERS,
     axe_audit,
@@ -30,8 +32,6 @@ from page_helpers import (
     order,
     wait_ready,
 )
-
-from engine import api
 
 VIEWPORTS = {
     "desktop": {"viewport": {"width": 1280, "height": 800}},

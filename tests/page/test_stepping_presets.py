@@ -8,7 +8,9 @@ not-ready narration, error and Retry), a phone-sized screen and an axe-core audi
 import json
 
 import pytest
-from page_helpers import (
+
+from engine import api
+from tests.support.page import (
     BOOT_TIMEOUT_MS,
     axe_audit,
     axe_report,
@@ -20,8 +22,6 @@ from page_helpers import (
     snapshot,
     wait_ready,
 )
-
-from engine import api
 
 # DESIGN.md's presets, worked out by hand: {preset: {label: (data, grad)}}.
 # An int must match exactly; a float (≈) to 4 significant digits.

@@ -3,7 +3,8 @@ lesson page share one engine worker and step independently, and mount()/unmount(
 leave nothing behind."""
 
 import pytest
-from page_helpers import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, axe_audit, axe_report
+
+from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, axe_audit, axe_report
 
 pytestmark = pytest.mark.browser
 
@@ -122,7 +123,8 @@ CYCLES = """async (n) => {
     if (i % 2) await new Promise((resolve, reject) => {
       const deadline = performance.now() + 60000;
       const check = () => (box.dataset.engine === 'ready' ? resolve()
-        : performance.now() > deadline ? reject(new Error('a widget was not ready within 60 s')) : setTimeout(check, 10));
+        : performance.now() > deadline ? reject(new Error('a widget was not ready within 60 s'))
+        : setTimeout(check, 10));
       check();
     });
     w.unmount();

@@ -18,7 +18,8 @@ import re
 import time
 
 import pytest
-from page_helpers import BOOT_TIMEOUT_MS, button
+
+from tests.support.page import BOOT_TIMEOUT_MS, button
 
 # The worker checks the .wasm's size before it caches or compiles it, so a damaged
 # .wasm fails at once instead of hanging Pyodide until the time limit; the 36 boots

@@ -13,9 +13,10 @@
 import time
 
 import pytest
-from page_helpers import button
-from robust_helpers import open_settled, settle
-from test_hostile_programs_page import READ_JS, submit
+
+from tests.support.editor import READ_JS, submit
+from tests.support.page import button
+from tests.support.page_state import open_settled, settle
 
 pytestmark = pytest.mark.browser
 

@@ -39,9 +39,9 @@ def _hook(event: str, args: tuple) -> None:
     elif event == "socket.connect":
         sock, address = args
         # A Unix socket's address is a path; an IP socket's is (host, port, ...).
-        if isinstance(address, tuple) and getattr(sock, "family", None) in (socket.AF_INET, socket.AF_INET6):
-            if not _local(address[0]):
-                _refuse(f"connect {address[0]}:{address[1]}")
+        is_ip = isinstance(address, tuple) and getattr(sock, "family", None) in (socket.AF_INET, socket.AF_INET6)
+        if is_ip and not _local(address[0]):
+            _refuse(f"connect {address[0]}:{address[1]}")
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-NOTEBOOKS = HERE / "notebooks"
+NOTEBOOKS = ROOT / "tests" / "notebook" / "notebooks"
 LAUNCHER = HERE / "lab_offline.py"
 
 START_TIMEOUT_S = 60  # it starts in a few seconds here

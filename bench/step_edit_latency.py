@@ -19,9 +19,9 @@ the end of every render (after the SVG, the table and the narration are
 updated); each latency is from the input event's own timestamp (or the moment
 the change was dispatched) to the last such mark it caused. "frame" is to the
 end of the next animation frame after that mark (so style, layout and paint
-are included). Prints p50/p95 and checks issue 4's targets: a step p95
-<= 16 ms, an edit p95 <= 50 ms on the presets, <= 300 ms for 1,000 nodes
-(issue 17's too), with a verdict line for each.
+are included). Prints p50/p95 and checks the targets: a step p95
+<= 16 ms, an edit p95 <= 50 ms on the presets, <= 300 ms for 1,000 nodes,
+with a verdict line for each.
 
 With --compare DIR a second built site (say, main's dist/) gets a server and a
 page of its own in the same browser, and the two are measured in turn, edit by

@@ -174,7 +174,7 @@ def test_code_panel_marks_the_line_and_fills_in_the_backward_rule(lp):
                 f"# {fmt(p['local'])} × {fmt(p['upstream'])} = {fmt(p['contribution'])}, "
                 f"{lhs} {fmt(p['before'])} → {fmt(p['after'])}"
             ) in text
-    # The issue's own example, on the diamond: visiting c pushes 3 × 3 = 9 into a.
+    # The worked example of the diamond's lesson: visiting c pushes 3 × 3 = 9 into a.
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")
     assert current_line(page) == 3

@@ -1,5 +1,5 @@
-"""Faithful to the lessons, and errors where the learner is looking (issue 15, parts 6 and 7),
-in headless Chromium at 1280×800 and on a phone (390×844, touch):
+"""Faithful to the lessons, and errors where the learner is looking, in headless Chromium
+at 1280×800 and on a phone (390×844, touch):
 
 * the lesson graph's backward pass walks its lesson's order (e, c, d, a, b), also in the
   visit-order list, so after visiting c a.grad = -3 and b.grad = 2;

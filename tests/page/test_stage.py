@@ -1,4 +1,4 @@
-"""Issue 15, point 1: one stage. At 1280×800 and at 390×844 (touch), during every step of
+"""One stage: at 1280×800 and at 390×844 (touch), during every step of
 both passes, the graph, the step controls, the narration of the last step and the open
 question are all in view at once; in the visit-order experiment, the graph with its
 late/lost marks, the list, Run order and the verdict are. Checked with bounding boxes

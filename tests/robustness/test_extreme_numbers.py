@@ -1,4 +1,4 @@
-"""Issue 7, part 3: nan, inf, -inf, -0, huge and tiny numbers display as themselves in
+"""nan, inf, -inf, -0, huge and tiny numbers display as themselves in
 the graph, the table, the narration and the link, never break the layout, and stepping
 forward and back through them keeps every node equal to the CPython engine's trace.
 """

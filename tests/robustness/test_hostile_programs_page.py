@@ -1,6 +1,7 @@
-"""Issue 7, part 1 (the page half): hostile programs typed into the page's program editor.
+"""Hostile programs typed into the page's program editor (their engine half is
+tests/robustness/test_hostile_programs_engine.py).
 
-Every entry of tests/hostile_programs.BAD_PROGRAMS (already run in CPython by
+Every entry of tests.support.hostile_programs.BAD_PROGRAMS (already run in CPython by
 tests/engine/test_program_subset.py) is put into the editor in one go (as a paste would): the editor
 must show the expected message at the expected line and column, and the last good graph
 must stay on screen. Then GRADWALK_HOSTILE_RANDOM (default 100) seeded random texts —

@@ -1,4 +1,4 @@
-"""Issue 7, part 7: random and malformed permalinks never break the page.
+"""Random and malformed permalinks never break the page.
 
 Every link below ends with the engine ready, a graph on screen whose every node equals
 the CPython engine's trace at the state the page shows (read back from the URL the page

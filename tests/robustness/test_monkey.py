@@ -1,4 +1,4 @@
-"""Issue 7, part 6: a seeded monkey clicks around one page.
+"""A seeded monkey clicks around one page.
 
 GRADWALK_MONKEY_ACTIONS (default 1000) random actions — Step forward / Step back (buttons
 and arrow keys), Start backward, Reset, preset changes, visit-order moves (Alt+arrows)

@@ -1,4 +1,4 @@
-"""Issue 7, parts 2 and 5: the worker dying mid-session, and work that takes too long.
+"""The worker dying mid-session, and work that takes too long.
 
 * The worker is closed from inside after the engine is ready: the graph on screen keeps
   stepping (stepping never needs Python), the next action that needs Python is answered

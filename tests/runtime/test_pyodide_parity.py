@@ -70,7 +70,7 @@ def prerender_requests() -> list[str]:
 
 def trimmed_stdlib_requests() -> list[str]:
     """What the trimmed stdlib must answer without the full one: the build's
-    corpus and every hostile program (tests/hostile_programs.py)."""
+    corpus and every hostile program (tests/support/hostile_programs.py)."""
     return stdlib_trim.corpus(api.handle) + [
         json.dumps({"cmd": "load", "program": program}) for program, *_ in BAD_PROGRAMS
     ]

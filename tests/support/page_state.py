@@ -1,4 +1,4 @@
-"""Helpers for the reliability tests (issue 7): waiting until the page has settled,
+"""Helpers for the reliability tests: waiting until the page has settled,
 reading its state from its permalink, and checking every node against the CPython
 engine's trace (tests/robustness/).
 

@@ -8,6 +8,8 @@ editor            typing a program into the page's editor and reading what it sh
 links             permalinks made by hand: deflated programs, seeded random links
 frames            reading a graph answer's frames as the page's stepper reads them
 hostile_programs  malformed programs with the position and message a learner sees
+presets           what each preset must show (its file's [expect] table), and how its
+                  numbers are compared
 built_site        a built site's build.json, and files fetched from a server
 pyodide           the built site's Pyodide run under Node.js on a batch of requests
 notebook          a learner's graph's exact state, and kernel answers by their numbers

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from importlib import metadata
+from pathlib import Path
 
 from buildtools import run_tests
 
@@ -106,3 +107,14 @@ def test_pytest_does_not_run_when_a_check_fails(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "`false` failed (its findings are above): see above." in err
     assert "pytest did not run" in err
+
+
+def test_engine_and_build_are_the_real_ones_and_no_test_folder_is_on_sys_path():
+    import build
+    import engine
+
+    assert Path(engine.__file__).resolve() == ROOT / "engine" / "__init__.py"
+    assert Path(build.__file__).resolve() == ROOT / "build.py"
+    tests = ROOT / "tests"
+    on_path = [Path(entry).resolve() for entry in sys.path if entry]
+    assert not [p for p in on_path if p == tests or tests in p.parents], "a test folder is on sys.path"

@@ -1,6 +1,6 @@
 """A real notebook in a real JupyterLab, driven headless by Playwright in Chromium.
 
-The server (conftest.py's `jupyter_lab`, tests/support/jupyterlab.py) runs offline with the kernel
+The server (conftest.py's `jupyter_lab`, tests/support/jupyterlab_harness.py) runs offline with the kernel
 on this very Python; the notebooks are tests/notebook/notebooks/*.ipynb.
 
 - smoke.ipynb proves the harness without Gradwalk's front end: an anywidget defined in the
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.jupyterlab import ROOT
+from tests.support.jupyterlab_harness import ROOT
 from tests.support.page import STEP_TIMEOUT_MS
 
 pytestmark = pytest.mark.browser

@@ -1,8 +1,8 @@
 """`jupyter lab`, run by this Python, with every connection off this machine refused and logged.
 
-    python lab_offline.py --no-browser --port 8888 ...    (the same arguments as `jupyter lab`)
+    python -P lab_offline.py --no-browser --port 8888 ...    (the same arguments as `jupyter lab`)
 
-The JupyterLab harness (tests/support/jupyterlab.py) starts the server through this file rather
+The JupyterLab harness (tests/support/jupyterlab_harness.py) starts the server through this file rather
 than through the `jupyter` on PATH, for two reasons: the server (and so the kernel spec it
 writes for) is certainly the Python that runs pytest, and an audit hook sees every name
 lookup and every socket connection the server makes. One that leaves the machine is written

@@ -2,9 +2,10 @@
 questions, editing input values, the nudge check, the program editor, permalinks,
 and embedding (the Embed dialog and dist/lesson.html with three widgets).
 
-The tests share one booted page where they can (a Pyodide boot costs seconds);
-every page they open fails the test on console errors, page errors and requests
-that leave localhost, like the `page` fixture in conftest.py.
+The tests share one browser context (its caches make opening the page again quick),
+and each opens the page afresh, so they pass alone and in any order; every page they
+open fails the test on console errors, page errors and requests that leave localhost,
+like the `page` fixture in conftest.py.
 """
 
 import base64
@@ -93,9 +94,13 @@ def shared(browser, site_url):
 
 @pytest.fixture
 def lp(shared):
-    """The shared page; console errors during a test fail that test."""
+    """The shared page, opened afresh (the context's caches make that quick), so that no
+    test starts from what another left on it; console errors during a test fail that test."""
     shared["guard"].check()
-    yield shared["page"]
+    page = shared["page"]
+    page.goto(shared["url"])
+    wait_ready(page)
+    yield page
     shared["guard"].check()
 
 

@@ -51,7 +51,7 @@ def five_decimals(x: float) -> str:
 
 @pytest.fixture(scope="module", params=list(VIEWPORTS))
 def shared(browser, site_url, request):
-    """One booted page per viewport for the module (a Pyodide boot costs seconds)."""
+    """One context and page per viewport for the module; each test opens the page again (`lp`)."""
     context = browser.new_context(service_workers="block", **VIEWPORTS[request.param])
     context.add_init_script(WIDGET_HELPERS)
     context.set_default_timeout(15_000)
@@ -67,8 +67,13 @@ def shared(browser, site_url, request):
 
 @pytest.fixture
 def lp(shared):
+    """The viewport's page, opened afresh (the context's caches make that quick), so that
+    no test starts from the preset, step or values another left on it."""
+    page = shared["page"]
+    page.goto(shared["url"] + "?cp=0")
+    wait_ready(page)
     shared["errors"].clear()
-    yield shared["page"]
+    yield page
     assert shared["errors"] == [], shared["errors"]
 
 

@@ -59,8 +59,6 @@ def shared(browser, site_url, request):
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.goto(site_url + "?cp=0")  # no questions: the steps run straight through
-    wait_ready(page)
     yield {"page": page, "errors": errors, "viewport": request.param, "url": site_url}
     context.close()
 
@@ -70,7 +68,7 @@ def lp(shared):
     """The viewport's page, opened afresh (the context's caches make that quick), so that
     no test starts from the preset, step or values another left on it."""
     page = shared["page"]
-    page.goto(shared["url"] + "?cp=0")
+    page.goto(shared["url"] + "?cp=0")  # no questions: the steps run straight through
     wait_ready(page)
     shared["errors"].clear()
     yield page

@@ -50,7 +50,10 @@ def main(pytest_args: list[str]) -> int:
         ensure_node()  # first: installing the project builds its notebook front end with Node
         ensure_test_packages()
         ensure_chromium()
-        failed = [] if os.environ.get("GRADWALK_SKIP_CHECKS") == "1" else run_checks(checks())
+        failed = []
+        if os.environ.get("GRADWALK_SKIP_CHECKS") != "1":
+            ensure_node_modules()
+            failed = run_checks(checks())
     except SetupError as e:
         print(f"build.py test: {e}", file=sys.stderr, flush=True)
         return 1
@@ -151,12 +154,9 @@ class Check:
 
 
 def checks() -> list[Check]:
-    """The checks the test command runs before pytest, Python's first. npm is
-    looked up on PATH (on Windows it is npm.cmd, which subprocess finds only by
-    its full name); node_modules/ is installed from the lockfile when missing."""
+    """The checks the test command runs before pytest, Python's first."""
     ruff = [sys.executable, "-m", "ruff"]
-    npm = shutil.which("npm") or "npm"
-    ensure_node_modules(npm)
+    npm = npm_command()
     return [
         Check("ruff check .", [*ruff, "check", "."], "run `ruff check .` to see them; `ruff check --fix .` fixes some"),
         Check(
@@ -191,13 +191,19 @@ def run_checks(to_run: list[Check], cwd: Path = ROOT) -> list[str]:
     return failed
 
 
-def ensure_node_modules(npm: str) -> None:
+def npm_command() -> str:
+    """npm's full path: on Windows it is npm.cmd, which subprocess finds only by its
+    full name."""
+    return shutil.which("npm") or "npm"
+
+
+def ensure_node_modules() -> None:
     """`npm ci` (exactly what package-lock.json records, no install scripts) when
     node_modules/ is missing, so that ESLint and tsc are there."""
     if (ROOT / "node_modules").exists():
         return
     print("build.py test: node_modules is missing; running npm ci ...", flush=True)
-    command = [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"]
+    command = [npm_command(), "ci", "--ignore-scripts", "--no-audit", "--no-fund"]
     try:
         result = subprocess.run(
             command,

@@ -99,6 +99,7 @@ def test_pytest_does_not_run_when_a_check_fails(monkeypatch, capsys):
     monkeypatch.setattr(run_tests, "ensure_node", lambda: None)
     monkeypatch.setattr(run_tests, "ensure_test_packages", lambda: None)
     monkeypatch.setattr(run_tests, "ensure_chromium", lambda: None)
+    monkeypatch.setattr(run_tests, "ensure_node_modules", lambda: None)
     monkeypatch.delenv("GRADWALK_SKIP_CHECKS", raising=False)
     ran = []
     monkeypatch.setattr(run_tests.subprocess, "call", lambda command, **kw: ran.append(command) or 1)

@@ -29,8 +29,8 @@ def expected_with_values(preset_id: str) -> list[tuple[dict, dict]]:
 
 
 def decimals(number: float) -> int:
-    """The places a decimal is written with (``0.7071`` → 4): TOML keeps no more than
-    the shortest repr shows, which is what the file says."""
+    """The places a decimal is written with (``0.7071`` → 4), read off its shortest
+    repr: the digits the file has."""
     text = repr(float(number))
     if "e" in text or "n" in text:
         raise ValueError(f"{number!r}: write expected numbers as plain decimals")

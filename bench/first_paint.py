@@ -21,9 +21,9 @@ same definition holds for every variant: for an SVG that arrives in the HTML it 
 the first frame (the one the paint timing reports too), for a drawn one the frame
 after the script drew it.
 
-Prints medians, the ratios to the floor and issue 17's verdicts: the default
+Prints medians, the ratios to the floor and the first-paint verdicts: the default
 preset's graph <= 1.3x its floor, any other preset's <= 1.6x the floor (the
-default's, as the issue words it, and each preset's own).
+default's, as the target is worded, and each preset's own).
 """
 
 from __future__ import annotations

@@ -25,8 +25,8 @@ time, the page's gw:worker-start / gw:worker-ready marks, and the number of
 engine workers started (Playwright's page.on("worker"), until the load has
 settled plus a short grace); lesson.html must start exactly 1.
 
-Prints medians, min and max, the lesson.html / index.html ratio with issue 14's
-target (<= 1.3x, repeated by issue 17), and the iframe page's ratio. A load that
+Prints medians, min and max, the lesson.html / index.html ratio with its target
+(<= 1.3x), and the iframe page's ratio. A load that
 fails (an engine error, a page crash, or no ready within --timeout) is reported
 and left out of the figures.
 

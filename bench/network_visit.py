@@ -29,7 +29,7 @@ Measured:
                  as the page's performance.timeOrigin)
 
 Prints medians (with min and max), the ratios to the same build's stock path,
-and issue 17's targets: engine ready <= 0.5x stock under this network, bytes
+and the network targets: engine ready <= 0.5x stock under this network, bytes
 until ready <= 4.5 MB (MB = 10^6 bytes). The exit status is 1 if any load failed.
 """
 

@@ -26,8 +26,8 @@ Measured in the page (ms after navigation start), without any help from it:
 The boot each visit used is the `gw:worker-ready` mark's detail (the worker's
 ready message: "fast", "snapshot" or "stock").
 
-Prints medians and the ratios, and checks them against issue 4's and issue 17's
-targets. Needs `pip install -e '.[test]'` (Playwright) and /usr/bin/chromium.
+Prints medians and the ratios, and checks them against the page-load targets
+(bench/README.md). Needs `pip install -e '.[test]'` (Playwright) and /usr/bin/chromium.
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ def with_query(url: str, **params) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=7, help="rounds (default 7; at least 7 for issue 17's targets)")
+    parser.add_argument("--rounds", type=int, default=7, help="rounds (default 7; at least 7 for the targets)")
     parser.add_argument("--preset", default="diamond", help="the preset to open (default diamond)")
     parser.add_argument(
         "--dist", type=Path, default=None, help="serve this built copy of the site instead of building dist/"
@@ -239,7 +239,9 @@ def main(argv=None) -> int:
             name,
             common.fmt_ms(m["firstPaint"]),
             common.fmt_ms(m["ready"]),
-            f"{common.fmt_ms(min(r['ready'] for r in runs[name]))}–{common.fmt_ms(max(r['ready'] for r in runs[name]))}",
+            common.fmt_ms(min(r["ready"] for r in runs[name]))
+            + "–"
+            + common.fmt_ms(max(r["ready"] for r in runs[name])),
             common.fmt_ms(m["longest"]),
             common.fmt_ms(worst_task[name]),
             boots[name],
@@ -302,7 +304,7 @@ def main(argv=None) -> int:
         ("engine ready, cold <= 1500 ms", cold, 1500),
         ("engine ready, cold <= 0.5 x stock", ready_ratio, 0.5),
         ("engine ready, warm <= 800 ms", warm, 800),
-        ("engine ready, second visit <= 0.6 x the cold fast path (issue 17)", warm_cold, 0.6),
+        ("engine ready, second visit <= 0.6 x the cold fast path", warm_cold, 0.6),
         ("no main-thread task over 50 ms during boot (fast, any run)", longest_boot_task, 50),
     ]
     print()

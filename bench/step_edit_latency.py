@@ -19,9 +19,9 @@ the end of every render (after the SVG, the table and the narration are
 updated); each latency is from the input event's own timestamp (or the moment
 the change was dispatched) to the last such mark it caused. "frame" is to the
 end of the next animation frame after that mark (so style, layout and paint
-are included). Prints p50/p95 and checks issue 4's targets: a step p95
-<= 16 ms, an edit p95 <= 50 ms on the presets, <= 300 ms for 1,000 nodes
-(issue 17's too), with a verdict line for each.
+are included). Prints p50/p95 and checks the targets: a step p95
+<= 16 ms, an edit p95 <= 50 ms on the presets, <= 300 ms for 1,000 nodes,
+with a verdict line for each.
 
 With --compare DIR a second built site (say, main's dist/) gets a server and a
 page of its own in the same browser, and the two are measured in turn, edit by
@@ -72,7 +72,8 @@ async ({ kind, arg, settleMs, timeoutMs }) => {
     preset: () => $("#graph")?.dataset.graph === arg,
     order: () => true,
     value: () => true,
-    program: () => $("#graph")?.dataset.graph === "program" && root.querySelectorAll("#graph [data-node]").length >= 900,
+    program: () => $("#graph")?.dataset.graph === "program"
+      && root.querySelectorAll("#graph [data-node]").length >= 900,
   };
   const t0 = performance.now();
   if (kind === "preset") {
@@ -219,7 +220,7 @@ def rounds(variants: list[Variant], count: int):
 def measure(variants: list[Variant], args) -> None:
     pages = [v.page for v in variants]
     first_keys = [p.evaluate("window.__gwLatency.keys.length") for p in pages]
-    for i, v in rounds(variants, max(1, args.steps // 12)):  # 12 presses at a time, in turn
+    for _, v in rounds(variants, max(1, args.steps // 12)):  # 12 presses at a time, in turn
         page = v.page
         page.bring_to_front()
         for k in range(12):
@@ -236,7 +237,8 @@ def measure(variants: list[Variant], args) -> None:
         v.page.evaluate("""() => { const s = document.getElementById('gradwalk').shadowRoot.querySelector('#preset');
             s.value = 'double-diamond'; s.dispatchEvent(new Event('change', {bubbles: true})); }""")
         v.page.wait_for_function(
-            "() => document.getElementById('gradwalk').shadowRoot.querySelector('#graph')?.dataset.graph === 'double-diamond'"
+            "() => document.getElementById('gradwalk').shadowRoot.querySelector('#graph')?.dataset.graph"
+            " === 'double-diamond'"
         )
         v.page.wait_for_timeout(200)
     for _, v in rounds(variants, args.edits):

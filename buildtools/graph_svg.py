@@ -63,9 +63,10 @@ def svg_element(attributes: dict, markup: str, preset_id: str, head: str) -> str
 def inline_presets(site: Path, log=lambda *a: None) -> list[str]:
     """Write every preset's graph into site/index.html: the default's (the chooser's
     first) in the widget's <svg id="graph">, each other one's in a <template> in the
-    head for the gate to swap in (the gate runs again right after the widget). Returns the inlined ids, the default first;
-    [] when the default cannot be drawn (then the script draws every graph, as
-    before). A preset that cannot be drawn is left to the script."""
+    head for the gate to swap in (the gate runs again right after the widget).
+    Returns the inlined ids, the default first; [] when the default cannot be drawn
+    (then the script draws every graph, as before). A preset that cannot be drawn is
+    left to the script."""
     page = site / PAGE
     html = page.read_text(encoding="utf-8")
     marker = MARKER_RE.search(html)
@@ -84,7 +85,10 @@ def inline_presets(site: Path, log=lambda *a: None) -> list[str]:
         html = TEMPLATES_MARKER_RE.sub("", html.replace(marker.group(0), "", 1), count=1)
         page.write_text(html, encoding="utf-8")
         return []
-    svg = lambda preset: svg_element(drawn[preset]["attributes"], drawn[preset]["markup"], preset, found.group(1))
+
+    def svg(preset):
+        return svg_element(drawn[preset]["attributes"], drawn[preset]["markup"], preset, found.group(1))
+
     others = [p for p in ids[1:] if "skipped" not in drawn[p]]
     for p in ids[1:]:
         if p not in others:
@@ -139,7 +143,8 @@ TOOLS = (
     + _TOOL.format("Zoom in", "+")
     + _TOOL.format("Fit the whole graph", "Fit")
     + "</div>"
-    + '<p id="graph-keys" class="graph-keys">Drag to pan. With the graph focused: arrow keys pan, + and − zoom, 0 fits.</p>'
+    + '<p id="graph-keys" class="graph-keys">'
+    + "Drag to pan. With the graph focused: arrow keys pan, + and − zoom, 0 fits.</p>"
 )
 _TOOLS_EMPTY = '<div id="graph-tools" class="graph-tools"></div>'
 
@@ -159,7 +164,8 @@ def write_texts(html: str, shown: dict) -> str:
     script's showPresetText unmarks them)."""
     for key, pattern in _TEXT_RE.items():
         mark = "" if key == "lesson" else " data-prerendered"  # the lesson's <details> is marked
-        html, n = pattern.subn(lambda m: f"{m.group(1)}{mark}>{_text(shown[key])}{m.group(2)}", html, count=1)
+        text = _text(shown[key])
+        html, n = pattern.subn(lambda m, mark=mark, text=text: f"{m.group(1)}{mark}>{text}{m.group(2)}", html, count=1)
         if n != 1:
             raise BuildError(f"widget.html has no #preset-{key} as graph_svg.py knows it")
     if _LESSON_MORE not in html:

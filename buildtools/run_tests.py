@@ -11,7 +11,14 @@ environment active, and this does the rest:
    one-sentence stop that names the command to run;
 3. Node.js and npm, which the build needs (checked, never installed: a stop
    with the command instead);
-4. pytest on the whole suite, with the extra arguments passed through
+4. the checks, each run in turn from the repository's root, stopping before
+   pytest if any finds something (a line per failed check says how to see
+   and fix it): `ruff check .` and `ruff format --check .` on the Python
+   (configured in pyproject.toml, ruff pinned in the test extra), then
+   `npm run lint` (ESLint) and `npm run typecheck` (tsc on the JSDoc types)
+   on the JavaScript, after `npm ci` when node_modules/ is missing;
+   GRADWALK_SKIP_CHECKS=1 leaves them out (for a quick run of a few tests);
+5. pytest on the whole suite, with the extra arguments passed through
    (PYTEST_ADDOPTS works as it does for pytest itself). The exit status is
    pytest's, except that "no tests collected" (5) is a failure too.
 """
@@ -24,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
@@ -42,8 +50,17 @@ def main(pytest_args: list[str]) -> int:
         ensure_node()  # first: installing the project builds its notebook front end with Node
         ensure_test_packages()
         ensure_chromium()
+        failed = []
+        if os.environ.get("GRADWALK_SKIP_CHECKS") != "1":
+            ensure_node_modules()
+            failed = run_checks(checks())
     except SetupError as e:
         print(f"build.py test: {e}", file=sys.stderr, flush=True)
+        return 1
+    if failed:
+        for line in failed:
+            print(f"build.py test: {line}", file=sys.stderr, flush=True)
+        print("build.py test: pytest did not run, because a check above failed.", file=sys.stderr, flush=True)
         return 1
     status = subprocess.call([sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT)
     if status == NO_TESTS_COLLECTED:
@@ -117,6 +134,95 @@ def ensure_test_packages() -> None:
         raise SetupError(
             f"pip finished but {', '.join(still)} is still not installed; "
             "run `python -m pip install -e '.[test]'` to see why."
+        )
+
+
+# ---------------------------------------------------------------- linters and type check
+
+NPM_CI_TIMEOUT_S = 600
+CHECK_TIMEOUT_S = 600
+
+
+@dataclass(frozen=True)
+class Check:
+    """One linter run: `name` is the command as a person types it, `command` what is
+    run (with full paths), `fix` what to do when it finds something."""
+
+    name: str
+    command: list[str]
+    fix: str
+
+
+def checks() -> list[Check]:
+    """The checks the test command runs before pytest, Python's first."""
+    ruff = [sys.executable, "-m", "ruff"]
+    npm = npm_command()
+    return [
+        Check("ruff check .", [*ruff, "check", "."], "run `ruff check .` to see them; `ruff check --fix .` fixes some"),
+        Check(
+            "ruff format --check .",
+            [*ruff, "format", "--check", "."],
+            "run `ruff format .` to format the files it lists",
+        ),
+        Check("npm run lint", [npm, "run", "lint"], "run `npm run lint` to see them (ESLint, eslint.config.js)"),
+        Check(
+            "npm run typecheck",
+            [npm, "run", "typecheck"],
+            "run `npm run typecheck` to see them (tsc on the JSDoc types, jsconfig.json)",
+        ),
+    ]
+
+
+def run_checks(to_run: list[Check], cwd: Path = ROOT) -> list[str]:
+    """Run every check (their own output goes to the terminal) and return one line
+    per check that found something, naming it and the fix; [] when all pass."""
+    failed = []
+    for check in to_run:
+        print(f"build.py test: {check.name}", flush=True)
+        try:
+            status = subprocess.call(check.command, cwd=cwd, timeout=CHECK_TIMEOUT_S)
+        except FileNotFoundError:
+            raise SetupError(f"`{check.name}` could not start ({check.command[0]} not found).") from None
+        except subprocess.TimeoutExpired:
+            failed.append(f"`{check.name}` took over {CHECK_TIMEOUT_S} s and was stopped; run it by hand to see why.")
+            continue
+        if status != 0:
+            failed.append(f"`{check.name}` failed (its findings are above): {check.fix}.")
+    return failed
+
+
+def npm_command() -> str:
+    """npm's full path: on Windows it is npm.cmd, which subprocess finds only by its
+    full name."""
+    return shutil.which("npm") or "npm"
+
+
+def ensure_node_modules() -> None:
+    """`npm ci` (exactly what package-lock.json records, no install scripts) when
+    node_modules/ is missing, so that ESLint and tsc are there."""
+    if (ROOT / "node_modules").exists():
+        return
+    print("build.py test: node_modules is missing; running npm ci ...", flush=True)
+    command = [npm_command(), "ci", "--ignore-scripts", "--no-audit", "--no-fund"]
+    try:
+        result = subprocess.run(
+            command,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=NPM_CI_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired:
+        raise SetupError(
+            f"`npm ci` did not finish within {NPM_CI_TIMEOUT_S} s; run "
+            "`npm ci --ignore-scripts` by hand to see why, then this command again."
+        ) from None
+    if result.returncode != 0:
+        print("\n".join(result.stdout.strip().splitlines()[-15:]), file=sys.stderr)
+        raise SetupError(
+            "`npm ci` failed (its last lines are above); run `npm ci --ignore-scripts` by hand, "
+            "then this command again."
         )
 
 

@@ -127,7 +127,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
         variants = [(name, path + suffix) for name, suffix in ENCODINGS if os.path.isfile(path + suffix)]
         encoding, chosen = next(((n, p) for n, p in variants if n in accepted), (None, path))
         try:
-            f = open(chosen, "rb")
+            f = open(chosen, "rb")  # noqa: SIM115 - send_head returns it open; the handler closes it
         except OSError:
             self.send_error(404, "File not found")
             return None

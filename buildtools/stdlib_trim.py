@@ -33,7 +33,7 @@ FALLBACK_MODULE = "_stdlib_fallback.py"
 NAMES_MODULE = "_stdlib_full_names.py"
 
 # Programs that reach each of the program reader's error paths (tokenizer,
-# parser, checks, limits), as tests/hostile_programs.py does in more detail.
+# parser, checks, limits), as tests/support/hostile_programs.py does in more detail.
 HOSTILE_PROGRAMS = [
     "import os",
     "a = 2\nb = a.__class__",

@@ -222,7 +222,7 @@ class _Checker:
         overwritten, twice, other = [], [], []
         for p in parents:
             name = code_name(self.labels[p])
-            local = sum(l for q, l in zip(node.parents, node.locals) if q == p)
+            local = sum(edge_local for q, edge_local in zip(node.parents, node.locals) if q == p)
             got = after[p]
             if _is_number(got) and close(got, PROBE + local):
                 continue

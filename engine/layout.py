@@ -92,6 +92,18 @@ def _columns(graph: Graph, layers):
     return chains, columns
 
 
+def _barycentre_key(neighbours, position, current):
+    """The sort key of an item in a layer: the mean position of its neighbours in the
+    layer beside it (its own position if it has none there), ties kept in order."""
+
+    def key(item):
+        linked = [position[n] for n in neighbours.get(item, ()) if n in position]
+        centre = sum(linked) / len(linked) if linked else current[item]
+        return (centre, current[item])
+
+    return key
+
+
 def _order(columns, chains, small: bool):
     """Reorder items within layers to reduce crossings (barycenter heuristic)."""
     left, right = {}, {}  # item → its neighbours in the previous / next layer
@@ -104,13 +116,7 @@ def _order(columns, chains, small: bool):
         for layer in layer_indices:
             position = {item: i for i, item in enumerate(columns[layer - 1 if neighbours is left else layer + 1])}
             current = {item: i for i, item in enumerate(columns[layer])}
-
-            def key(item):
-                linked = [position[n] for n in neighbours.get(item, ()) if n in position]
-                centre = sum(linked) / len(linked) if linked else current[item]
-                return (centre, current[item])
-
-            columns[layer].sort(key=key)
+            columns[layer].sort(key=_barycentre_key(neighbours, position, current))
 
     best = [list(c) for c in columns]
     best_crossings = _crossings(columns, right) if small else None

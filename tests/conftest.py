@@ -22,28 +22,15 @@ violations still fail it unless it is marked `allow_csp_violations`).
 import functools
 import re
 import shutil
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # build.py and buildtools/ live at the repo root
-# The shared helpers (page_helpers.py, robust_helpers.py, ...) sit here, beside the
-# feature folders (engine/, build/, runtime/, page/, modes/, robustness/) that use them.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-# A few test modules lend their helpers to others (the editor's submit, random links,
-# the Pyodide runner): every feature folder is importable from any other.
-for _folder in sorted(Path(__file__).resolve().parent.iterdir()):
-    if _folder.is_dir() and not _folder.name.startswith((".", "_")):
-        sys.path.insert(1, str(_folder))
-
-from page_helpers import WIDGET_HELPERS  # noqa: E402
-
-import build as build_script  # noqa: E402
-from buildtools import BuildError, csp, serve  # noqa: E402
-from buildtools.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+import build as build_script
+from buildtools import BuildError, csp, serve
+from buildtools.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.support.page import WIDGET_HELPERS
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 BLANK_PATH = "__test__/blank.html"

@@ -13,9 +13,9 @@ import zipfile
 
 import brotli
 import pytest
-from test_site_build import build_info, fetch
 
 from buildtools import BuildError, compress, run_tests
+from tests.support.built_site import build_info, fetch
 
 ROOT = run_tests.ROOT
 

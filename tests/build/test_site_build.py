@@ -23,6 +23,7 @@ import pytest
 
 import build as build_script
 from buildtools import site
+from tests.support.built_site import build_info, fetch
 
 ROOT = build_script.ROOT
 BUILD_PY = str(ROOT / "build.py")
@@ -62,10 +63,6 @@ def assert_one_sentence_failure(done, *words):
 
 
 # --- what the build makes --------------------------------------------------------------
-
-
-def build_info(dist: Path) -> dict:
-    return json.loads((dist / "build.json").read_text())
 
 
 def test_dist_has_the_runtime_the_wheels_and_the_web_files(built_dist):
@@ -396,15 +393,6 @@ def test_compressed_copies_match_their_files(built_dist):
 
 
 # --- serving: caching headers and compression -----------------------------------------
-
-
-def fetch(url: str, method: str = "GET", **headers):
-    request = urllib.request.Request(url, method=method, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=20) as response:
-            return response.status, response.headers, response.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.headers, e.read()
 
 
 @pytest.mark.parametrize("key", ["wasm", "stdlib_pyc", "engine_wheel_pyc", "engine_wheel"])

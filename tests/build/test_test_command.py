@@ -1,12 +1,18 @@
 """`python build.py test`: the README's one test command. It passes pytest its
 arguments and PYTEST_ADDOPTS, exits with pytest's status, counts "no tests
-collected" as a failure, installs nothing when every pin is there, and stops with
-one sentence when Chromium cannot be found."""
+collected" as a failure, installs nothing when every pin is there, stops with
+one sentence when Chromium cannot be found, and runs its checks (the linters and
+the type check) before pytest, which does not run when one finds something.
+
+The runs of the whole command leave the checks out (GRADWALK_SKIP_CHECKS=1):
+they are about what happens around pytest, and the checks are tested on their
+own, on files made to fail."""
 
 import os
 import subprocess
 import sys
 from importlib import metadata
+from pathlib import Path
 
 from buildtools import run_tests
 
@@ -22,7 +28,7 @@ def run(*args, env=None, timeout=240):
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={**os.environ, **(env or {})},
+        env={**os.environ, "GRADWALK_SKIP_CHECKS": "1", **(env or {})},
     )
 
 
@@ -69,3 +75,47 @@ def test_pins_are_read_exactly():
     assert run_tests.missing_requirements(["no-such-package-gradwalk==1.0"]) == ["no-such-package-gradwalk==1.0"]
     # Every test pin is installed in the environment running this suite.
     assert run_tests.missing_requirements(run_tests.pinned_requirements()) == []
+
+
+def test_the_checks_are_the_linters_and_the_type_check():
+    names = [check.name for check in run_tests.checks()]
+    assert names == ["ruff check .", "ruff format --check .", "npm run lint", "npm run typecheck"]
+
+
+def test_a_check_that_finds_something_is_named_with_its_fix(tmp_path, capfd):
+    (tmp_path / "unused.py").write_text("import os\n")  # F401: imported and never used
+    (tmp_path / "clean.py").write_text("x = 1\n")
+    lint = run_tests.Check("ruff check .", [sys.executable, "-m", "ruff", "check", "--isolated", "."], "fix it")
+    fmt = run_tests.Check("ruff format --check .", [sys.executable, "-m", "ruff", "format", "--check", "clean.py"], "x")
+    failed = run_tests.run_checks([lint, fmt], cwd=tmp_path)
+    assert failed == ["`ruff check .` failed (its findings are above): fix it."]
+    out = capfd.readouterr().out  # the checks' own output goes straight to the terminal
+    assert "F401" in out and "unused.py" in out
+
+
+def test_pytest_does_not_run_when_a_check_fails(monkeypatch, capsys):
+    failing = run_tests.Check("false", [sys.executable, "-c", "raise SystemExit(1)"], "see above")
+    monkeypatch.setattr(run_tests, "checks", lambda: [failing])
+    monkeypatch.setattr(run_tests, "ensure_node", lambda: None)
+    monkeypatch.setattr(run_tests, "ensure_test_packages", lambda: None)
+    monkeypatch.setattr(run_tests, "ensure_chromium", lambda: None)
+    monkeypatch.setattr(run_tests, "ensure_node_modules", lambda: None)
+    monkeypatch.delenv("GRADWALK_SKIP_CHECKS", raising=False)
+    ran = []
+    monkeypatch.setattr(run_tests.subprocess, "call", lambda command, **kw: ran.append(command) or 1)
+    assert run_tests.main(["-q"]) == 1
+    assert ran == [failing.command]  # the check, and not pytest
+    err = capsys.readouterr().err
+    assert "`false` failed (its findings are above): see above." in err
+    assert "pytest did not run" in err
+
+
+def test_engine_and_build_are_the_real_ones_and_no_test_folder_is_on_sys_path():
+    import build
+    import engine
+
+    assert Path(engine.__file__).resolve() == ROOT / "engine" / "__init__.py"
+    assert Path(build.__file__).resolve() == ROOT / "build.py"
+    tests = ROOT / "tests"
+    on_path = [Path(entry).resolve() for entry in sys.path if entry]
+    assert not [p for p in on_path if p == tests or tests in p.parents], "a test folder is on sys.path"

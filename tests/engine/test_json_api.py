@@ -4,13 +4,13 @@ import json
 import math
 
 import pytest
-from trace_helpers import changes, pushes
 
 from engine import Program
 from engine.api import _dumps, handle  # _dumps: the engine's frames written as an answer writes them
 from engine.graph import Graph
 from engine.presets import load_presets
 from engine.trace import correct_backward, experiment, forward_frames
+from tests.support.frames import changes, pushes
 
 
 def ask(**request):
@@ -78,7 +78,7 @@ def test_load_with_an_order_runs_the_experiment():
     ],
 )
 def test_a_graph_answer_sends_each_number_once_and_loses_nothing(request_):
-    """The frames of a graph answer, read as docs/api.md says (tests/trace_helpers.py, as
+    """The frames of a graph answer, read as docs/api.md says (tests/support/frames.py, as
     web/stepper.js reads them), are exactly the engine's whole frames."""
     answer = ask(**request_)
     graph = Graph.of(Program.parse(answer["program"]).output)

@@ -49,9 +49,13 @@ def test_a_binary_op_differentiates_as_finite_differences_say(op):
     pairs = [(abs(x), p) for x, _ in PAIRS for p in EXPONENTS] if op.only_number_right else PAIRS
     for x, y in pairs:
         value, locals_ = op.compute(x, y)
-        assert locals_[0] == pytest.approx(central_difference(lambda t: op.compute(t, y)[0], x), rel=1e-6, abs=1e-8)
+        assert locals_[0] == pytest.approx(
+            central_difference(lambda t, y=y: op.compute(t, y)[0], x), rel=1e-6, abs=1e-8
+        )
         if not op.only_number_right:
-            assert locals_[1] == pytest.approx(central_difference(lambda t: op.compute(x, t)[0], y), rel=1e-6, abs=1e-8)
+            assert locals_[1] == pytest.approx(
+                central_difference(lambda t, x=x: op.compute(x, t)[0], y), rel=1e-6, abs=1e-8
+            )
 
 
 def _nodes_of_every_shape(op, x, y):

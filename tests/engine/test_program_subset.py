@@ -5,8 +5,12 @@ import math
 from unittest import mock
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import Program, ProgramError, Value
+from engine import program as program_module
+from tests.support.hostile_programs import BAD_PROGRAMS
 
 
 def grads(program):
@@ -90,9 +94,6 @@ def test_the_source_is_never_evaluated():
             Program.parse("__import__('os').system('echo hi')")
 
 
-from hostile_programs import BAD_PROGRAMS
-
-
 @pytest.mark.parametrize("source, line, col, message", BAD_PROGRAMS, ids=[repr(b[0][:24]) for b in BAD_PROGRAMS])
 def test_bad_programs_get_a_clear_error_at_the_right_place(source, line, col, message):
     with pytest.raises(ProgramError) as caught:
@@ -109,7 +110,14 @@ def test_the_bad_program_table_is_big_enough():
 
 def test_every_allowed_construct_is_in_the_whitelist_and_nothing_else_runs():
     # A program using the whole subset parses; its AST contains only whitelisted node types.
-    source = "a = Value(1.5, label='a')\nb = -2\nc = a * b + 3 - a / 2\nc += c ** 2\nd = tanh(c).exp() + sigmoid(a) - relu(b) * log(a) + sin(a) * cos(b)\nd.backward()"
+    source = (
+        "a = Value(1.5, label='a')\n"
+        "b = -2\n"
+        "c = a * b + 3 - a / 2\n"
+        "c += c ** 2\n"
+        "d = tanh(c).exp() + sigmoid(a) - relu(b) * log(a) + sin(a) * cos(b)\n"
+        "d.backward()"
+    )
     p = Program.parse(source)
     assert isinstance(p.output, Value) and math.isfinite(p.output.data)
     kinds = {type(n).__name__ for n in ast.walk(ast.parse(source))}
@@ -137,11 +145,6 @@ def test_every_allowed_construct_is_in_the_whitelist_and_nothing_else_runs():
 
 
 # ---------------------------------------------------------------- the operator limit's quick check
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st
-
-from engine import program as program_module  # noqa: E402
 
 # Operators, brackets, line breaks, comments and names: multi-line statements included.
 _SOUP = st.lists(

@@ -1,5 +1,8 @@
 """Traces: forward and backward frames, and the visit-order experiment with lost paths."""
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from engine import Program
 from engine.graph import Graph
 from engine.trace import correct_backward, experiment, forward_frames
@@ -158,10 +161,6 @@ def _fmt_plainly(x: float, digits: int = 4) -> str:
     if x == int(x) and abs(x) < 1e15:
         return str(int(x))
     return f"{x:.{digits}g}"
-
-
-from hypothesis import given  # noqa: E402
-from hypothesis import strategies as st
 
 
 @given(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([4, 6]))

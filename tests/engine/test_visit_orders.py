@@ -13,10 +13,10 @@ import json
 
 import pytest
 import sympy as sp
-from trace_helpers import changes
 
 from engine.api import handle
 from engine.presets import PresetError, get_preset, read_presets
+from tests.support.frames import changes
 
 
 def load(request: dict) -> dict:

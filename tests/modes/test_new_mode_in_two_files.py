@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from page_helpers import BOOT_TIMEOUT_MS, button, show_tab, wait_ready
+from tests.support.page import BOOT_TIMEOUT_MS, button, show_tab, wait_ready
 
 from buildtools import serve
 

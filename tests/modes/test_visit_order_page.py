@@ -2,7 +2,7 @@
 the order, and see the wrong grad, the late contribution, the lost path and the
 engine's explanation; a correct order gives the right grads again."""
 
-from page_helpers import (
+from tests.support.page import (
     button,
     nodes,
     open_page,

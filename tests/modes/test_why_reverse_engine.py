@@ -10,6 +10,7 @@ import pytest
 from engine import Program
 from engine.api import handle
 from engine.presets import load_presets
+from tests.support.presets import expected_nodes
 
 PRESETS = [p["id"] for p in load_presets()]
 
@@ -124,14 +125,13 @@ def test_what_each_input_received_adds_up_to_its_naive_grad(preset):
         assert all(f["upstream_resent"] == 0 and f["carried"] == [] for f in answer["frames"])
 
 
-@pytest.mark.parametrize(
-    "preset, expected", [("xx-xy", {"x": 16.0, "y": 3.0}), ("diamond", {"a": 15.0}), ("square", {"a": 6.0})]
-)
-def test_naive_recursion_agrees_when_only_inputs_are_shared(preset, expected):
+@pytest.mark.parametrize("preset", ["xx-xy", "diamond", "square"])
+def test_naive_recursion_agrees_when_only_inputs_are_shared(preset):
     answer = ask(cmd="naive", preset=preset)
     load = ask(cmd="load", preset=preset)
     got = {load["nodes"][i]["label"]: answer["grads"][i] for i in load["inputs"]}
-    assert got == expected
+    expected = expected_nodes(preset)
+    assert got == {label: expected[label][1] for label in got}  # these presets' grads are integers
     assert answer["shared_intermediates"] == [] and answer["resends"] == []
     assert "gets every grad right" in answer["explanation"][0]
 

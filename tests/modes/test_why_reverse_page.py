@@ -3,7 +3,7 @@ push and pull, forward mode, backward twice and gradient descent. Each mode is r
 from its tab, stepped with the page's own stepper, and checked against the engine's
 numbers (tests/modes/test_why_reverse_engine.py checks the engine itself)."""
 
-from page_helpers import STEP_TIMEOUT_MS, axe_audit, axe_report, button, choose, nodes, open_page, order, show_tab
+from tests.support.page import STEP_TIMEOUT_MS, axe_audit, axe_report, button, choose, nodes, open_page, order, show_tab
 
 SHARED = "a = 1\nb = a + a\nc = b + b"
 
@@ -49,7 +49,8 @@ def column(page):
     return dict(
         page.eval_on_selector_all(
             "#node-rows tr",
-            "rows => rows.map(r => [r.dataset.row, r.querySelector('.row-extra').hidden ? null : r.querySelector('.row-extra').dataset.value])",
+            "rows => rows.map(r => [r.dataset.row,"
+            " r.querySelector('.row-extra').hidden ? null : r.querySelector('.row-extra').dataset.value])",
         )
     )
 

@@ -1,13 +1,13 @@
 """Fixtures for the notebook tests that run a real JupyterLab (tests/notebook/test_jupyterlab.py).
 
-    jupyter_lab     one JupyterLab server per session (jupyterlab_harness.LabServer: url,
+    jupyter_lab     one JupyterLab server per session (tests.support.jupyterlab_harness.LabServer: url,
                     token, root_dir, outbound(), log_tail()), started on a free localhost port
                     with every notebook of tests/notebook/notebooks/ copied into its root,
                     offline and quiet; stopped at the end (killed if the session is cut short)
     lab_context     a fresh browser context per test that may reach the server's origin
                     only (the test fails on any other request, or on a page error);
                     lab_context.console_errors lists what the page logged as errors
-    open_notebook   open_notebook("smoke.ipynb") -> jupyterlab_harness.Notebook, open in a
+    open_notebook   open_notebook("smoke.ipynb") -> tests.support.jupyterlab_harness.Notebook, open in a
                     new page of lab_context with its kernel idle: run_cell(n) runs cell n and
                     returns a locator for its output area
 
@@ -17,8 +17,9 @@ Nothing here starts unless a test asks for it: the other notebook tests run with
 import atexit
 from urllib.parse import urlsplit
 
-import jupyterlab_harness as harness
 import pytest
+
+from tests.support import jupyterlab_harness as harness
 
 
 @pytest.fixture(scope="session")

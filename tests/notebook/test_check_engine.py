@@ -4,7 +4,11 @@ mistake named at the node where it happens, and the learner's graph left exactly
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from learner_engines import (
+from micrograd.engine import Value as Micrograd
+
+import gradwalk
+from engine import Program, Value
+from tests.support.learner_engines import (
     Lecture,
     MicroGPT,
     NotReversed,
@@ -17,11 +21,7 @@ from learner_engines import (
     neuron,
     shared_intermediate,
 )
-from micrograd.engine import Value as Micrograd
-from notebook_helpers import snapshot, unchanged
-
-import gradwalk
-from engine import Program, Value
+from tests.support.notebook import snapshot, unchanged
 
 
 def checked(root):

@@ -8,15 +8,15 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from learner_engines import Lecture, MicroGPT, Sqrt, diamond, neuron
 from micrograd.engine import Value as Micrograd
-from notebook_helpers import ask, ask_api, numbers_of, snapshot, unchanged
 
 import gradwalk
 from engine import Program, Value
 from engine.foreign import ForeignGraphError, read
 from engine.program import MAX_NODES
 from engine.trace import correct_backward
+from tests.support.learner_engines import Lecture, MicroGPT, Sqrt, diamond, neuron
+from tests.support.notebook import ask, ask_api, numbers_of, snapshot, unchanged
 
 
 def labelled(value, label):
@@ -41,7 +41,8 @@ def test_the_micrograd_diamond_gives_the_engines_numbers_exactly():
     assert [n["op"] for n in answer["nodes"]] == ["", "", "+", "", "*", "*"]
     assert answer["forward"][2]["text"] == (
         "b = a + 1 = 2 + 1 = 3. "
-        "micrograd keeps the values a node is made from in node._prev (the _children given to the Value constructor): b._prev holds a and 1."
+        "micrograd keeps the values a node is made from in node._prev (the _children given to the Value constructor): "
+        "b._prev holds a and 1."
     )
     assert answer["graph"] == {"source": "kernel", "style": "_prev", "editable": True, "custom": []}
     assert unchanged(before, d)
@@ -176,7 +177,8 @@ def test_a_custom_operation_differentiates_with_the_graphs_own_backward():
     assert nodes["a"]["grad"] == pytest.approx(0.5 / math.sqrt(5) * 3 / 5)
     assert answer["forward"][2]["text"] == (
         "h = hypot(a, b) = hypot(3, 4) = 5. "
-        "micrograd keeps the values a node is made from in node._prev (the _children given to the Value constructor): h._prev holds a and b."
+        "micrograd keeps the values a node is made from in node._prev (the _children given to the Value constructor): "
+        "h._prev holds a and b."
     )
     assert answer["experiment"]["lost_path_count"] == 2
     assert answer["graph"]["editable"] is False
@@ -227,7 +229,8 @@ def test_a_custom_operation_named_like_a_known_one_gets_no_note_of_the_known_one
     assert answer["nodes"][3]["expr"] == "+(a, b, c)"
     assert answer["forward"][3]["text"] == (
         "s = +(a, b, c) = +(1, 2, 3) = 6. "
-        "micrograd keeps the values a node is made from in node._prev (the _children given to the Value constructor): s._prev holds a, b and c."
+        "micrograd keeps the values a node is made from in node._prev (the _children given to the Value constructor): "
+        "s._prev holds a, b and c."
     )
     assert answer["backward"][1]["text"] == (
         "Visit s = +(a, b, c) with s.grad = 1. a.grad += 1 × 1 = 1, 0 → 1; "
@@ -420,10 +423,9 @@ def test_a_custom_operation_inside_a_known_one_is_written_and_checked():
     # call, hypot(a, b), which needs no brackets inside `* a` (this used to be a KeyError).
     import json
 
-    from learner_engines import Sqrt
-
     from engine import check as engine_check
     from gradwalk import kernel
+    from tests.support.learner_engines import Sqrt
 
     a = Sqrt(3.0)
     a.label = "a"

@@ -1,6 +1,6 @@
 """A real notebook in a real JupyterLab, driven headless by Playwright in Chromium.
 
-The server (conftest.py's `jupyter_lab`, jupyterlab_harness.py) runs offline with the kernel
+The server (conftest.py's `jupyter_lab`, tests/support/jupyterlab_harness.py) runs offline with the kernel
 on this very Python; the notebooks are tests/notebook/notebooks/*.ipynb.
 
 - smoke.ipynb proves the harness without Gradwalk's front end: an anywidget defined in the
@@ -18,8 +18,9 @@ import time
 from pathlib import Path
 
 import pytest
-from jupyterlab_harness import ROOT
-from page_helpers import STEP_TIMEOUT_MS
+
+from tests.support.jupyterlab_harness import ROOT
+from tests.support.page import STEP_TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
 
@@ -67,7 +68,7 @@ def test_jupyterlab_starts_offline(jupyter_lab):
     assert specs["kernelspecs"]["python3"]["spec"]["argv"][0] == sys.executable
     assert jupyter_lab.start_seconds < 30, f"JupyterLab took {jupyter_lab.start_seconds:.1f} s to start"
     # What JupyterLab's front end asks for news, updates and extensions is answered offline
-    # (lab_offline.py logs and refuses every lookup off this machine: with JupyterLab's
+    # (tests/support/lab_offline.py logs and refuses every lookup off this machine: with JupyterLab's
     # defaults these three requests try jupyterlab.github.io and pypi.org).
     assert jupyter_lab.api("lab/api/news") == {"news": []}
     assert jupyter_lab.api("lab/api/update") == {"notification": None}

@@ -6,14 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from learner_engines import Lecture, NotReversed, Sqrt, diamond
 from micrograd.engine import Value as Micrograd
-from notebook_helpers import ask, ask_api, numbers_of, snapshot, unchanged
 
 import gradwalk
 from engine import Program, Value, api
 from engine.api import handle as api_handle
 from gradwalk import kernel, widget
+from tests.support.learner_engines import Lecture, NotReversed, Sqrt, diamond
+from tests.support.notebook import ask, ask_api, numbers_of, snapshot, unchanged
 
 DIAMOND_SHAPED = "a = 2\none = 1\nb = a + one\nthree = 3\nc = a * three\nd = b * c"
 

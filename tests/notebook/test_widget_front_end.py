@@ -11,12 +11,11 @@ import pytest
 
 micrograd_engine = pytest.importorskip("micrograd.engine")
 
-from learner_engines import Overwriting  # noqa: E402 - the lecture's Value with = for +=
-from page_helpers import STEP_TIMEOUT_MS  # noqa: E402
-
 from engine import check as engine_check  # noqa: E402
 from gradwalk import kernel  # noqa: E402
 from gradwalk.widget import FRONT_END, source_of  # noqa: E402
+from tests.support.learner_engines import Overwriting  # noqa: E402 - the lecture's Value with = for +=
+from tests.support.page import STEP_TIMEOUT_MS  # noqa: E402
 
 pytestmark = pytest.mark.browser
 

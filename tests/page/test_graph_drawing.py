@@ -10,12 +10,11 @@ a graph replaced by another leaves nothing behind.
 
 import json
 
-from page_helpers import open_page, show_tab
-from robust_helpers import settle
-from test_hostile_programs_page import SUBMIT_JS
-from trace_helpers import pushes
-
 from engine.api import handle
+from tests.support.editor import SUBMIT_JS
+from tests.support.frames import pushes
+from tests.support.page import open_page, show_tab
+from tests.support.page_state import settle
 
 
 def layered_program(inputs: int = 12, layers: int = 12) -> str:
@@ -47,7 +46,8 @@ DRAWN_JS = """() => ({
 })"""
 
 COMPLETE_JS = """(n) => gwRoot().querySelectorAll('#graph [data-node] .node-box').length === n
-  && gwRoot().querySelectorAll('#graph [data-edge] .edge-line').length === gwRoot().querySelectorAll('#graph [data-edge]').length
+  && gwRoot().querySelectorAll('#graph [data-edge] .edge-line').length
+     === gwRoot().querySelectorAll('#graph [data-edge]').length
   && gwRoot().querySelectorAll('#node-rows tr').length === n"""
 
 FORMAT_JS = (
@@ -75,7 +75,9 @@ SCROLL_THROUGH_JS = """() => new Promise((resolve) => {
   const s = gwRoot().querySelector('#graph-scroll');
   s.scrollLeft = 0;
   const next = () => {
-    if (s.scrollLeft + s.clientWidth >= s.scrollWidth - 1) return requestAnimationFrame(() => requestAnimationFrame(resolve));
+    if (s.scrollLeft + s.clientWidth >= s.scrollWidth - 1) {
+      return requestAnimationFrame(() => requestAnimationFrame(resolve));
+    }
     s.scrollLeft += s.clientWidth;
     requestAnimationFrame(() => requestAnimationFrame(next));
   };
@@ -229,11 +231,12 @@ def test_a_new_graph_reuses_the_old_ones_elements_but_shows_nothing_of_it(page, 
     assert {n["label"] for n in drawn["nodes"] if n["tag"]} == tagged
     texts = page.evaluate("""() => ({
       labels: [...gwRoot().querySelectorAll('#graph [data-node]')].map((g) =>
-        [g.dataset.node, g.querySelector('.node-label').textContent, g.querySelector('title').textContent.split(' = ')[0],
-         g.getAttribute('aria-label').split(':')[0]]),
+        [g.dataset.node, g.querySelector('.node-label').textContent,
+         g.querySelector('title').textContent.split(' = ')[0], g.getAttribute('aria-label').split(':')[0]]),
       edges: [...gwRoot().querySelectorAll('#graph [data-edge]')].map((g) => [g.dataset.from, g.dataset.to]),
       edgeLabels: [...gwRoot().querySelectorAll('#graph .edge-label')].filter((g) => g.style.display !== 'none').length,
-      rows: [...gwRoot().querySelectorAll('#node-rows tr')].map((tr) => [tr.dataset.row, tr.querySelector('.row-label').textContent]),
+      rows: [...gwRoot().querySelectorAll('#node-rows tr')]
+        .map((tr) => [tr.dataset.row, tr.querySelector('.row-label').textContent]),
     })""")
 
     # (A name too long for its box is shown shortened, with an ellipsis: graph-text.js.)

@@ -10,7 +10,8 @@ pushes b.grad += 6×1 and c.grad += 3×1; visiting c then b brings a.grad to 9, 
 import time
 
 import pytest
-from page_helpers import wait_ready
+
+from tests.support.page import wait_ready
 
 # Click Step forward and, in the same task (before any frame), read what the graph shows.
 STEP_AND_LOOK_JS = """(label) => {
@@ -25,15 +26,12 @@ STEP_AND_LOOK_JS = """(label) => {
 }"""
 
 # Two steps in the same task: how many pulses the first set off, what the second shows.
-TWO_STEPS_JS = (
-    """() => {
-  const stepAndLook = %s;
+TWO_STEPS_JS = f"""() => {{
+  const stepAndLook = {STEP_AND_LOOK_JS};
   gwRoot().querySelector('#step-forward').click();
   const first = gwRoot().querySelectorAll('#graph [data-pulse]').length;
-  return { first, ...stepAndLook('b') };
-}"""
-    % STEP_AND_LOOK_JS
-)
+  return {{ first, ...stepAndLook('b') }};
+}}"""
 
 SHOWN_JS = """(label) => {
   const g = gwRoot().querySelector(`#graph [data-node="${label}"]`);

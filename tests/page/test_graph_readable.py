@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from page_helpers import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, WIDGET_HELPERS, choose, wait_ready
+
+from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, WIDGET_HELPERS, choose, wait_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 PRESETS = sorted(p.stem for p in (ROOT / "presets").glob("*.toml"))
@@ -100,7 +101,8 @@ SMALLEST_TEXT_JS = """() => {
   const sizes = texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a);
   const names = [...svg.querySelectorAll('[data-node] .node-label')].map((t) => t.getBoundingClientRect().height);
   return { count: texts.length, min: Math.min(...sizes), nameHeight: Math.min(...names),
-    edgeLabels: [...svg.querySelectorAll('.edge-label')].filter((g) => g.getClientRects().length && g.textContent).length };
+    edgeLabels: [...svg.querySelectorAll('.edge-label')]
+      .filter((g) => g.getClientRects().length && g.textContent).length };
 }"""
 
 # Every node, brought into the graph's box by scrolling it there: the labels of those
@@ -188,7 +190,8 @@ def test_a_200_node_program_is_drawn_at_12px_or_more_and_every_node_can_be_seen(
     assert page.evaluate(UNREACHABLE_JS) == []
     # Scrolled to its far end and back, what is drawn there is as big.
     page.evaluate(
-        "() => { const s = gwRoot().querySelector('#graph-scroll'); s.scrollTo({ left: s.scrollWidth, top: s.scrollHeight, behavior: 'instant' }); }"
+        "() => { const s = gwRoot().querySelector('#graph-scroll');"
+        " s.scrollTo({ left: s.scrollWidth, top: s.scrollHeight, behavior: 'instant' }); }"
     )
     time.sleep(0.3)
     assert_readable(page, "the big program's far end")

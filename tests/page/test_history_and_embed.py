@@ -4,12 +4,12 @@ them and never leaves the site; steps only update the current entry. A <grad-wal
 on a lesson page never touches the page's history. And the Embed dialog's iframe
 snippet carries the resize script that docs/page.md shows.
 
-The diamond (DESIGN.md): a = 2, b = 3, c = 6, d = 18, a.grad 15 (9 when b is visited
+The diamond (presets/diamond.toml): a = 2, b = 3, c = 6, d = 18, a.grad 15 (9 when b is visited
 before d). The square: a = 3, b = a·a = 9, a.grad 6."""
 
 from pathlib import Path
 
-from page_helpers import STEP_TIMEOUT_MS, button, choose, nodes, open_page, order, run_order, show_tab
+from tests.support.page import STEP_TIMEOUT_MS, button, choose, nodes, open_page, order, run_order, show_tab
 
 ROOT = Path(__file__).resolve().parents[2]
 

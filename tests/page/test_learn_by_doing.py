@@ -2,9 +2,10 @@
 questions, editing input values, the nudge check, the program editor, permalinks,
 and embedding (the Embed dialog and dist/lesson.html with three widgets).
 
-The tests share one booted page where they can (a Pyodide boot costs seconds);
-every page they open fails the test on console errors, page errors and requests
-that leave localhost, like the `page` fixture in conftest.py.
+The tests share one browser context (its caches make opening the page again quick),
+and each opens the page afresh, so they pass alone and in any order; every page they
+open fails the test on console errors, page errors and requests that leave localhost,
+like the `page` fixture in conftest.py.
 """
 
 import base64
@@ -14,7 +15,11 @@ import zlib
 from urllib.parse import urlsplit
 
 import pytest
-from page_helpers import (
+
+from engine import api
+from engine.text import fmt
+from tests.support.frames import pushes
+from tests.support.page import (
     BOOT_TIMEOUT_MS,
     STEP_TIMEOUT_MS,
     WIDGET_HELPERS,
@@ -27,10 +32,6 @@ from page_helpers import (
     show_tab,
     wait_ready,
 )
-from trace_helpers import pushes
-
-from engine import api
-from engine.text import fmt
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 CSP = (
@@ -93,9 +94,13 @@ def shared(browser, site_url):
 
 @pytest.fixture
 def lp(shared):
-    """The shared page; console errors during a test fail that test."""
+    """The shared page, opened afresh (the context's caches make that quick), so that no
+    test starts from what another left on it; console errors during a test fail that test."""
     shared["guard"].check()
-    yield shared["page"]
+    page = shared["page"]
+    page.goto(shared["url"])
+    wait_ready(page)
+    yield page
     shared["guard"].check()
 
 
@@ -174,7 +179,7 @@ def test_code_panel_marks_the_line_and_fills_in_the_backward_rule(lp):
                 f"# {fmt(p['local'])} × {fmt(p['upstream'])} = {fmt(p['contribution'])}, "
                 f"{lhs} {fmt(p['before'])} → {fmt(p['after'])}"
             ) in text
-    # The issue's own example, on the diamond: visiting c pushes 3 × 3 = 9 into a.
+    # The worked example of the diamond's lesson: visiting c pushes 3 × 3 = 9 into a.
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")
     assert current_line(page) == 3
@@ -234,7 +239,7 @@ def test_checkpoints_reject_a_wrong_answer_accept_the_right_one_and_reveal(lp):
     page = lp
     choose(page, "checkpoint")
     load = engine({"cmd": "load", "preset": "checkpoint"})
-    nf, nb = len(load["forward"]), len(load["backward"])
+    nf = len(load["forward"])
 
     # Before any step that reveals nothing worth asking, no card.
     to_start(page)
@@ -482,7 +487,8 @@ def test_typed_program_builds_its_graph_and_a_bad_one_shows_its_error(lp):
     expected = engine({"cmd": "load", "program": many})["error"]
     assert "more than 2,000 nodes" in expected["message"]
     page.evaluate(
-        "(text) => { const a = gwRoot().getElementById('program-editor'); a.value = text; a.dispatchEvent(new Event('input')); }",
+        "(text) => { const a = gwRoot().getElementById('program-editor');"
+        " a.value = text; a.dispatchEvent(new Event('input')); }",
         many,
     )
     page.wait_for_selector(f"#editor-status[data-line='{expected['line']}']", timeout=STEP_TIMEOUT_MS)
@@ -504,7 +510,8 @@ def test_typed_program_builds_its_graph_and_a_bad_one_shows_its_error(lp):
 
 def state_of(page):
     return page.evaluate("""() => ({
-        nodes: [...gwRoot().querySelectorAll('svg [data-node]')].map(g => [g.dataset.node, g.dataset.data, g.dataset.grad]),
+        nodes: [...gwRoot().querySelectorAll('svg [data-node]')]
+          .map(g => [g.dataset.node, g.dataset.data, g.dataset.grad]),
         position: gwRoot().getElementById('position').textContent,
         program: gwRoot().getElementById('program').textContent,
         order: [...gwRoot().querySelectorAll('#visit-order li')].map(li => li.dataset.label),
@@ -641,7 +648,8 @@ def frame_state(frame):
     return frame.evaluate("""() => ({
         position: gwRoot().getElementById('position').textContent,
         step: gwHost().dataset.step,
-        nodes: [...gwRoot().querySelectorAll('svg [data-node]')].map(g => g.dataset.node + ':' + g.dataset.data + '/' + g.dataset.grad),
+        nodes: [...gwRoot().querySelectorAll('svg [data-node]')]
+          .map(g => g.dataset.node + ':' + g.dataset.data + '/' + g.dataset.grad),
     })""")
 
 

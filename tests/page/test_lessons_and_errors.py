@@ -1,5 +1,5 @@
-"""Faithful to the lessons, and errors where the learner is looking (issue 15, parts 6 and 7),
-in headless Chromium at 1280×800 and on a phone (390×844, touch):
+"""Faithful to the lessons, and errors where the learner is looking, in headless Chromium
+at 1280×800 and on a phone (390×844, touch):
 
 * the lesson graph's backward pass walks its lesson's order (e, c, d, a, b), also in the
   visit-order list, so after visiting c a.grad = -3 and b.grad = 2;
@@ -19,7 +19,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from page_helpers import (
+
+from engine import api
+from tests.support.page import (
     STEP_TIMEOUT_MS,
     WIDGET_HELPERS,
     axe_audit,
@@ -30,8 +32,6 @@ from page_helpers import (
     order,
     wait_ready,
 )
-
-from engine import api
 
 VIEWPORTS = {
     "desktop": {"viewport": {"width": 1280, "height": 800}},
@@ -51,7 +51,7 @@ def five_decimals(x: float) -> str:
 
 @pytest.fixture(scope="module", params=list(VIEWPORTS))
 def shared(browser, site_url, request):
-    """One booted page per viewport for the module (a Pyodide boot costs seconds)."""
+    """One context and page per viewport for the module; each test opens the page again (`lp`)."""
     context = browser.new_context(service_workers="block", **VIEWPORTS[request.param])
     context.add_init_script(WIDGET_HELPERS)
     context.set_default_timeout(15_000)
@@ -59,16 +59,19 @@ def shared(browser, site_url, request):
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.goto(site_url + "?cp=0")  # no questions: the steps run straight through
-    wait_ready(page)
     yield {"page": page, "errors": errors, "viewport": request.param, "url": site_url}
     context.close()
 
 
 @pytest.fixture
 def lp(shared):
+    """The viewport's page, opened afresh (the context's caches make that quick), so that
+    no test starts from the preset, step or values another left on it."""
+    page = shared["page"]
+    page.goto(shared["url"] + "?cp=0")  # no questions: the steps run straight through
+    wait_ready(page)
     shared["errors"].clear()
-    yield shared["page"]
+    yield page
     assert shared["errors"] == [], shared["errors"]
 
 

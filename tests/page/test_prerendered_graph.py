@@ -10,9 +10,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from page_helpers import wait_ready
 
 from buildtools import graph_svg
+from tests.support.page import wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -25,7 +25,10 @@ SVG_NOW = """() => {
   const attrs = Object.fromEntries([...svg.attributes].filter(a => a.name !== 'style').map(a => [a.name, a.value]));
   return {attrs, markup: svg.innerHTML, nodes: svg.querySelectorAll('[data-node]').length};
 }"""
-DRAWN = "() => gwRoot()?.getElementById?.('graph')?.querySelector('[data-node]') && !gwRoot().getElementById('graph').hasAttribute('data-prerendered')"
+DRAWN = (
+    "() => gwRoot()?.getElementById?.('graph')?.querySelector('[data-node]')"
+    " && !gwRoot().getElementById('graph').hasAttribute('data-prerendered')"
+)
 SHOWN = """() => {
   const root = gwRoot();
   const shows = (el) => getComputedStyle(el).display !== 'none' && !el.hidden;
@@ -180,7 +183,8 @@ def test_the_texts_above_the_graph_are_the_scripts(page, site_url):
     texts = """() => {
       const r = gwRoot();
       const tools = r.getElementById('graph-tools').innerHTML.replace(/ disabled(="")?/g, '').replace(/\\d+%/, 'N%');
-      return {title: r.getElementById('preset-title').textContent, summary: r.getElementById('preset-summary').textContent,
+      return {title: r.getElementById('preset-title').textContent,
+              summary: r.getElementById('preset-summary').textContent,
               lesson: !r.getElementById('lesson-more').hidden, tools};
     }"""
     for query in ["", "?preset=diamond", "?preset=square"]:

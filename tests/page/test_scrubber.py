@@ -4,10 +4,10 @@ the walk back and forth live), following the step buttons, the arrow keys and a
 permalink, over a visit-order run, and a slider to assistive technology, disabled
 until a graph is on screen.
 
-The diamond (DESIGN.md): a = 2, b = a + 1 = 3, c = 3a = 6, d = b·c = 18; 4 forward
+The diamond (presets/diamond.toml): a = 2, b = a + 1 = 3, c = 3a = 6, d = b·c = 18; 4 forward
 frames, then the seed and 4 visits (d, c, b, a): 9 steps after the start."""
 
-from page_helpers import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, button, nodes, open_page, show_tab, wait_ready
+from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, button, nodes, open_page, show_tab, wait_ready
 
 FINAL = {"a": ("2", "15"), "b": ("3", "6"), "c": ("6", "3"), "d": ("18", "1")}
 BLANK = {label: ("", "") for label in FINAL}

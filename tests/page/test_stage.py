@@ -1,4 +1,4 @@
-"""Issue 15, point 1: one stage. At 1280×800 and at 390×844 (touch), during every step of
+"""One stage: at 1280×800 and at 390×844 (touch), during every step of
 both passes, the graph, the step controls, the narration of the last step and the open
 question are all in view at once; in the visit-order experiment, the graph with its
 late/lost marks, the list, Run order and the verdict are. Checked with bounding boxes
@@ -7,7 +7,8 @@ phone the page may scroll, but the controls and the graph stay on top).
 """
 
 import pytest
-from page_helpers import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, WIDGET_HELPERS
+
+from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, WIDGET_HELPERS
 
 pytestmark = pytest.mark.browser
 
@@ -198,7 +199,7 @@ def test_secondary_panels_sit_below_the_stage(stage_page):
 
 
 def test_axe_finds_nothing_on_the_stage_in_its_main_states(stage_page):
-    from page_helpers import axe_audit, axe_report
+    from tests.support.page import axe_audit, axe_report
 
     page = stage_page
 

@@ -1,14 +1,16 @@
 """The page a learner opens (web/index.html), in headless Chromium.
 
 Every preset is stepped through its forward and backward pass and checked against
-the numbers in DESIGN.md; plus keyboard stepping, the engine's boot states (progress,
+the numbers its file expects (presets/README.md); plus keyboard stepping, the engine's boot states (progress,
 not-ready narration, error and Retry), a phone-sized screen and an axe-core audit.
 """
 
 import json
 
 import pytest
-from page_helpers import (
+
+from engine import api
+from tests.support.page import (
     BOOT_TIMEOUT_MS,
     axe_audit,
     axe_report,
@@ -20,51 +22,12 @@ from page_helpers import (
     snapshot,
     wait_ready,
 )
+from tests.support.presets import PRESET_IDS, expected_nodes
 
-from engine import api
-
-# DESIGN.md's presets, worked out by hand: {preset: {label: (data, grad)}}.
-# An int must match exactly; a float (≈) to 4 significant digits.
-EXPECTED = {
-    "add-mul": {"a": (2, 4), "b": (3, 4), "c": (4, 5), "d": (5, 4), "e": (20, 1)},
-    "lesson-graph": {"a": (2, -2), "b": (-3, 3), "c": (-6, 1), "d": (-1, 1), "e": (-7, 1)},
-    "checkpoint": {"x": (4, 0), "y": (-1, 5), "p": (-4, 1), "q": (3, 1), "r": (-1, 1)},
-    "relu": {"a": (2, -3), "b": (-3, 2), "d": (10, 1), "c": (-6, 1), "e": (4, 1), "f": (4, 1)},
-    "neuron": {
-        "x1": (2, -1.5),
-        "x2": (0, 0.5),
-        "w1": (-3, 1.0),
-        "w2": (1, 0),
-        "b": (6.881, 0.5),
-        "x1*w1": (-6, 0.5),
-        "x2*w2": (0, 0.5),
-        "x1*w1+x2*w2": (-6, 0.5),
-        "n": (0.8814, 0.5),
-        "o": (0.7071, 1),
-    },
-    "square": {"a": (3, 6), "b": (9, 1)},
-    "reuse": {"a": (3, 2), "b": (6, 1)},
-    "xx-xy": {"x": (3, 16), "y": (10, 3), "x*x": (9, 1), "x*y": (30, 1), "z": (39, 1)},
-    "diamond": {"a": (2, 15), "b": (3, 6), "c": (6, 3), "d": (18, 1)},
-    "double-diamond": {
-        "a": (2, 25),
-        "b": (3, 19),
-        "c": (5, 7),
-        "d": (6, 6),
-        "e": (11, 1),
-        "f": (30, 1),
-        "y": (41, 1),
-    },
-    "cos": {
-        "x1": (1, -2.141),
-        "x2": (2, 1.859),
-        "x1-x2": (-1, -2),
-        "(x1-x2)**2": (1, 1),
-        "x1+x2": (3, -0.1411),
-        "cos(x1+x2)": (-0.99, 1),
-        "y": (0.01001, 1),
-    },
-}
+# What every preset must show once stepped through, from its file's [expect] table:
+# {preset: {label: (data, grad)}}. An int must show exactly; a decimal to 4 significant
+# digits (what the page shows of it).
+EXPECTED = {preset_id: expected_nodes(preset_id) for preset_id in PRESET_IDS}
 
 
 def assert_value(preset, label, what, shown, expected):

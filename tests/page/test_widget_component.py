@@ -3,7 +3,8 @@ lesson page share one engine worker and step independently, and mount()/unmount(
 leave nothing behind."""
 
 import pytest
-from page_helpers import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, axe_audit, axe_report
+
+from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, axe_audit, axe_report
 
 pytestmark = pytest.mark.browser
 

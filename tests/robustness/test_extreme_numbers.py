@@ -1,14 +1,13 @@
-"""Issue 7, part 3: nan, inf, -inf, -0, huge and tiny numbers display as themselves in
+"""nan, inf, -inf, -0, huge and tiny numbers display as themselves in
 the graph, the table, the narration and the link, never break the layout, and stepping
 forward and back through them keeps every node equal to the CPython engine's trace.
 """
 
 import json
 
-from robust_helpers import check_against_engine, link_state, open_settled, settle
-from test_malformed_links import deflate
-
 from engine.api import handle
+from tests.support.links import deflate
+from tests.support.page_state import check_against_engine, link_state, open_settled, settle
 
 # a = 0; log(0) = -inf; -inf * 0 = nan; 0 * -1 = -0; exp(700) ≈ 1.014e+304; 5e-324 is
 # the smallest float; the grads bring inf (a.grad) and 1.014e+304 too.
@@ -33,7 +32,8 @@ READ_JS = """() => {
     const box = g.querySelector('.node-box').getBBox();
     const texts = [...g.querySelectorAll('text')].map((t) => {
       const b = t.getBBox();
-      return {cls: t.getAttribute('class'), text: t.textContent, x: b.x, right: b.x + b.width, y: b.y, bottom: b.y + b.height};
+      return {cls: t.getAttribute('class'), text: t.textContent,
+              x: b.x, right: b.x + b.width, y: b.y, bottom: b.y + b.height};
     });
     const values = [...g.querySelectorAll('.node-value')].map((t) => t.textContent);
     const row = gwRoot().querySelector(`#node-rows tr[data-row="${CSS.escape(g.dataset.node)}"]`);

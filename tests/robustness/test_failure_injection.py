@@ -1,4 +1,4 @@
-"""Failure injection (issue 7): every runtime file the boot needs is, in turn,
+"""Failure injection: every runtime file the boot needs is, in turn,
 missing (404), corrupted (cut off half-way, as a broken download would be),
 served with the wrong MIME type, or stalled (the request never answers). Each
 fault ends either in a page that still works (the file is optional, or the
@@ -9,8 +9,7 @@ gone. The faults are injected with Playwright routes on the test's own context
 time limit is shortened through the page's ?boottimeout= hook, so a stalled
 download fails in seconds.
 
-FAULTS at the bottom of this file lists every combination and what it must give;
-the closing note of issue 7 counts them.
+FAULTS at the bottom of this file lists every combination and what it must give.
 """
 
 import json
@@ -18,7 +17,8 @@ import re
 import time
 
 import pytest
-from page_helpers import BOOT_TIMEOUT_MS, button
+
+from tests.support.page import BOOT_TIMEOUT_MS, button
 
 # The worker checks the .wasm's size before it caches or compiles it, so a damaged
 # .wasm fails at once instead of hanging Pyodide until the time limit; the 36 boots

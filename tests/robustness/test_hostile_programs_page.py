@@ -1,6 +1,7 @@
-"""Issue 7, part 1 (the page half): hostile programs typed into the page's program editor.
+"""Hostile programs typed into the page's program editor (their engine half is
+tests/robustness/test_hostile_programs_engine.py).
 
-Every entry of tests/hostile_programs.BAD_PROGRAMS (already run in CPython by
+Every entry of tests.support.hostile_programs.BAD_PROGRAMS (already run in CPython by
 tests/engine/test_program_subset.py) is put into the editor in one go (as a paste would): the editor
 must show the expected message at the expected line and column, and the last good graph
 must stay on screen. Then GRADWALK_HOSTILE_RANDOM (default 100) seeded random texts —
@@ -14,42 +15,14 @@ import json
 import os
 import random
 
-from hostile_programs import BAD_PROGRAMS
-from robust_helpers import check_against_engine, open_settled, settle
-
 from engine.api import handle
+from tests.support.editor import submit
+from tests.support.hostile_programs import BAD_PROGRAMS
+from tests.support.page_state import check_against_engine, open_settled
 
 SEED = int(os.environ.get("GRADWALK_HOSTILE_SEED", "1123"))
 RANDOM_COUNT = int(os.environ.get("GRADWALK_HOSTILE_RANDOM", "100"))
 GOOD = "a = 2\nb = -3\nc = a * b\nd = c + a"
-
-# Put the text in the editor (JSON, so lone surrogates and NULs arrive as they are), press
-# Done (which builds at once instead of after the 300 ms pause), and open the editor again.
-SUBMIT_JS = """(src) => {
-  const area = gwRoot().querySelector('#program-editor');
-  area.value = JSON.parse(src);
-  area.dispatchEvent(new Event('input', {bubbles: true}));
-  [...gwRoot().querySelectorAll('#editor button')].find((b) => b.textContent === 'Done').click();
-  gwRoot().querySelector('#edit-program').click();
-}"""
-
-READ_JS = """() => {
-  const status = gwRoot().querySelector('#editor-status');
-  return {
-    text: status.innerText,
-    line: status.dataset.line ?? null,
-    col: status.dataset.col ?? null,
-    error: gwRoot().querySelector('#editor').classList.contains('has-error'),
-    graph: gwRoot().querySelector('#graph').dataset.graph,
-    nodes: [...gwRoot().querySelectorAll('#graph [data-node]')].map((g) => [g.dataset.node, g.dataset.data, g.dataset.grad]),
-  };
-}"""
-
-
-def submit(page, text):
-    page.evaluate(SUBMIT_JS, json.dumps(text))
-    settle(page, timeout=25, what=f"the editor with {text[:60]!r}")
-    return page.evaluate(READ_JS)
 
 
 def open_editor(page, site_url):

@@ -1,4 +1,4 @@
-"""Issue 7, part 7: random and malformed permalinks never break the page.
+"""Random and malformed permalinks never break the page.
 
 Every link below ends with the engine ready, a graph on screen whose every node equals
 the CPython engine's trace at the state the page shows (read back from the URL the page
@@ -14,28 +14,16 @@ Booting a page costs seconds (Pyodide starts afresh on every load), so:
 The seed (GRADWALK_URL_SEED) is printed and repeated in every failure message.
 """
 
-import base64
 import os
 import random
-import zlib
-from urllib.parse import quote
 
-from robust_helpers import check_against_engine, open_settled
+from tests.support.links import b64, deflate, random_link
+from tests.support.page_state import check_against_engine, open_settled
 
 SEED = int(os.environ.get("GRADWALK_URL_SEED", "20261123"))
 RANDOM_COUNT = int(os.environ.get("GRADWALK_URL_RANDOM", "300"))
 ALL_PAGES = os.environ.get("GRADWALK_URL_PAGES", "") == "all"
 RANDOM_PAGES = 2
-
-
-def b64(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def deflate(text: str | bytes) -> str:
-    raw = text.encode() if isinstance(text, str) else text
-    c = zlib.compressobj(9, zlib.DEFLATED, -15)
-    return b64(c.compress(raw) + c.flush())
 
 
 # (query, a fragment the notice must contain, or None for no notice; page=True: also
@@ -102,123 +90,6 @@ LINKS = [
     ("preset=neuron&v=x1:1e-300,w1:-1e12&pass=backward&step=4", None, False),
     ("preset=double-diamond&order=y,f,e,d,c,b,a&pass=experiment&step=99", "has no step 99", False),
 ]
-
-KEYS = [
-    "gw",
-    "preset",
-    "prog",
-    "src",
-    "v",
-    "pass",
-    "step",
-    "order",
-    "cp",
-    "embed",
-    "hide",
-    "start",
-    "boot",
-    "rule",
-    "x",
-    "",
-    "PRESET",
-    "v[]",
-    "step ",
-]
-PRESETS = [
-    "add-mul",
-    "lesson-graph",
-    "checkpoint",
-    "relu",
-    "neuron",
-    "square",
-    "reuse",
-    "xx-xy",
-    "diamond",
-    "double-diamond",
-    "cos",
-]
-LABELS = ["a", "b", "c", "d", "e", "f", "x", "y", "n", "o", "x1", "w1", "zz", "", "a'", "__proto__"]
-NUMBERS = [
-    "0",
-    "-0",
-    "1",
-    "-1.5",
-    "1e12",
-    "-1e12",
-    "1e13",
-    "NaN",
-    "Infinity",
-    "1e-320",
-    ".5",
-    "5.",
-    "+3",
-    "0x10",
-    "1_000",
-    "",
-    "abc",
-    "1e",
-    "٣",
-]
-PASSES = ["start", "forward", "backward", "experiment", "mode", "", "Forward"]
-JUNK = [
-    "%",
-    "%%",
-    "%E0%A4%A",
-    "%00",
-    "%FF",
-    "<script>",
-    "javascript:alert(1)",
-    "💥",
-    "\u202e",
-    "a" * 300,
-    "../",
-    "&&",
-    "==",
-    "+",
-    "%2B",
-    "null",
-    "undefined",
-    "[]",
-    "{}",
-]
-
-
-def random_link(rng: random.Random) -> str:
-    parts = []
-    for _ in range(rng.randint(0, 7)):
-        key = rng.choice(KEYS)
-        if key == "preset":
-            value = rng.choice(PRESETS + JUNK)
-        elif key in ("prog", "src"):
-            prog = rng.choice(
-                ["a = 2\nb = a * a", "x = 1\ny = tanh(x)", "a = 2 +", "", "import os", "a = 1\n" * rng.randint(1, 50)]
-            )
-            value = deflate(prog) if key == "prog" else b64(prog.encode())
-            if rng.random() < 0.4:
-                i = rng.randrange(len(value) + 1)
-                value = value[:i] + rng.choice(["A", "-", "_", "!", "%", "=="]) + value[i + 1 :]
-        elif key == "v":
-            value = ",".join(f"{rng.choice(LABELS)}:{rng.choice(NUMBERS)}" for _ in range(rng.randint(0, 3)))
-        elif key == "pass":
-            value = rng.choice(PASSES)
-        elif key == "step":
-            value = rng.choice(["0", "1", "3", "7", "-1", "99", "1.5", "", "٣", "00002"])
-        elif key == "order":
-            value = ",".join(rng.choice(LABELS) for _ in range(rng.randint(0, 8)))
-        elif key in ("cp", "embed"):
-            value = rng.choice(["0", "1", "2", "", "true"])
-        elif key == "gw":
-            value = rng.choice(["1", "1", "1", "2", "", "01"])
-        else:
-            value = rng.choice(JUNK + PRESETS)
-        if rng.random() < 0.1:
-            value = rng.choice(JUNK)
-        safe = "" if rng.random() < 0.3 else ":,"
-        parts.append(f"{quote(key, safe='')}={value if rng.random() < 0.2 else quote(value, safe=safe)}")
-    link = "&".join(parts)
-    if rng.random() < 0.1:
-        link += "#" + rng.choice(JUNK)
-    return link
 
 
 def random_links(count=RANDOM_COUNT, seed=SEED):

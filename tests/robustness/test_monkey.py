@@ -1,4 +1,4 @@
-"""Issue 7, part 6: a seeded monkey clicks around one page.
+"""A seeded monkey clicks around one page.
 
 GRADWALK_MONKEY_ACTIONS (default 1000) random actions — Step forward / Step back (buttons
 and arrow keys), Start backward, Reset, preset changes, visit-order moves (Alt+arrows)
@@ -22,8 +22,8 @@ import os
 import random
 import time
 
-from robust_helpers import COMPARE_JS, engine_answer, expected_nodes, link_state, open_settled, settle
-from test_malformed_links import deflate, random_link
+from tests.support.links import deflate, random_link
+from tests.support.page_state import COMPARE_JS, engine_answer, expected_nodes, link_state, open_settled, settle
 
 SEED = int(os.environ.get("GRADWALK_MONKEY_SEED", "7"))
 ACTIONS = int(os.environ.get("GRADWALK_MONKEY_ACTIONS", "1000"))
@@ -73,7 +73,10 @@ QUICK_JS = (
 )
 QUICK_JS = "() => " + QUICK_JS
 
-POS_JS = "() => [gwHost().dataset.pass, gwHost().dataset.step, gwRoot().querySelector('#order-rule input:checked')?.value ?? 'push', location.search]"
+POS_JS = (
+    "() => [gwHost().dataset.pass, gwHost().dataset.step,"
+    " gwRoot().querySelector('#order-rule input:checked')?.value ?? 'push', location.search]"
+)
 
 
 class Monkey:
@@ -316,7 +319,8 @@ def test_monkey(page, site_url):
         tail = "\n".join(monkey.log[-15:])
         raise AssertionError(
             f"GRADWALK_MONKEY_SEED={SEED} failed after {len(monkey.log) - 1} actions: {e}\n"
-            f"last actions:\n{tail}\nreplay: GRADWALK_MONKEY_SEED={SEED} python -m pytest tests/robustness/test_monkey.py -s"
+            f"last actions:\n{tail}\n"
+            f"replay: GRADWALK_MONKEY_SEED={SEED} python -m pytest tests/robustness/test_monkey.py -s"
         ) from e
     took = time.monotonic() - start
     counts = ", ".join(f"{k} {v}" for k, v in sorted(monkey.counts.items()))

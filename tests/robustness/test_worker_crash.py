@@ -1,4 +1,4 @@
-"""Issue 7, parts 2 and 5: the worker dying mid-session, and work that takes too long.
+"""The worker dying mid-session, and work that takes too long.
 
 * The worker is closed from inside after the engine is ready: the graph on screen keeps
   stepping (stepping never needs Python), the next action that needs Python is answered
@@ -13,9 +13,10 @@
 import time
 
 import pytest
-from page_helpers import button
-from robust_helpers import open_settled, settle
-from test_hostile_programs_page import READ_JS, submit
+
+from tests.support.editor import READ_JS, submit
+from tests.support.page import button
+from tests.support.page_state import open_settled, settle
 
 pytestmark = pytest.mark.browser
 

@@ -32,10 +32,15 @@ async ({ requests, options, parallel, deadlineMs }) => {
     try {
       const answers = parallel
         ? await Promise.all(requests.map((r) => engine.call(r)))
-        : await (async () => { const out = []; for (const r of requests) out.push(await engine.call(r)); return out; })();
+        : await (async () => {
+          const out = [];
+          for (const r of requests) out.push(await engine.call(r));
+          return out;
+        })();
       return { bootMs, bootInfo, answers, progress };
     } catch (error) {
-      return { bootMs, callFailed: error.message, progress, afterRestart: await engine.ready.then(() => "ready", (e) => e.message) };
+      const afterRestart = await engine.ready.then(() => "ready", (e) => e.message);
+      return { bootMs, callFailed: error.message, progress, afterRestart };
     } finally {
       engine.terminate();
     }
@@ -268,7 +273,8 @@ def test_prestarted_worker_is_adopted_with_what_it_said(blank_page):
     blank_page.on("request", lambda r: loads.append(r.url) if r.url.split("?")[0].endswith("/worker.js") else None)
     result = blank_page.evaluate("""async () => {
       await new Promise((resolve, reject) => {
-        const script = Object.assign(document.createElement("script"), { src: "/boot-early.js", onload: resolve, onerror: reject });
+        const script = Object.assign(document.createElement("script"),
+          { src: "/boot-early.js", onload: resolve, onerror: reject });
         document.head.append(script);
       });
       const { createEngine } = await import("/boot/engine-client.js");

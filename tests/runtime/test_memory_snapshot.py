@@ -12,9 +12,9 @@ import json
 import time
 
 import pytest
-from page_helpers import WIDGET_HELPERS
 
 from engine import api
+from tests.support.page import WIDGET_HELPERS
 
 pytestmark = pytest.mark.browser
 

@@ -11,9 +11,9 @@ way (over the node limit) and the modes that parse a program many times.
 import json
 
 import pytest
-from test_pyodide_parity import node, run_in_pyodide  # noqa: F401 - the node fixture
 
 from engine import api
+from tests.support.pyodide import run_in_pyodide
 
 pytestmark = pytest.mark.node
 
@@ -32,7 +32,7 @@ REQUESTS = [
 ]
 
 
-def test_deep_chains_survive_a_small_stack(node, built_dist, tmp_path):  # noqa: F811
+def test_deep_chains_survive_a_small_stack(node, built_dist, tmp_path):
     result = run_in_pyodide(node, built_dist, tmp_path, REQUESTS, "fast", node_args=["--stack-size=400"])
     for request, answer in zip(REQUESTS, result["answers"]):
         assert answer == api.handle(request), request[:80]

@@ -22,21 +22,17 @@ the trimmed list is caught, and a failed download is a clear ImportError.
 """
 
 import json
-import shutil
-import subprocess
 import zipfile
 from pathlib import Path
 
 import pytest
-from hostile_programs import BAD_PROGRAMS
 
 from buildtools import prerender, stdlib_trim
 from engine import api
+from tests.support.hostile_programs import BAD_PROGRAMS
+from tests.support.pyodide import run_in_pyodide
 
 pytestmark = pytest.mark.node
-
-SCRIPT = Path(__file__).with_name("pyodide_parity.mjs")
-NODE_TIMEOUT_S = 180  # Pyodide boots in ~3 s; a hang must not stall the suite
 
 
 def parity_requests() -> list[str]:
@@ -64,14 +60,6 @@ def parity_requests() -> list[str]:
     return requests
 
 
-@pytest.fixture(scope="module")
-def node():
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("node is not on PATH; install Node.js to run the Pyodide parity test.", pytrace=False)
-    return node
-
-
 def prerender_requests() -> list[str]:
     """Every request behind dist/prerender/all.json."""
     requests = [prerender.PRESETS_REQUEST]
@@ -82,7 +70,7 @@ def prerender_requests() -> list[str]:
 
 def trimmed_stdlib_requests() -> list[str]:
     """What the trimmed stdlib must answer without the full one: the build's
-    corpus and every hostile program (tests/hostile_programs.py)."""
+    corpus and every hostile program (tests/support/hostile_programs.py)."""
     return stdlib_trim.corpus(api.handle) + [
         json.dumps({"cmd": "load", "program": program}) for program, *_ in BAD_PROGRAMS
     ]
@@ -92,32 +80,6 @@ def trimmed_stdlib_requests() -> list[str]:
 # imports them through the fallback (a top-level module, a package's module, and
 # a module of a package the trimmed library has).
 ABSENT_MODULES = ("fractions", "xml.dom.minidom", "json.tool")
-
-
-def run_in_pyodide(
-    node,
-    dist: Path,
-    tmp_path: Path,
-    requests: list[str],
-    mode: str,
-    node_args: tuple[str, ...] = (),
-    script_args: tuple[str, ...] = (),
-) -> dict:
-    requests_file = tmp_path / f"requests-{mode}.json"
-    answers_file = tmp_path / f"answers-{mode}.json"
-    requests_file.write_text(json.dumps(requests))
-    done = subprocess.run(
-        [node, *node_args, str(SCRIPT), str(dist), str(requests_file), str(answers_file), mode, *script_args],
-        capture_output=True,
-        text=True,
-        timeout=NODE_TIMEOUT_S,
-    )
-    # (Node prints the minified line an error was thrown from: left out, it is noise.)
-    readable = "\n".join(line for line in done.stderr.splitlines() if len(line) < 400)
-    assert done.returncode == 0, f"node failed:\n{readable[-3000:]}"
-    result = json.loads(answers_file.read_text())
-    assert len(result["answers"]) == len(requests)
-    return result
 
 
 @pytest.fixture(scope="module")

@@ -11,9 +11,9 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
-from page_helpers import WIDGET_HELPERS
 
 from buildtools import serve
+from tests.support.page import WIDGET_HELPERS
 
 pytestmark = pytest.mark.browser
 

@@ -5,8 +5,8 @@
 //   graph.update(view, marks) // every step: numbers, highlights, edge labels
 //
 // Each node is <g data-node data-data data-grad role="img" aria-label> (the DOM
-// contract in DESIGN.md); data-* hold exact values (format.exact), the text on
-// screen is compact (format.fmt).
+// contract the tests read: docs/architecture.md); data-* hold exact values
+// (format.exact), the text on screen is compact (format.fmt).
 //
 // A big graph (a typed program of hundreds of nodes) is far wider than the screen,
 // and laying out thousands of SVG texts at once would freeze the page for a second.

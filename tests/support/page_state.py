@@ -1,4 +1,4 @@
-"""Helpers for the reliability tests (issue 7): waiting until the page has settled,
+"""Helpers for the reliability tests: waiting until the page has settled,
 reading its state from its permalink, and checking every node against the CPython
 engine's trace (tests/robustness/).
 
@@ -13,9 +13,8 @@ import zlib
 from functools import lru_cache
 from urllib.parse import parse_qs
 
-from trace_helpers import changes
-
 from engine.api import handle
+from tests.support.frames import changes
 
 SETTLE_TIMEOUT_S = 20.0
 
@@ -148,7 +147,8 @@ COMPARE_JS = """(expected) => {
     if (!want) { wrong.push(`${label}: on screen but not in the engine's graph`); continue; }
     const [d, gr] = [exact(want[0]), exact(want[1])];
     if (g.dataset.data !== d || g.dataset.grad !== gr) {
-      wrong.push(`${label}: data-data=${JSON.stringify(g.dataset.data)} data-grad=${JSON.stringify(g.dataset.grad)}, engine: ${JSON.stringify(d)} ${JSON.stringify(gr)}`);
+      const shown = `data-data=${JSON.stringify(g.dataset.data)} data-grad=${JSON.stringify(g.dataset.grad)}`;
+      wrong.push(`${label}: ${shown}, engine: ${JSON.stringify(d)} ${JSON.stringify(gr)}`);
     }
   }
   for (const label of Object.keys(expected)) if (!seen.has(label)) wrong.push(`${label}: missing from the graph`);

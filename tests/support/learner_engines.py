@@ -10,8 +10,9 @@ class with one classic mistake each, the way a learner makes it:
 * `WrongTanh`: tanh's local derivative is written with the input, 1 - x**2, instead of
   the output, 1 - t**2.
 
-`Sqrt` has operations Gradwalk doesn't know (sqrt, hypot). `MicroGPT` is the microgpt style: __slots__, `_children` (a tuple, duplicates kept) and
-`_local_grads`, no `_op`, no `_backward`; the backward loop is in `backward()`.
+`Sqrt` has operations Gradwalk doesn't know (sqrt, hypot). `MicroGPT` is the microgpt
+style: __slots__, `_children` (a tuple, duplicates kept) and `_local_grads`, no `_op`, no
+`_backward`; the backward loop is in `backward()`.
 """
 
 import math

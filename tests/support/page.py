@@ -66,7 +66,8 @@ def snapshot(page):
           nodes: [...gwRoot().querySelectorAll('svg [data-node]')].map(
             g => Object.fromEntries([...g.attributes].map(a => [a.name, a.value]))),
           edges: [...gwRoot().querySelectorAll('svg [data-edge]')].map(g => g.getAttribute('class')),
-          labels: [...gwRoot().querySelectorAll('svg .edge-label')].filter(g => g.style.display !== 'none').map(g => g.textContent),
+          labels: [...gwRoot().querySelectorAll('svg .edge-label')]
+            .filter(g => g.style.display !== 'none').map(g => g.textContent),
           table: gwRoot().querySelector('#node-rows').innerText,
           details: gwRoot().querySelector('#details').innerText,
           position: gwRoot().querySelector('#position').innerText,

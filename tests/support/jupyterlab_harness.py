@@ -44,7 +44,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-NOTEBOOKS = HERE / "notebooks"
+NOTEBOOKS = ROOT / "tests" / "notebook" / "notebooks"
 LAUNCHER = HERE / "lab_offline.py"
 
 START_TIMEOUT_S = 60  # it starts in a few seconds here
@@ -254,7 +254,9 @@ def start_lab(workdir: Path, notebooks=(), timeout: float = START_TIMEOUT_S, att
         started = time.monotonic()
         with open(log_path, "ab") as log:
             process = subprocess.Popen(
-                [sys.executable, str(LAUNCHER), *server_args(port, token, root_dir)],
+                # -P: the script's folder is not put on sys.path, where the helpers beside it
+                # could hide a real package of the same name.
+                [sys.executable, "-P", str(LAUNCHER), *server_args(port, token, root_dir)],
                 cwd=root_dir,
                 env=env,
                 stdin=subprocess.DEVNULL,

@@ -1,8 +1,8 @@
 """`jupyter lab`, run by this Python, with every connection off this machine refused and logged.
 
-    python lab_offline.py --no-browser --port 8888 ...    (the same arguments as `jupyter lab`)
+    python -P lab_offline.py --no-browser --port 8888 ...    (the same arguments as `jupyter lab`)
 
-The JupyterLab harness (jupyterlab_harness.py) starts the server through this file rather
+The JupyterLab harness (tests/support/jupyterlab_harness.py) starts the server through this file rather
 than through the `jupyter` on PATH, for two reasons: the server (and so the kernel spec it
 writes for) is certainly the Python that runs pytest, and an audit hook sees every name
 lookup and every socket connection the server makes. One that leaves the machine is written
@@ -39,9 +39,9 @@ def _hook(event: str, args: tuple) -> None:
     elif event == "socket.connect":
         sock, address = args
         # A Unix socket's address is a path; an IP socket's is (host, port, ...).
-        if isinstance(address, tuple) and getattr(sock, "family", None) in (socket.AF_INET, socket.AF_INET6):
-            if not _local(address[0]):
-                _refuse(f"connect {address[0]}:{address[1]}")
+        is_ip = isinstance(address, tuple) and getattr(sock, "family", None) in (socket.AF_INET, socket.AF_INET6)
+        if is_ip and not _local(address[0]):
+            _refuse(f"connect {address[0]}:{address[1]}")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,12 @@
-"""Small state bugs of issue 15 (point 8), each seen failing before its fix:
-Restore correct order keeps the learner's place (and with nothing to restore only says
-so), and after Compare push and pull every status line names the mode on screen.
+"""The visit-order experiment's state kept straight: Restore correct order keeps the
+learner's place (and with nothing to restore only says so), and after Compare push and
+pull every status line names the mode on screen. Each test was seen failing before the
+page was fixed.
 
-The diamond (DESIGN.md): a = 2, b = 3, c = 6, d = 18; correct grads a 15, b 6, c 3,
-d 1. Visiting b before d loses the path a → b → d: a.grad 9."""
+The diamond (presets/diamond.toml): a = 2, b = 3, c = 6, d = 18; correct grads a 15,
+b 6, c 3, d 1. Visiting b before d loses the path a → b → d: a.grad 9."""
 
-from page_helpers import STEP_TIMEOUT_MS, button, nodes, open_page, order, run_order, show_tab, snapshot
+from tests.support.page import STEP_TIMEOUT_MS, button, nodes, open_page, order, run_order, show_tab, snapshot
 
 CORRECT = ["d", "c", "b", "a"]
 

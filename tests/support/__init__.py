@@ -1,0 +1,19 @@
+"""What the tests share, imported by name (`from tests.support.page import open_page`):
+
+page                opening the page and waiting for the engine, reading its nodes,
+                    choosing presets and tabs, the accessibility audit
+page_state          waiting until the page has settled, reading its state back from
+                    its permalink, checking every node against the CPython engine
+editor              typing a program into the page's editor and reading what it shows
+links               permalinks made by hand: deflated programs, seeded random links
+frames              reading a graph answer's frames as the page's stepper reads them
+hostile_programs    malformed programs with the position and message a learner sees
+presets             what each preset must show (its file's [expect] table), and how its
+                    numbers are compared
+built_site          a built site's build.json, and files fetched from a server
+pyodide             the built site's Pyodide run under Node.js on a batch of requests
+notebook            a learner's graph's exact state, and kernel answers by their numbers
+learner_engines     micrograd-style engines a learner writes, right and wrong
+jupyterlab_harness  a real JupyterLab, offline, driven in Chromium (lab_offline.py is
+                    the script its server runs under)
+"""

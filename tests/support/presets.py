@@ -1,0 +1,44 @@
+"""What each preset must show, read from its own file: the ``[expect]`` table of
+presets/<id>.toml (presets/README.md describes it), and the rule its numbers are
+compared by: an integer exactly, a decimal as the value rounded to the places written."""
+
+import tomllib
+from pathlib import Path
+
+PRESETS_DIR = Path(__file__).resolve().parents[2] / "presets"
+PRESET_IDS = sorted(path.stem for path in PRESETS_DIR.glob("*.toml"))
+
+
+def read(preset_id: str) -> dict:
+    """The preset's file as TOML, ``[expect]`` included (the engine leaves that out)."""
+    with open(PRESETS_DIR / f"{preset_id}.toml", "rb") as f:
+        return tomllib.load(f)
+
+
+def expected_nodes(preset_id: str) -> dict[str, tuple[int | float, int | float]]:
+    """{label: (data, grad)} for every node once the preset's backward pass is done."""
+    return {label: tuple(pair) for label, pair in read(preset_id)["expect"]["nodes"].items()}
+
+
+def expected_with_values(preset_id: str) -> list[tuple[dict, dict]]:
+    """(input values, {label: (data, grad)}) for each run with changed inputs the preset names."""
+    return [
+        (run["values"], {label: tuple(pair) for label, pair in run["nodes"].items()})
+        for run in read(preset_id)["expect"].get("with_values", [])
+    ]
+
+
+def decimals(number: float) -> int:
+    """The places a decimal is written with (``0.7071`` → 4), read off its shortest
+    repr: the digits the file has."""
+    text = repr(float(number))
+    if "e" in text or "n" in text:
+        raise ValueError(f"{number!r}: write expected numbers as plain decimals")
+    return len(text.split(".")[1])
+
+
+def agrees(expected: int | float, actual: float) -> bool:
+    """An integer must be the value exactly; a decimal, the value rounded to its places."""
+    if isinstance(expected, int):
+        return actual == expected
+    return round(actual, decimals(expected)) == expected

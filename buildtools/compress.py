@@ -197,8 +197,8 @@ def finish(dist: Path, cache: Path, build_id: str, lock, log=print, background: 
 
 
 def precompress(site: Path, cache: Path, skip=()) -> None:
-    """Write every compressed copy of a site folder that no server is serving yet
-    (a build's staging folder, a benchmark's copy), and wait for them."""
+    """Write every compressed copy of a site folder that no build replaces (a
+    benchmark's copy of dist/), and wait for them."""
     work = Compression(site, cache, plan(site, cache, skip), contextlib.nullcontext, lambda *a: None)
     work.start(background=False)
     work.wait()
@@ -230,7 +230,10 @@ class Compression:
         big = sum(c.size for c in {c.rel: c for c in self.todo}.values()) / 1e6
         where = "in the background (serve gzips on the fly until each is ready)" if background else "now"
         self.log(f"compressing {len(self.todo)} copies of {big:.0f} MB on {workers} cores {where} ...")
-        self.pool = multiprocessing.Pool(workers, initializer=_start_worker, initargs=(background,))
+        # Spawned, as on every platform (a fork of a process with threads, a server's
+        # or a test run's, can deadlock).
+        spawn = multiprocessing.get_context("spawn")
+        self.pool = spawn.Pool(workers, initializer=_start_worker, initargs=(background,))
         for copy in self.todo:
             self.pool.apply_async(
                 _compute,

@@ -142,6 +142,7 @@ def assemble(
         bundle.notebook_module(staging, root / bundle.OUTPUT, cache, log)
         # Each page's module with its imports in one file (no module preloads needed).
         bundle.page_modules(staging, cache, log)
+        bundle.worker_module(staging, cache, log)  # the engine's worker: one file too
         runtime = staging / PYODIDE_DIR / "unhashed"
         _copy_runtime(pyodide_tgz, runtime)
         _add_micropip(micropip_whl, runtime)

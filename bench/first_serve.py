@@ -38,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 POLL_S = 0.2
 DONE_LINE = "every compressed copy is in place"
+BACKGROUND_LINE = "in the background"  # serve compresses after it serves (else before)
 
 
 def free_port() -> int:
@@ -94,6 +95,8 @@ def run_once(ref: str, until_compressed: bool, timeout_s: float) -> dict:
                 time.sleep(POLL_S)
             while until_compressed and page_s is not None and time.monotonic() - started < timeout_s:
                 done = [t for t, line in lines if DONE_LINE in line]
+                if not any(BACKGROUND_LINE in line for _, line in lines):  # compressed before it served
+                    done = [t for t, line in lines if "Serving" in line]
                 if done:
                     compressed_s = done[0]
                     break

@@ -3,6 +3,7 @@ puts each copy next to its file when it is done, never next to a file that chang
 a plain build finishes what a serve left, and meanwhile the server gzips on the fly
 whatever has no copy yet, so what it sends is always compressed and always right."""
 
+import contextlib
 import gzip
 import hashlib
 import json
@@ -141,13 +142,13 @@ def test_serve_gzips_on_the_fly_a_file_that_has_no_copy_yet(tmp_path):
         server.stop()
 
 
-def test_serve_answers_while_the_copies_are_made_and_stops_at_once(built_dist, tmp_path):
-    """`python build.py serve` on a current dist/ whose brotli copies are not made yet
-    (nothing cached): it serves the page compressed straight away, and Ctrl-C stops
-    it and its pool without waiting for brotli."""
-    dist, cache = tmp_path / "dist", tmp_path / "cache"  # an empty cache: no copy is cached
+@contextlib.contextmanager
+def serving_before_compression(built_dist, tmp_path):
+    """`python build.py serve` on a copy of the current dist/ without its compressed
+    copies, and an empty cache: nothing is cached, so every copy is still to make.
+    Yields (the process, its URL, the copy, what it printed before its URL)."""
+    dist, cache = tmp_path / "dist", tmp_path / "cache"
     shutil.copytree(built_dist, dist, ignore=shutil.ignore_patterns("*.br", "*.gz"))
-    build_id = json.loads((dist / "build.json").read_text())["build_id"]
     server = subprocess.Popen(
         [sys.executable, str(ROOT / "build.py"), "serve", "--port", "0", "--dist", str(dist), "--cache", str(cache)],
         stdout=subprocess.PIPE,
@@ -162,6 +163,18 @@ def test_serve_answers_while_the_copies_are_made_and_stops_at_once(built_dist, t
             if "http://" in lines[-1]:
                 url = lines[-1][lines[-1].index("http://") :].split()[0]
         assert url, lines
+        yield server, url, dist, lines
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+
+
+def test_serve_answers_while_the_copies_are_made_and_stops_at_once(built_dist, tmp_path):
+    """Served compressed straight away, and Ctrl-C stops the server and its pool
+    without waiting for brotli."""
+    with serving_before_compression(built_dist, tmp_path) as (server, url, dist, lines):
+        build_id = json.loads((dist / "build.json").read_text())["build_id"]
         assert f"(build {build_id})" in "".join(lines)  # served as it was, not rebuilt
         assert any("in the background" in line for line in lines), lines
         wasm = json.loads((dist / "build.json").read_text())["pyodide_index"] + "pyodide.asm.wasm"
@@ -175,10 +188,6 @@ def test_serve_answers_while_the_copies_are_made_and_stops_at_once(built_dist, t
         server.send_signal(signal.SIGINT)
         out, err = server.communicate(timeout=20)
         assert time.monotonic() - stopped < 10
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.communicate()
     assert server.returncode == 0, err
     assert "Stopped." in out and "Traceback" not in err, err
     assert compress.marker(dist).exists() is False
@@ -186,3 +195,22 @@ def test_serve_answers_while_the_copies_are_made_and_stops_at_once(built_dist, t
     for packed in dist.rglob("*.br"):
         source = packed.with_name(packed.name[: -len(".br")])
         assert brotli.decompress(packed.read_bytes()) == source.read_bytes()
+
+
+def test_the_engine_boots_from_a_serve_whose_copies_are_not_made_yet(built_dist, tmp_path, page):
+    """What the browser gets meanwhile (gzip made on the fly, copies appearing) is the
+    build: the engine boots from it and answers."""
+    encodings = {}  # file name -> the Content-Encoding of its first response (page and worker)
+
+    def note(response):
+        encodings.setdefault(response.url.split("?")[0].rsplit("/", 1)[-1], response.headers.get("content-encoding"))
+
+    page.context.on("response", note)
+    with serving_before_compression(built_dist, tmp_path) as (server, url, dist, lines):
+        page.goto(url + "index.html?preset=neuron")
+        page.locator("html[data-engine='ready']").wait_for(state="attached", timeout=90_000)
+        page.wait_for_function("() => gwRoot().querySelectorAll('#graph [data-node]').length === 10")
+        server.send_signal(signal.SIGINT)
+        server.communicate(timeout=20)
+    for name in ("index.html", "pyodide.asm.wasm", "python_stdlib.zip", "worker.js"):
+        assert encodings.get(name) in ("gzip", "br"), (name, encodings.get(name))

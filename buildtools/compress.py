@@ -261,19 +261,26 @@ class Compression:
             self.pool.join()
 
     def _computed(self, copy: Copy | None) -> None:
-        # In the pool's result thread, one copy at a time.
-        if copy is not None:
-            path = self.site / copy.rel
-            with self.lock():
-                # Only beside the very file that was compressed: a newer build may
-                # have swapped in another dist/ (which then has its own copies).
-                if path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == copy.digest:
-                    _place(path, copy.suffix, (self.folder / f"{copy.digest}{copy.suffix}").read_bytes(), copy.size)
+        # In the pool's result thread, one copy at a time (an exception must not
+        # escape: it would end that thread, and the pool would wait forever).
         self.pending -= 1
-        if self.pending == 0 and self.error is None:
-            with self.lock():
-                self.done()
-            self.log(f"every compressed copy is in place ({time.monotonic() - self.started:.0f} s).")
+        try:
+            if copy is not None:
+                self._place_if_current(copy)
+            if self.pending == 0 and self.error is None:
+                with self.lock():
+                    self.done()
+                self.log(f"every compressed copy is in place ({time.monotonic() - self.started:.0f} s).")
+        except Exception as error:
+            self._failed(error)
+
+    def _place_if_current(self, copy: Copy) -> None:
+        path = self.site / copy.rel
+        with self.lock():
+            # Only beside the very file that was compressed: a newer build may have
+            # swapped in another dist/ (which then gets its own copies).
+            if path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == copy.digest:
+                _place(path, copy.suffix, (self.folder / f"{copy.digest}{copy.suffix}").read_bytes(), copy.size)
 
     def _failed(self, error: BaseException) -> None:
         if self.error is None:

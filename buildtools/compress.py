@@ -231,7 +231,9 @@ class Compression:
         where = "in the background (serve gzips on the fly until each is ready)" if background else "now"
         self.log(f"compressing {len(self.todo)} copies of {big:.0f} MB on {workers} cores {where} ...")
         # Spawned, as on every platform (a fork of a process with threads, a server's
-        # or a test run's, can deadlock).
+        # or a test run's, can deadlock). A spawned worker imports the caller's main
+        # module, so a script that builds keeps its work under `if __name__ ==
+        # "__main__":`, as build.py does.
         spawn = multiprocessing.get_context("spawn")
         self.pool = spawn.Pool(workers, initializer=_start_worker, initargs=(background,))
         for copy in self.todo:

@@ -79,15 +79,15 @@ def serve_site(dist: Path, cache: Path, force: bool, port: int, host: str) -> No
     """Make dist/ current and serve it at once: the compressed copies that are not
     cached yet are computed beside the server, which gzips on the fly meanwhile."""
     _, build_id = make_site(dist, cache, force, print)
+    server = serve.make_server(dist, port, host)  # a port in use stops here, before any work starts
     compression = compress.finish(dist, cache, build_id, lambda: site.build_lock(dist), print, background=True)
     try:
-        serve_forever(dist, port, host)
+        serve_forever(dist, server)
     finally:
         compression.stop()
 
 
-def serve_forever(dist: Path, port: int, host: str) -> None:
-    server = serve.make_server(dist, port, host)
+def serve_forever(dist: Path, server: serve.SiteServer) -> None:
     # Ctrl-C and a plain `kill` both stop the server the same clean way (SIGINT
     # is re-armed because a shell starts background jobs with it ignored).
     signal.signal(signal.SIGINT, signal.default_int_handler)

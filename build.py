@@ -3,6 +3,7 @@
 
     python build.py                 build dist/ (a no-op when nothing changed)
     python build.py serve [--port]  build if needed, then serve dist/ on localhost
+                                    (brotli's slow copies are made after it serves)
     python build.py test [args]     install what the tests need, then run pytest
                                     (the arguments go to pytest)
     python build.py notebook        only the notebook's front end, gradwalk/static/widget.js
@@ -18,9 +19,11 @@ library and the engine precompiled to .pyc by this Pyodide under Node, the
 engine's answers for every preset (the page's first paint), a service worker
 that caches the build, and brotli and gzip copies of the big files
 (buildtools/site.py, buildtools/compress.py; brotli is pinned in pyproject.toml's
-`build` extra: `pip install -e '.[build]'`).
-Downloads and compiled files are kept in .cache/ (micropip checked against the
-pins below), so a warm build works offline.
+`build` extra: `pip install -e '.[build]'`). A build ends once every copy is
+made; `serve` serves as soon as the rest of the site is there and makes them
+meanwhile, on every core.
+Downloads and compiled files are kept in .cache/ (micropip checked against
+the pins below), so a warm build works offline.
 """
 
 import argparse
@@ -42,8 +45,17 @@ PINS = site.Pins(
 
 
 def build(dist: Path = ROOT / "dist", cache: Path = ROOT / ".cache", force: bool = False, log=print) -> dict | None:
-    """Make dist/ current. Returns build.json's content when it built, None when
-    dist/ was already up to date. Raises BuildError on a fixable failure."""
+    """Make dist/ current, with every compressed copy in place (what a host deploys).
+    Returns build.json's content when it built, None when dist/ was already up to
+    date. Raises BuildError on a fixable failure."""
+    info, build_id = make_site(dist, cache, force, log)
+    compress.finish(dist, cache, build_id, lambda: site.build_lock(dist), log)
+    return info
+
+
+def make_site(dist: Path, cache: Path, force: bool, log) -> tuple[dict | None, str]:
+    """Make dist/ current, with the compressed copies that are cached already.
+    Returns (build.json's content when it built, else None; the build id)."""
     compress.ensure_brotli(ROOT, log)  # before anything: a build without it is not the site
     build_id = site.compute_build_id(ROOT, PINS)
     # The notebook's front end is written beside the package, not into dist/: a current
@@ -51,23 +63,34 @@ def build(dist: Path = ROOT / "dist", cache: Path = ROOT / ".cache", force: bool
     force = force or not (ROOT / bundle.OUTPUT).exists()
     if not force and site.is_current(dist, build_id):
         log(f"{dist} is up to date (build {build_id}).")
-        return None
+        return None, build_id
     # Two builds of the same dist/ at once (a test run and `serve`, say) take
     # turns; the second then usually finds dist/ up to date.
     with site.build_lock(dist):
         if not force and site.is_current(dist, build_id):
             log(f"{dist} is up to date (build {build_id}).")
-            return None
+            return None, build_id
         started = time.monotonic()
         npm.ensure(ROOT, log)
         whl = fetch.micropip_wheel(cache, PINS.micropip_version, PINS.micropip_sha256, PINS.pyodide_python, log)
         info = site.assemble(ROOT, dist, PINS, build_id, whl, cache=cache, log=log)
         log(f"built {dist} (build {build_id}) in {time.monotonic() - started:.1f} s.")
-        return info
+        return info, build_id
 
 
-def serve_forever(dist: Path, port: int, host: str) -> None:
-    server = serve.make_server(dist, port, host)
+def serve_site(dist: Path, cache: Path, force: bool, port: int, host: str) -> None:
+    """Make dist/ current and serve it at once: the compressed copies that are not
+    cached yet are computed beside the server, which gzips on the fly meanwhile."""
+    _, build_id = make_site(dist, cache, force, print)
+    server = serve.make_server(dist, port, host)  # a port in use stops here, before any work starts
+    compression = compress.finish(dist, cache, build_id, lambda: site.build_lock(dist), print, background=True)
+    try:
+        serve_forever(dist, server)
+    finally:
+        compression.stop()
+
+
+def serve_forever(dist: Path, server: serve.SiteServer) -> None:
     # Ctrl-C and a plain `kill` both stop the server the same clean way (SIGINT
     # is re-armed because a shell starts background jobs with it ignored).
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -128,9 +151,10 @@ def main(argv: list[str]) -> int:
             return 1
     args = parse_args(argv)
     try:
-        build(args.dist.resolve(), args.cache.resolve(), force=args.force)
         if args.command == "serve":
-            serve_forever(args.dist.resolve(), args.port, args.host)
+            serve_site(args.dist.resolve(), args.cache.resolve(), args.force, args.port, args.host)
+        else:
+            build(args.dist.resolve(), args.cache.resolve(), force=args.force)
         return 0
     except BuildError as e:
         if args.verbose and e.__cause__ is not None:

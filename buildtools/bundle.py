@@ -56,7 +56,7 @@ def page_modules(root: Path, site: Path) -> list[str]:
     has its whole script after one request instead of a module graph ~25 files wide
     and three imports deep. The modules stay in the site as they are (a host may
     import widget.js itself; the service worker and the tests use them); the worker
-    is its own file, started by URL (boot/engine-client.js). A bundle sits at the
+    is bundled on its own (worker_module), started by URL. A bundle sits at the
     site's root like its entry, so site.js's import.meta.url still names the root."""
     done = []
     for name in PAGE_ENTRIES:
@@ -66,6 +66,20 @@ def page_modules(root: Path, site: Path) -> list[str]:
         _esbuild(root, entry, site / name, ["--minify"])
         done.append(name)
     return done
+
+
+# The engine's worker (started by URL: boot/engine-client.js, boot-early.js): its
+# modules (worker/*.js) bundled into it in place, so that it starts after one request.
+WORKER_ENTRY = "worker.js"
+
+
+def worker_module(root: Path, site: Path) -> None:
+    """Bundle the site's worker.js with the modules it imports into one file at the
+    same address (the modules stay in the site as they are, like the pages')."""
+    entry = site / WORKER_ENTRY
+    if not entry.is_file():
+        raise BuildError(f"web/{WORKER_ENTRY} is missing; restore it and run the build again.")
+    _esbuild(root, entry, entry, ["--minify"])
 
 
 def _esbuild(root: Path, entry: Path, out: Path, options: list[str]) -> None:

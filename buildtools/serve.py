@@ -8,7 +8,10 @@ headers a static host should send, and precompressed copies.
   it but must revalidate (a cheap 304) on every use.
 * Content-Encoding: when the browser accepts it and build.py wrote `x.br` or
   `x.gz` next to `x`, that copy is sent instead, with the type of `x`,
-  `Content-Encoding` and `Vary: Accept-Encoding`.
+  `Content-Encoding` and `Vary: Accept-Encoding`. A file that should have a copy
+  but has none the browser accepts (`serve` makes brotli's after it starts:
+  buildtools/compress.py) is gzipped on the fly at gzip's default level, once
+  per version of the file, so what is sent is always compressed.
 
 Used by `python build.py serve` and by the test fixtures, so tests exercise the
 same server a developer uses.
@@ -17,6 +20,8 @@ same server a developer uses.
 import datetime
 import email.utils
 import errno
+import gzip
+import io
 import os
 import re
 import socket
@@ -28,6 +33,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from . import BuildError
+from .compress import COMPRESSIBLE, MIN_SIZE, WORTH_IT
 from .csp import HEADER_POLICY
 
 # WebAssembly.instantiateStreaming insists on application/wasm, and module
@@ -57,6 +63,7 @@ REVALIDATE = "no-cache"
 _HASHED = re.compile(r"(^|/)[0-9a-f]{16}/")
 # Preferred first; the suffix of the precompressed copy for each encoding.
 ENCODINGS = (("br", ".br"), ("gzip", ".gz"))
+ON_THE_FLY_LEVEL = 6  # gzip's default (nginx's and most CDNs' too): fast, near level 9's size
 
 
 def cache_control(url_path: str) -> str:
@@ -133,11 +140,20 @@ class SiteHandler(SimpleHTTPRequestHandler):
             return None
         try:
             fs = os.fstat(f.fileno())
-            etag = f'"{fs.st_mtime_ns:x}-{fs.st_size:x}{"-" + encoding if encoding else ""}"'
+            should_have_copies = os.path.splitext(path)[1] in COMPRESSIBLE and fs.st_size >= MIN_SIZE
+            varies = bool(variants) or should_have_copies
+            body = None  # the gzip made here, when there is no copy to send
+            if encoding is None and should_have_copies and "gzip" in accepted:
+                body = self.server.gzipped(path, f, fs)
+            # A gzip made here is not the bytes of a .gz the build writes later: its own tag.
+            variant = "gzip-live" if body is not None else encoding
+            etag = f'"{fs.st_mtime_ns:x}-{fs.st_size:x}{"-" + variant if variant else ""}"'
+            if body is not None:
+                encoding = "gzip"
             if self._not_modified(etag, fs.st_mtime):
                 self.send_response(304)
                 self.send_header("ETag", etag)
-                if variants:
+                if varies:
                     self.send_header("Vary", "Accept-Encoding")
                 self.end_headers()
                 f.close()
@@ -146,13 +162,16 @@ class SiteHandler(SimpleHTTPRequestHandler):
             self.send_header("Content-Type", self.guess_type(path))
             if encoding:
                 self.send_header("Content-Encoding", encoding)
-            if variants:
+            if varies:
                 self.send_header("Vary", "Accept-Encoding")
-            self.send_header("Content-Length", str(fs.st_size))
+            self.send_header("Content-Length", str(fs.st_size if body is None else len(body)))
             self.send_header("Last-Modified", self.date_time_string(fs.st_mtime))
             self.send_header("ETag", etag)
             self.end_headers()
-            return f
+            if body is None:
+                return f
+            f.close()
+            return io.BytesIO(body)
         except BaseException:
             f.close()
             raise
@@ -183,7 +202,24 @@ class SiteServer(ThreadingHTTPServer):
     def __init__(self, *args, **kwargs):
         self._connections = set()
         self._lock = threading.Lock()
+        self._gzipped = {}  # path -> ((mtime, size), its gzip or None when not worth it)
         super().__init__(*args, **kwargs)
+
+    def gzipped(self, path: str, f, fs) -> bytes | None:
+        """The gzip of the open file f (at path, with stat fs), made once per version
+        of the file; None when it would not save enough to be worth sending."""
+        version = (fs.st_mtime_ns, fs.st_size)
+        with self._lock:
+            kept = self._gzipped.get(path)
+        if kept is not None and kept[0] == version:
+            return kept[1]
+        data = f.read()
+        f.seek(0)
+        packed = gzip.compress(data, compresslevel=ON_THE_FLY_LEVEL, mtime=0)
+        body = packed if len(packed) <= WORTH_IT * len(data) else None
+        with self._lock:
+            self._gzipped[path] = (version, body)
+        return body
 
     def process_request(self, request, client_address):
         with self._lock:

@@ -9,14 +9,16 @@ the web front end, the service worker, build.json and compressed copies.
     dist/wheels/<hash>/    the engine wheel: source (micropip) and precompiled
     dist/prerender/        the engine's answers for every preset (first paint)
     dist/sw.js             web/sw.js with this build's id and file list
-    dist/**/*.br, *.gz     compressed copies that `serve` sends when accepted
+    dist/**/*.br, *.gz     compressed copies that `serve` sends when accepted (those
+                           not cached yet are computed after the swap: compress.finish)
 
 A folder named by 16 hex digits holds content-hashed files that never change,
 so they can be cached forever; everything else must be revalidated.
 
 The site is assembled in a staging folder next to dist/ and swapped in at the
 end, so dist/ is never half-written (a server running on it keeps working, and
-an interrupted build leaves the previous dist/ intact).
+an interrupted build leaves the previous dist/ intact). Only compressed copies
+may still be missing then; they appear one by one, each whole.
 """
 
 import contextlib
@@ -152,6 +154,7 @@ def assemble(
         bundle.notebook_module(root, staging, root / bundle.OUTPUT)
         # Each page's module with its imports in one file (no module preloads needed).
         bundle.page_modules(root, staging)
+        bundle.worker_module(root, staging)  # the engine's worker: one file too
         runtime = staging / PYODIDE_DIR / "unhashed"
         _copy_runtime(root, pins.pyodide_version, runtime)
         _add_micropip(micropip_whl, runtime)
@@ -217,15 +220,17 @@ def assemble(
         (staging / BUILD_JSON).write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
 
         # Every file of the build, for the service worker's precache; then the
-        # compressed copies (which the server picks, never the service worker).
+        # compressed copies (which the server picks, never the service worker)
+        # that are cached already: build.py has the others computed (compress.finish).
         files = {p.relative_to(staging).as_posix(): sha256_hex(p) for p in sorted(staging.rglob("*")) if p.is_file()}
         files.pop(SW_JS, None)
         # What only the stock path downloads, and the full precompiled stdlib (only a
         # rare import needs it): the service worker does not precache them.
         on_demand = sorted({info["stdlib"], info["micropip_wheel"], info["engine_wheel"], info["stdlib_pyc_full"]})
         _write_service_worker(root / "web" / SW_JS, staging / SW_JS, build_id, files, on_demand)
-        compress.precompress(staging, cache)
+        compress.plan(staging, cache)
 
+        compress.marker(dist).unlink(missing_ok=True)  # this dist/ may lack copies
         if dist.exists():
             dist.rename(old)
         staging.rename(dist)

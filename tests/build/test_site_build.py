@@ -76,7 +76,7 @@ def test_dist_has_the_runtime_the_wheels_and_the_web_files(built_dist):
     assert info["engine_wheel"].endswith("/gradwalk_engine-0.1.0-py3-none-any.whl")
     wheel = built_dist / info["engine_wheel"]
     assert hashlib.sha256(wheel.read_bytes()).hexdigest() == info["engine_wheel_sha256"]
-    for name in ("worker.js", "boot/engine-client.js"):
+    for name in ("boot/engine-client.js", "worker/fast-boot.js"):
         assert (built_dist / name).read_bytes() == (ROOT / "web" / name).read_bytes()
 
 
@@ -464,6 +464,22 @@ def test_each_page_loads_one_bundled_module(built_dist, page, entry):
     # worker is started by URL, site.js's siteURL, and stays its own file).
     assert not re.search(r'\bimport\s*(?:\(|[^;]*?from\s*)["\']', bundled)
     assert "prerender/all.json" in bundled and "worker.js" in bundled
+
+
+def test_the_engine_worker_is_one_bundled_file(built_dist):
+    # web/worker.js imports its jobs from web/worker/; the worker the pages start by
+    # URL is all of them in one file, so its boot starts after one request.
+    bundled = (built_dist / "worker.js").read_text()
+    assert not re.search(r'\bimport\s*(?:\(|[^;]*?from\s*)["\']', bundled)
+    source = (ROOT / "web" / "worker.js").read_text()
+    imported = re.findall(r'^import .* from "\./(worker/[\w-]+\.js)";$', source, re.MULTILINE)
+    assert len(imported) >= 5
+    for module in imported:  # each job's code is in the bundle (its messages, say)
+        assert (built_dist / module).is_file(), module
+    for said in ("Could not download build.json", "arrived damaged", "Could not load micropip", "the engine"):
+        assert said in bundled, said
+    # What the worker loads by URL, beside its boot, stays a file of its own.
+    assert "boot/snapshot.js" in bundled
 
 
 def test_server_sends_small_files_without_nagle_delays():

@@ -21,9 +21,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.support.page import BOOT_TIMEOUT_MS, button, show_tab, wait_ready
 
 from buildtools import serve
+from tests.support.page import BOOT_TIMEOUT_MS, button, show_tab, wait_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD_TIMEOUT_S = 900

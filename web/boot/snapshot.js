@@ -25,7 +25,7 @@
 //   corrupted, from another Pyodide build, or that fails or stalls to restore
 //   is dropped (and made again by the normal boot that follows).
 //
-// The worker (web/worker.js) uses it like this:
+// The worker (web/worker/fast-boot.js) uses it like this:
 //
 //   const store = snapshotStore(build, stdLibURL, cacheName, SITE); // or null
 //   const kept = await store.open();      // {bytes, verified} (promises), or null

@@ -1,7 +1,9 @@
-// ESLint's flat config: @eslint/js's recommended rules on every JavaScript file of the
-// project, with the globals of where each one runs (the page, a worker, Node).
+// ESLint's flat config: @eslint/js's recommended rules and a 120-character line limit on
+// every JavaScript file of the project, with the globals of where each one runs (the page, a
+// worker, Node).
 import js from "@eslint/js";
 import globals from "globals";
+import stylistic from "@stylistic/eslint-plugin";
 
 export default [
   // The build's output and staging, downloads, and the notebook package's bundle.
@@ -10,6 +12,12 @@ export default [
   {
     // A parameter named _x is there for its place or its type, not to be read.
     rules: { "no-unused-vars": ["error", { argsIgnorePattern: "^_" }] },
+  },
+  {
+    // No line of code or comment runs over 120 characters, so every file reads without
+    // sideways scrolling; a tab counts as two columns, as the code indents by two.
+    plugins: { "@stylistic": stylistic },
+    rules: { "@stylistic/max-len": ["error", { code: 120, tabWidth: 2 }] },
   },
   {
     files: ["web/**/*.js"],

@@ -46,15 +46,23 @@ function program() {
   return lines.join("\n");
 }
 
-const apis = { [path.basename(path.resolve(dist))]: py.pyimport("engine.api"), [`${path.basename(path.resolve(otherDist))} (other)`]: py.pyimport("engine_base.api") };
+const apis = {
+  [path.basename(path.resolve(dist))]: py.pyimport("engine.api"),
+  [`${path.basename(path.resolve(otherDist))} (other)`]: py.pyimport("engine_base.api"),
+};
 const names = Object.keys(apis);
-for (const api of Object.values(apis)) for (const id of ["diamond", "neuron"]) api.handle(JSON.stringify({ cmd: "load", preset: id }));
+for (const api of Object.values(apis)) {
+  for (const id of ["diamond", "neuron"]) api.handle(JSON.stringify({ cmd: "load", preset: id }));
+}
 const wall = Object.fromEntries(names.map((n) => [n, []]));
 const cpu = Object.fromEntries(names.map((n) => [n, []]));
 const bytes = {};
 const source = program();
 for (let i = 0; i < Number(rounds); i++) {
-  const request = JSON.stringify({ cmd: "load", program: source.replace("relu(x0 * x1 + 0.1)", `relu(x0 * x${(i % 18) + 2} + 0.1)`) });
+  const request = JSON.stringify({
+    cmd: "load",
+    program: source.replace("relu(x0 * x1 + 0.1)", `relu(x0 * x${(i % 18) + 2} + 0.1)`),
+  });
   for (const name of i % 2 ? [...names].reverse() : names) {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
@@ -67,13 +75,25 @@ for (let i = 0; i < Number(rounds); i++) {
 }
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 const ms = (x) => Math.round(x).toLocaleString("en");
-console.log(`A 1,000-node program's load answer in Pyodide under Node, ${rounds} rounds, the builds in turn (ms; CPU = process user + system)\n`);
-console.log("build".padEnd(28), "first wall", "first CPU", "wall min", "wall median", "CPU min", "CPU median", "answer bytes");
+console.log(
+  `A 1,000-node program's load answer in Pyodide under Node, ${rounds} rounds, ` +
+    "the builds in turn (ms; CPU = process user + system)\n",
+);
+console.log(
+  "build".padEnd(28), "first wall", "first CPU", "wall min", "wall median", "CPU min", "CPU median", "answer bytes",
+);
 for (const n of names) {
   const rest = (v) => v.slice(1);
-  console.log(n.padEnd(28), ms(wall[n][0]).padStart(10), ms(cpu[n][0]).padStart(9), ms(Math.min(...rest(wall[n]))).padStart(8),
-    ms(median(rest(wall[n]))).padStart(11), ms(Math.min(...rest(cpu[n]))).padStart(7), ms(median(rest(cpu[n]))).padStart(10),
-    bytes[n].toLocaleString("en").padStart(12));
+  console.log(
+    n.padEnd(28),
+    ms(wall[n][0]).padStart(10),
+    ms(cpu[n][0]).padStart(9),
+    ms(Math.min(...rest(wall[n]))).padStart(8),
+    ms(median(rest(wall[n]))).padStart(11),
+    ms(Math.min(...rest(cpu[n]))).padStart(7),
+    ms(median(rest(cpu[n]))).padStart(10),
+    bytes[n].toLocaleString("en").padStart(12),
+  );
 }
 const [a, b] = names;
 console.log(`\nCPU median ${a} / ${b}: ${(median(cpu[a].slice(1)) / median(cpu[b].slice(1))).toFixed(2)}×`);

@@ -69,8 +69,11 @@ if (process.argv[2] === "--child") {
 
 const rounds = Number(process.argv[process.argv.indexOf("--rounds") + 1]) || 7;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const child = (...args) => JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--child", ...args],
-  { encoding: "utf8" }).trim().split("\n").pop());
+const child = (...args) => {
+  const script = fileURLToPath(import.meta.url);
+  const out = execFileSync(process.execPath, [script, "--child", ...args], { encoding: "utf8" });
+  return JSON.parse(out.trim().split("\n").pop());
+};
 
 const snapshotFile = path.join(mkdtempSync(path.join(tmpdir(), "gw-snapshot-")), "python.bin");
 const made = child("fast+make", snapshotFile); // the snapshot the restores use (not counted)
@@ -87,13 +90,20 @@ for (let i = 0; i < rounds; i++) {
 }
 const ms = Object.fromEntries(variants.map((v) => [v, median(runs[v])]));
 const f = (x) => Math.round(x).toLocaleString("en");
-console.log(`Python started and the engine imported under Node: median of ${rounds} fresh processes per variant (ms)\n`);
+console.log(
+  `Python started and the engine imported under Node: median of ${rounds} fresh processes per variant (ms)\n`,
+);
 for (const v of variants) {
   console.log(`  ${v.padEnd(10)} ${f(ms[v]).padStart(6)}   (${f(Math.min(...runs[v]))}–${f(Math.max(...runs[v]))})`);
 }
 console.log(`\n  heap copy (takeSnapshot), median  ${median(copies).toFixed(1)} ms`);
-console.log(`  snapshot ${(made.bytes / 1e6).toFixed(1)} MB, stored without its zero pages ${(made.packed / 1e6).toFixed(1)} MB (packed in ${f(made.packMs)} ms)`);
+console.log(
+  `  snapshot ${(made.bytes / 1e6).toFixed(1)} MB, ` +
+    `stored without its zero pages ${(made.packed / 1e6).toFixed(1)} MB (packed in ${f(made.packMs)} ms)`,
+);
 console.log(`  first visit, fast+make / fast     ${(ms["fast+make"] / ms.fast).toFixed(2)}×`);
 const ratio = ms.restore / ms.fast;
 console.log(`  second visit, restore / fast      ${ratio.toFixed(2)}×`);
-console.log(`\n  ${ratio <= 0.6 ? "ok     " : "MISSED "} restore <= 0.6 x the fast boot (Node, no browser): ${ratio.toFixed(2)}×`);
+console.log(
+  `\n  ${ratio <= 0.6 ? "ok     " : "MISSED "} restore <= 0.6 x the fast boot (Node, no browser): ${ratio.toFixed(2)}×`,
+);

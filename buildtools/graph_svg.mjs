@@ -36,7 +36,8 @@ const ELEMENT = 1;
 const TEXT = 3;
 
 // What a browser's innerHTML gives for SVG content in an HTML document.
-const escapeText = (s) => s.replace(/&/g, "&amp;").replace(/\u00a0/g, "&nbsp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const escapeText = (s) =>
+  s.replace(/&/g, "&amp;").replace(/\u00a0/g, "&nbsp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 const escapeAttr = (s) => escapeText(s).replace(/"/g, "&quot;");
 
 // A browser keeps an element's attributes in the order they were first set; linkedom
@@ -46,7 +47,8 @@ const attributesOf = (el) => el.getAttributeNames().reverse().map((name) => [nam
 // The declarations of an element's style that have a value. A browser removes a
 // property set to "" (and writes no style attribute for it); linkedom keeps it as
 // "stroke-width:", which is no declaration at all.
-const declarations = (el) => (el.getAttribute("style") ?? "").split(";").filter((d) => d.split(":").slice(1).join(":").trim());
+const declarations = (el) =>
+  (el.getAttribute("style") ?? "").split(";").filter((d) => d.split(":").slice(1).join(":").trim());
 
 function serialize(node) {
   if (node.nodeType === TEXT) return escapeText(node.data);
@@ -63,7 +65,10 @@ function serialize(node) {
 function installDom() {
   const { window, document, HTMLCanvasElement } = parseHTML("<!doctype html><html><head></head><body></body></html>");
   // 1 em per character: measureText's font is "<style> <weight> <size>px <family>".
-  const context = { font: "", measureText: (text) => ({ width: [...text].length * parseFloat(context.font.split(" ")[2]) }) };
+  const context = {
+    font: "",
+    measureText: (text) => ({ width: [...text].length * parseFloat(context.font.split(" ")[2]) }),
+  };
   HTMLCanvasElement.prototype.getContext = () => context;
   window.matchMedia = () => ({ matches: true });
   globalThis.window = window;
@@ -71,7 +76,13 @@ function installDom() {
   globalThis.getComputedStyle = (el) => {
     const px = FONT_PX[el.getAttribute("class")];
     if (!px) throw new Error(`no font size known for the graph's text class ${el.getAttribute("class")}`);
-    return { fontStyle: "normal", fontWeight: "400", fontSize: `${px}px`, fontFamily: "bound", letterSpacing: "normal" };
+    return {
+      fontStyle: "normal",
+      fontWeight: "400",
+      fontSize: `${px}px`,
+      fontFamily: "bound",
+      letterSpacing: "normal",
+    };
   };
   globalThis.requestAnimationFrame = () => 0;
   globalThis.cancelAnimationFrame = () => {};

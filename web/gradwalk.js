@@ -20,7 +20,9 @@ import { mount } from "./widget.js";
 import { toBase64url } from "./url.js";
 
 // prog and src (a link's compressed and plain program) pass through as the Embed dialog writes them.
-const ATTRIBUTES = ["preset", "program", "prog", "src", "values", "order", "pass", "step", "start", "hide", "questions"];
+const ATTRIBUTES = [
+  "preset", "program", "prog", "src", "values", "order", "pass", "step", "start", "hide", "questions",
+];
 const SPELLED = { values: "v" }; // attribute → permalink parameter, where they differ
 
 export class GradWalkElement extends HTMLElement {
@@ -29,7 +31,9 @@ export class GradWalkElement extends HTMLElement {
   connectedCallback() {
     // A landmark that names itself, so a page of several widgets reads well to a screen reader.
     if (!this.hasAttribute("role")) this.setAttribute("role", "region");
-    if (!this.hasAttribute("aria-label") && !this.hasAttribute("aria-labelledby")) this.setAttribute("aria-label", "Gradwalk");
+    if (!this.hasAttribute("aria-label") && !this.hasAttribute("aria-labelledby")) {
+      this.setAttribute("aria-label", "Gradwalk");
+    }
     if (!this.widget) this.widget = mount(this, { query: queryOf(this), onEngine: pageEngineState });
   }
 
@@ -68,7 +72,8 @@ export function queryOf(element) {
 // <html data-engine>: "error" if any widget's engine failed, else "loading" while
 // any is loading, else "ready".
 function pageEngineState() {
-  const states = [...document.querySelectorAll("grad-walk")].map((e) => /** @type {HTMLElement} */ (e).dataset.engine ?? "loading");
+  const states = [...document.querySelectorAll("grad-walk")]
+    .map((e) => /** @type {HTMLElement} */ (e).dataset.engine ?? "loading");
   const state = states.includes("error") ? "error" : states.includes("loading") ? "loading" : "ready";
   document.documentElement.dataset.engine = state;
 }

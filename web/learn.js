@@ -153,17 +153,27 @@ export class Learn extends LearnLinks {
     if (!bar) return;
     const on = this.link.state.cp !== false; // the widget starts with the link's switch (widget.js)
     this.linkStatus = h("p", { class: "share-status", role: "status" });
-    this.linkField = /** @type {HTMLInputElement} */ (h("input", { type: "text", id: "share-link", class: "share-link", readonly: true, hidden: true, "aria-label": "Link to this state" }));
+    this.linkField = /** @type {HTMLInputElement} */ (h("input", {
+      type: "text", id: "share-link", class: "share-link", readonly: true, hidden: true,
+      "aria-label": "Link to this state",
+    }));
     this.embedDialog = new EmbedDialog({ state: () => this.dialogState(), container: this.w.shadow });
     const share = h("div", { class: "share" });
     if (this.link.state.embed) {
       if (this.pageAddress() === null) return bar.append(this.questions.makeSwitch(on)); // a notebook: no site to open
-      this.openFull = /** @type {HTMLAnchorElement} */ (h("a", { class: "button small open-full", target: "_blank", rel: "noopener", href: this.pageAddress() }, "Open in Gradwalk ↗"));
+      this.openFull = /** @type {HTMLAnchorElement} */ (h("a", {
+        class: "button small open-full", target: "_blank", rel: "noopener", href: this.pageAddress(),
+      }, "Open in Gradwalk ↗"));
       share.append(this.openFull);
     } else {
       share.append(
-        h("button", { type: "button", class: "button small", id: "copy-link", onclick: () => this.copyLink() }, "Copy link"),
-        h("button", { type: "button", class: "button small", id: "embed-button", "aria-haspopup": "dialog", onclick: () => this.embedDialog.open() }, "Embed"));
+        h("button", {
+          type: "button", class: "button small", id: "copy-link", onclick: () => this.copyLink(),
+        }, "Copy link"),
+        h("button", {
+          type: "button", class: "button small", id: "embed-button", "aria-haspopup": "dialog",
+          onclick: () => this.embedDialog.open(),
+        }, "Embed"));
     }
     bar.append(this.questions.makeSwitch(on), share, this.linkField, this.linkStatus);
   }
@@ -189,7 +199,8 @@ export class Learn extends LearnLinks {
     const select = this.$("preset");
     let option = /** @type {HTMLOptionElement | null} */ (select.querySelector("option[data-custom]"));
     if (on && !option) {
-      option = /** @type {HTMLOptionElement} */ (h("option", { value: "", disabled: true, data: { custom: "1" } }, "Your program"));
+      option = /** @type {HTMLOptionElement} */ (
+        h("option", { value: "", disabled: true, data: { custom: "1" } }, "Your program"));
       select.prepend(option);
     }
     if (on) option.selected = true;
@@ -271,14 +282,18 @@ export class Learn extends LearnLinks {
   // ---------------------------------------------------------------- programs
 
   async buildProgram(text) {
-    if (!this.state.ready) return { ok: false, error: { message: "The engine is still starting; your program will be built once it is ready." } };
+    if (!this.state.ready) {
+      const message = "The engine is still starting; your program will be built once it is ready.";
+      return { ok: false, error: { message } };
+    }
     let answer;
     try {
       answer = await this.load({ program: text }, { keepPlace: true, kind: "editor" });
     } catch (error) {
       const restarted = /^The engine failed/.test(error?.message ?? "");
       return { ok: false, error: { message: restarted
-        ? "This program was too much for the engine running in your browser, so the engine was restarted. Try a smaller program."
+        ? "This program was too much for the engine running in your browser, so the engine was restarted. "
+          + "Try a smaller program."
         : `The engine could not answer: ${error?.message ?? error}` } };
     }
     if (answer === null) return null;
@@ -289,7 +304,8 @@ export class Learn extends LearnLinks {
   async backToPreset() {
     const id = this.state.values.lastPreset ?? this.state.presets[0]?.id;
     if (!id) return;
-    await this.load({ preset: id }, { kind: "preset", message: "Back to the preset. Press Step forward to compute the first node." });
+    const message = "Back to the preset. Press Step forward to compute the first node.";
+    await this.load({ preset: id }, { kind: "preset", message });
   }
 }
 

@@ -100,7 +100,8 @@ export class LearnLinks {
       if (push) history.pushState(null, "", query + location.hash);
       else history.replaceState(history.state, "", query + location.hash);
     }
-    this.fullQuery = formatLink({ ...state, embed: false }, { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other });
+    this.fullQuery = formatLink({ ...state, embed: false },
+      { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other });
     if (this.openFull) this.openFull.href = this.pageAddress() + this.fullQuery;
     this.lastProgram = prog;
   }
@@ -112,7 +113,9 @@ export class LearnLinks {
   dialogState() {
     const state = this.linkState();
     const app = this.w.state;
-    const title = state.preset ? (app.presets.find((p) => p.id === state.preset)?.title ?? state.preset) : "your program";
+    const title = state.preset
+      ? (app.presets.find((p) => p.id === state.preset)?.title ?? state.preset)
+      : "your program";
     return {
       ...state, cp: state.cp,
       encodedProgram: state.program !== null ? this.lastProgram?.encoded ?? null : null,
@@ -204,7 +207,9 @@ export class LearnLinks {
       const index = st.pass === "start" ? -1 : st.step ?? 0;
       if (st.pass === "experiment" && !s.trace.experiment) {
         // (an order the link named but that could not be used is reported already)
-        if (!(order === null && st.order)) problems.push("pass=experiment needs a visit order, so the page starts at the beginning");
+        if (!(order === null && st.order)) {
+          problems.push("pass=experiment needs a visit order, so the page starts at the beginning");
+        }
       } else if (st.pass !== "start" && !(index >= 0 && index < frames)) {
         problems.push(`the ${st.pass} pass has no step ${index} (it has steps 0 to ${frames - 1})`);
       } else {
@@ -233,7 +238,8 @@ export class LearnLinks {
   // <grad-walk> on a lesson page, a notebook) the page's history is not the widget's.
   watchHistory() {
     if (!this.ownsAddressBar) return;
-    const onPop = () => this.returnTo(location.search).catch((error) => narrate(this.w, `That page state could not be restored: ${error?.message ?? error}`));
+    const onPop = () => this.returnTo(location.search).catch((error) =>
+      narrate(this.w, `That page state could not be restored: ${error?.message ?? error}`));
     window.addEventListener("popstate", onPop);
     this.stopHistory = () => window.removeEventListener("popstate", onPop);
   }

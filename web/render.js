@@ -138,15 +138,31 @@ function drawPresetText(w, s) {
     ui.preset.value = source.preset;
     const listed = s.presets.find((p) => p.id === source.preset);
     const detail = s.presetDetails.get(source.preset);
-    text = { title: detail?.title ?? listed?.title ?? source.preset, summary: detail?.summary ?? listed?.summary ?? "", lesson: detail?.lesson ?? "" };
+    text = {
+      title: detail?.title ?? listed?.title ?? source.preset,
+      summary: detail?.summary ?? listed?.summary ?? "",
+      lesson: detail?.lesson ?? "",
+    };
   } else {
     ui.preset.selectedIndex = -1;
     if (s.answer.program === null) {
       text = w.options.report
-        ? { title: "Your graph, checked", summary: "The graph your code built, with what check found in your engine.", lesson: "" }
-        : { title: "Your graph", summary: "The graph your code built, read from the kernel without changing it.", lesson: "" };
+        ? {
+          title: "Your graph, checked",
+          summary: "The graph your code built, with what check found in your engine.",
+          lesson: "",
+        }
+        : {
+          title: "Your graph",
+          summary: "The graph your code built, read from the kernel without changing it.",
+          lesson: "",
+        };
     } else {
-      text = { title: "Your program", summary: "Your own program: change it in the Program panel, or pick a preset to go back.", lesson: "" };
+      text = {
+        title: "Your program",
+        summary: "Your own program: change it in the Program panel, or pick a preset to go back.",
+        lesson: "",
+      };
     }
   }
   ui.title.textContent = text.title;

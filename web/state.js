@@ -31,7 +31,8 @@
 /**
  * What a "Why reverse mode" experiment puts on the stepper ({name, frames, start, ...}).
  * @typedef {{name: string, title: string, frames: Frame[], start?: Object<string, any[]>,
- *            column?: {title: string, field?: string, values?: any[]}, correct?: number[], [more: string]: any}} ModeRun
+ *            column?: {title: string, field?: string, values?: any[]}, correct?: number[],
+ *            [more: string]: any}} ModeRun
  */
 
 /**
@@ -52,7 +53,8 @@
 /**
  * What a mode declares in its engine module (engine/modes/<id>.py), as modes/registry.js
  * holds it: its id, tab, parameters, per-node fields and commands.
- * @typedef {{id: string, tab: string, params: ParamDeclaration[], fields: string[], [more: string]: any}} ModeDeclaration
+ * @typedef {{id: string, tab: string, params: ParamDeclaration[], fields: string[], [more: string]: any}}
+ *   ModeDeclaration
  */
 
 /**
@@ -105,7 +107,8 @@ export function createState() {
     source: null, // what that answer was made from: {preset, values?}, {program}, or {values?} (a kernel's graph)
     /** @type {import("./stepper.js").Stepper | null} */
     stepper: null, // the trace of that answer and the position in it
-    kind: "load", // how that graph came: "load" | "preset" | "program" | "editor" | "values" | "reset" | "link" | "graph"
+    // How that graph came: "load" | "preset" | "program" | "editor" | "values" | "reset" | "link" | "graph".
+    kind: "load",
     graphs: 0, // graph answers shown so far
     /** @type {string | null} */
     pendingPreset: null, // a preset picked before the engine was ready
@@ -117,7 +120,8 @@ export function createState() {
     correctOrder: [], // the order the graph's own backward pass visits its nodes
     runs: 0, // visit orders run (tests wait on the count)
     orderStatus: { text: "", say: true, said: 0 }, // the visit order's status line; said counts its changes
-    narration: { text: "", said: 0 }, // "What just happened"; said counts what was said (the same words twice are announced twice)
+    // "What just happened"; said counts what was said (the same words twice are announced twice).
+    narration: { text: "", said: 0 },
     tab: "passes", // the stage's tab: "passes" | "order" | "why" (actions/stage.js)
     /** @type {string | null} */
     tabOwner: null, // the tab of the experiment on the stepper, if any

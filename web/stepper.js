@@ -79,7 +79,9 @@ function completePushes(frames, edges) {
 // they change: the node's data, the seed's grad, each push's parent's grad.
 export function changesOf(frame) {
   if (Array.isArray(frame.changes)) return frame.changes;
-  if ("data" in frame && !("kind" in frame)) return [{ node: frame.node, field: "data", before: null, after: frame.data }];
+  if ("data" in frame && !("kind" in frame)) {
+    return [{ node: frame.node, field: "data", before: null, after: frame.data }];
+  }
   if (frame.kind === "seed") return [{ node: frame.node, field: "grad", before: frame.before, after: frame.after }];
   return (frame.pushes ?? []).map((p) => ({ node: p.parent, field: "grad", before: p.before, after: p.after }));
 }

@@ -190,13 +190,15 @@ function graphLoaded(s, { answer, source, kind = "load", place = null, prerender
     ? source.values && Object.keys(source.values).length : v.programOrigin);
   // A program gets questions made from its trace; a preset has its own (maybe none).
   const detail = source.preset ? s.presetDetails.get(source.preset) ?? { checkpoints: [] } : null;
-  const key = `${source.preset ?? "program"}:${JSON.stringify(source.values ?? {})}:${source.preset ? "" : answer.program}`;
+  const key = `${source.preset ?? "program"}:${JSON.stringify(source.values ?? {})}:`
+    + `${source.preset ? "" : answer.program}`;
   Object.assign(s.questions, questionsFor(s.questions, answer, stepper.trace, detail, key, v.edited));
   if (source.preset) {
     v.lastPreset = source.preset;
     // A preset's own input values, from a load without edits ("Reset values" goes back to them).
     if (!source.values) {
-      v.originals = { preset: source.preset, values: Object.fromEntries(InputsPanel.inputsOf(answer).map((i) => [i.name, i.value])) };
+      const values = Object.fromEntries(InputsPanel.inputsOf(answer).map((i) => [i.name, i.value]));
+      v.originals = { preset: source.preset, values };
     }
   }
 }

@@ -30,7 +30,9 @@ export const MAX_LINES = 2_000;
 const MAX_PARAM_CHARS = 100_000;
 const MAX_VALUE = 1e12;
 export const PASSES = ["start", "forward", "backward", "experiment"];
-export const HIDEABLE = ["presets", "questions", "values", "nudge", "editor", "code", "table", "order", "why", "lesson", "share"];
+export const HIDEABLE = [
+  "presets", "questions", "values", "nudge", "editor", "code", "table", "order", "why", "lesson", "share",
+];
 export const STARTS = ["forward", "backward", "end", "order"];
 // Every URL parameter a widget knows, in one table, by who reads and writes it:
 //   link  the widget's state (parseLink and formatLink, below; learn.js and links.js)
@@ -146,8 +148,9 @@ export function parseLink(search) {
 
   if (has("order")) {
     const labels = get("order").split(",").map((l) => l.trim());
-    if (labels.length > 2000 || labels.some((l) => !l || l.length > 64)) problems.push("the visit order in the link is damaged");
-    else state.order = labels;
+    if (labels.length > 2000 || labels.some((l) => !l || l.length > 64)) {
+      problems.push("the visit order in the link is damaged");
+    } else state.order = labels;
   }
 
   if (has("cp")) {

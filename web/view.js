@@ -38,7 +38,9 @@ export function marksFor(view, answer) {
   const marks = emptyMarks();
   const mode = view.mode;
   if (mode?.column) {
-    marks.column = { title: mode.column.title, values: mode.column.field ? view[mode.column.field] : mode.column.values };
+    marks.column = {
+      title: mode.column.title, values: mode.column.field ? view[mode.column.field] : mode.column.values,
+    };
   }
   modeOf(view).marks(view, marks, answer);
   if (mode && view.index === view.total - 1 && mode.correct) {

@@ -72,7 +72,9 @@ export function mount(element, options = {}) {
     // not page landmarks (they would repeat, one set per widget): the page's
     // landmark is the widget itself. Unnamed sections are plain containers.
     for (const part of shadow.querySelectorAll("section[aria-labelledby]")) part.removeAttribute("aria-labelledby");
-    for (const part of shadow.querySelectorAll("[role='region'], [role='complementary']")) part.setAttribute("role", "group");
+    for (const part of shadow.querySelectorAll("[role='region'], [role='complementary']")) {
+      part.setAttribute("role", "group");
+    }
   }
   const widget = createWidget(element, shadow, options);
   element.gradwalk = widget;
@@ -104,7 +106,8 @@ function createWidget(host, shadow, options) {
       back: "step-back", forward: "step-forward", startBackward: "start-backward", reset: "reset",
       position: "position", narration: "narration", details: "details",
       placeholder: "graph-placeholder", svg: "graph", scroller: "graph-scroll",
-      runOrder: "run-order", restoreOrder: "restore-order", orderStatus: "order-status", experimentBody: "experiment-body",
+      runOrder: "run-order", restoreOrder: "restore-order", orderStatus: "order-status",
+      experimentBody: "experiment-body",
     }).map(([key, id]) => [key, $(id)])),
   };
   // Push or pull, next to the visit order (the rule is state.why.rule: push and pull's experiment reads it too).
@@ -112,7 +115,8 @@ function createWidget(host, shadow, options) {
 
   // The page's one engine, shared with every other widget on it (boot/engine-client.js);
   // its status (downloading, starting Python, ready, failed) is shown by each widget.
-  w.engine = options.engine ?? sharedEngine({ bootTimeoutMs: BOOT_TIMEOUT_MS, callTimeoutMs: CALL_TIMEOUT_MS }).client();
+  w.engine = options.engine
+    ?? sharedEngine({ bootTimeoutMs: BOOT_TIMEOUT_MS, callTimeoutMs: CALL_TIMEOUT_MS }).client();
   if (!options.engine) disposers.push(() => w.engine.close()); // a client handed in is its owner's to close
 
   // The panels. Each draws what render gives it and says what the learner did, which
@@ -136,7 +140,9 @@ function createWidget(host, shadow, options) {
   });
   // What the widget starts with: the link's questions switch, its experiment, its tab.
   // A link into an experiment, or an embed that starts at the visit order, opens on its tab.
-  const tab = parametersOf("why").some((k) => params.has(k)) ? "why" : host.classList.contains("start-order") ? "order" : null;
+  const tab = parametersOf("why").some((k) => params.has(k))
+    ? "why"
+    : host.classList.contains("start-order") ? "order" : null;
   update(w, [
     ...(w.learn.link.state.cp === false ? [{ type: "questionsEnabled", on: false }] : []),
     ...(tab ? [{ type: "tab", tab }] : []),
@@ -156,14 +162,17 @@ function createWidget(host, shadow, options) {
   w.ui.retry.addEventListener("click", () => boot(w));
   w.ui.runOrder.addEventListener("click", () => runOrder(w).catch((error) => engineFailed(w, error)));
   w.ui.restoreOrder.addEventListener("click", () => restoreOrder(w));
-  for (const radio of w.ui.orderRules) radio.addEventListener("change", () => chooseRule(w, radio.value === "pull" ? "pull" : "push"));
+  for (const radio of w.ui.orderRules) {
+    radio.addEventListener("change", () => chooseRule(w, radio.value === "pull" ? "pull" : "push"));
+  }
   // ← → step. On its own page the widget hears the keys from anywhere on it; among
   // other content (several widgets on a lesson page) only while focus is inside it.
   (options.keys === "page" ? document : shadow).addEventListener("keydown", (e) => {
     if (e.key !== "ArrowRight" && e.key !== "ArrowLeft") return;
     if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.defaultPrevented) return;
     const t = e.composedPath()[0]; // the element inside the shadow root, not its host
-    if (t instanceof Element && t.closest("input, select, textarea, [contenteditable], .visit-order, .graph-scroll")) return;
+    if (t instanceof Element
+      && t.closest("input, select, textarea, [contenteditable], .visit-order, .graph-scroll")) return;
     e.preventDefault();
     if (e.key === "ArrowRight") stepForward(w);
     else stepBack(w);
@@ -183,7 +192,9 @@ function createWidget(host, shadow, options) {
     w.learn.destroy();
     dropAll(w); // any answer still on its way is dropped
     shadow.replaceChildren();
-    for (const name of ["data-engine", "data-pass", "data-step", "data-questions", "aria-busy"]) host.removeAttribute(name);
+    for (const name of ["data-engine", "data-pass", "data-step", "data-questions", "aria-busy"]) {
+      host.removeAttribute(name);
+    }
     if (hostClasses) host.className = hostClasses;
     else host.removeAttribute("class");
     delete host.gradwalk;

@@ -51,7 +51,9 @@ const fullStdlibOverride = option("--full-stdlib");
 const thenImport = option("--then-import");
 const [distDir, requestsPath, answersPath, mode = "stock"] = args;
 if (!answersPath || !["stock", "fast", "snapshot"].includes(mode)) {
-  console.error("usage: node tests/runtime/pyodide_parity.mjs <dist dir> <requests.json> <answers.json> [stock|fast|snapshot]");
+  console.error(
+    "usage: node tests/runtime/pyodide_parity.mjs <dist dir> <requests.json> <answers.json> [stock|fast|snapshot]",
+  );
   process.exit(2);
 }
 

@@ -20,7 +20,8 @@ const FIRST_PAINT_PARAMS = new Set(["preset", ...parametersOf("boot")]);
 export async function boot(w) {
   update(w, { type: "engine", engine: "loading" }, false);
   const status = w.engine.status;
-  update(w, { type: "progress", ...(status.state === "loading" ? status : { stage: "downloading", fraction: 0 }) }, false);
+  const progress = status.state === "loading" ? status : { stage: "downloading", fraction: 0 };
+  update(w, { type: "progress", ...progress }, false);
   try {
     // A retry restarts a failed engine (every widget on the page shares it), and
     // gives the boot four times as long each time (a slow line deserves more time).
@@ -114,7 +115,11 @@ export async function loadPreset(w, id) {
 // values, an edited program); place puts them at {pass, index}. Resolves with the
 // engine's answer (an error answer leaves the screen as it was), or null if a newer
 // load overtook this one.
-export async function loadSource(w, source, { keepPlace = false, place = null, order = null, message = null, kind = "load" } = {}) {
+export async function loadSource(
+  w,
+  source,
+  { keepPlace = false, place = null, order = null, message = null, kind = "load" } = {},
+) {
   const request = { cmd: "load", ...source };
   if (order) Object.assign(request, { order, rule: orderRule(w) });
   const [answer] = await Promise.all([

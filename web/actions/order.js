@@ -48,10 +48,12 @@ export async function runOrder(w) {
   const wrong = wrongGrads(exp.grads, exp.correct_grads).length;
   const verdict = wrong === 0
     ? "every grad came out right."
-    : `${wrong === 1 ? "1 grad is" : `${wrong} grads are`} wrong (marked ✗ on the graph and in the table; the result says why).`;
+    : `${wrong === 1 ? "1 grad is" : `${wrong} grads are`} wrong ` +
+      "(marked ✗ on the graph and in the table; the result says why).";
   orderStatus(w, `Ran ${order.join(", ")} with ${rule}.`);
   update(w, { type: "orderRun", answer },
-    `Ran the backward pass (${rule}) in the order ${order.join(", ")}: ${verdict} Step back to replay it one visit at a time.`);
+    `Ran the backward pass (${rule}) in the order ${order.join(", ")}: ${verdict} ` +
+      "Step back to replay it one visit at a time.");
 }
 
 // Put the list in this order and run it (a question's "Run this order", a check report's order).

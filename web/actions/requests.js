@@ -21,7 +21,10 @@ export function requestKinds() {
 // Ask the engine. Resolves with its answer, or null if a newer request of the same kind
 // was made meanwhile; rejects if the engine itself failed (and the request is still the newest).
 /**
- * @param {{engine: {call: (request: object) => Promise<any>}, requests: Object<string, ReturnType<typeof newestOnly>>}} w
+ * @param {{
+ *   engine: {call: (request: object) => Promise<any>},
+ *   requests: Object<string, ReturnType<typeof newestOnly>>,
+ * }} w
  * @param {string} kind
  * @param {object} request
  */

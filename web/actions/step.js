@@ -27,7 +27,8 @@ export function stepForward(w) {
 
 // The last step of a "Why reverse mode" experiment.
 function endText(view) {
-  return `That was the last step of ${view.mode.title.toLowerCase()}. Step back to replay it, or press Leave this experiment.`;
+  return `That was the last step of ${view.mode.title.toLowerCase()}. ` +
+    "Step back to replay it, or press Leave this experiment.";
 }
 
 export function stepBack(w) {
@@ -60,7 +61,8 @@ export function reset(w) {
   const s = stepperOf(w);
   if (!s) return;
   update(w, { type: "step", to: "start" }, s.trace.experiment
-    ? "Back at the start. The backward pass will follow your visit order; Restore correct order to go back to the right one."
+    ? "Back at the start. The backward pass will follow your visit order; " +
+      "Restore correct order to go back to the right one."
     : "Back at the start: nothing is computed yet.");
 }
 
@@ -77,6 +79,9 @@ export function showProblem(w, problem) {
   const id = answer.nodes.findIndex((n) => n.label === problem.node);
   const visit = s.frames("backward").findIndex((f) => f.node === id && f.kind !== "seed");
   const leaveExperiment = Boolean(s.trace.experiment);
-  if (problem.kind === "grad" || visit < 0) update(w, { type: "step", to: "end", pass: "backward", leaveExperiment }, problem.text);
-  else update(w, { type: "step", pos: { pass: "backward", index: visit }, leaveExperiment }, problem.text);
+  if (problem.kind === "grad" || visit < 0) {
+    update(w, { type: "step", to: "end", pass: "backward", leaveExperiment }, problem.text);
+  } else {
+    update(w, { type: "step", pos: { pass: "backward", index: visit }, leaveExperiment }, problem.text);
+  }
 }

@@ -154,7 +154,8 @@ function comparedOn(w, order) {
   /** @type {import("../update.js").StateChange[]} */
   const changes = [{ type: "why", set: { compared: w.state.why.compared + 1 } }];
   if (left) changes.push({ type: "modeLeft" });
-  update(w, changes, `Compared push and pull on the order ${order.join(", ")}. The results are in the Push and pull panel.`
+  update(w, changes, `Compared push and pull on the order ${order.join(", ")}. `
+    + "The results are in the Push and pull panel."
     + (left ? ` (${left} was left: the graph shows the ordinary backward pass.)` : ""));
 }
 
@@ -220,7 +221,8 @@ export function whyFromParams(w, params) {
   for (const mode of MODES) {
     Object.assign(choices, mode.fromParams ? mode.fromParams(w.why.ctx, get) ?? {} : declaredChoices(mode, get));
   }
-  update(w, [{ type: "why", set: choices }, { type: "whyPending", pending: { run: get("run"), step: Number(get("wstep")), get } }], false);
+  const pending = { run: get("run"), step: Number(get("wstep")), get };
+  update(w, [{ type: "why", set: choices }, { type: "whyPending", pending }], false);
   applyPendingWhy(w);
 }
 

@@ -160,7 +160,9 @@ export class Engine {
     call.timer = setTimeout(() => {
       if (this.inflight !== call) return;
       this.inflight = null;
-      call.reject(new EngineError(`The engine did not answer within ${seconds(this.callTimeoutMs)}, so it was restarted.`));
+      call.reject(
+        new EngineError(`The engine did not answer within ${seconds(this.callTimeoutMs)}, so it was restarted.`),
+      );
       this.restart(); // the worker may be stuck in a long computation: start afresh
     }, this.callTimeoutMs);
     this.inflight = call;
@@ -225,8 +227,15 @@ export class Engine {
         this.setStatus({ state: "loading", stage: data.stage, fraction: data.fraction, message: null });
       } else if (data?.type === "ready") {
         booted = true;
-        this.bootInfo = { boot: data.boot ?? null, ms: data.ms ?? null, timings: data.timings ?? {}, snapshot: data.snapshot ?? null };
-        globalThis.performance?.mark?.("gw:worker-ready", { detail: { boot: data.boot ?? null, snapshot: data.snapshot ?? null, timings: data.timings ?? {} } });
+        this.bootInfo = {
+          boot: data.boot ?? null,
+          ms: data.ms ?? null,
+          timings: data.timings ?? {},
+          snapshot: data.snapshot ?? null,
+        };
+        globalThis.performance?.mark?.("gw:worker-ready", {
+          detail: { boot: data.boot ?? null, snapshot: data.snapshot ?? null, timings: data.timings ?? {} },
+        });
         clearTimeout(bootTimer);
         this.readyWorker = worker;
         this.setStatus({ state: "ready", stage: "ready", fraction: 1, message: null });

@@ -29,7 +29,8 @@
     if (!start || asked !== shown) root.dataset.prerendered = "off";
     return;
   }
-  const template = start && asked !== shown && /** @type {HTMLTemplateElement | null} */ (document.getElementById(`gw-graph-${asked}`));
+  const template = start && asked !== shown
+    && /** @type {HTMLTemplateElement | null} */ (document.getElementById(`gw-graph-${asked}`));
   const widget = document.getElementById("gradwalk")?.shadowRoot;
   const svg = widget?.getElementById("graph");
   if (svg && !template && root.dataset.prerendered === "off") {

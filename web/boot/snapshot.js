@@ -121,7 +121,8 @@ export async function restorePython(loadPyodide, options, { bytes, verified = Pr
   { siteWheel = null } = {}) {
   let timer;
   const stalled = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the restore took over ${RESTORE_TIMEOUT_MS / 1000} s`)), RESTORE_TIMEOUT_MS);
+    const late = () => reject(new Error(`the restore took over ${RESTORE_TIMEOUT_MS / 1000} s`));
+    timer = setTimeout(late, RESTORE_TIMEOUT_MS);
   });
   const never = new Promise(() => {});
   try {

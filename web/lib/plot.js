@@ -72,7 +72,9 @@ export function linePlot({ series, xLabel, yLabel, log = false, summary, classNa
     const text = el("text", { x: r(px(x)), y: H - PAD.bottom + 14, "text-anchor": "middle" }, axes);
     text.textContent = String(x);
   });
-  const xl = el("text", { class: "plot-label", x: (PAD.left + W - PAD.right) / 2, y: H - 6, "text-anchor": "middle" }, axes);
+  const xl = el("text", {
+    class: "plot-label", x: (PAD.left + W - PAD.right) / 2, y: H - 6, "text-anchor": "middle",
+  }, axes);
   xl.textContent = xLabel;
   const yl = el("text", {
     class: "plot-label", x: 11, y: (PAD.top + H - PAD.bottom) / 2, "text-anchor": "middle",
@@ -88,8 +90,9 @@ export function linePlot({ series, xLabel, yLabel, log = false, summary, classNa
     for (const [x, y] of ok) {
       const cx = r(px(x));
       const cy = r(py(y));
-      if (kind === "b") el("rect", { class: "plot-point", x: cx - 3.5, y: cy - 3.5, width: 7, height: 7, "data-x": x, "data-y": y }, g);
-      else el("circle", { class: "plot-point", cx, cy, r: 3.8, "data-x": x, "data-y": y }, g);
+      if (kind === "b") {
+        el("rect", { class: "plot-point", x: cx - 3.5, y: cy - 3.5, width: 7, height: 7, "data-x": x, "data-y": y }, g);
+      } else el("circle", { class: "plot-point", cx, cy, r: 3.8, "data-x": x, "data-y": y }, g);
     }
   });
   return svg;

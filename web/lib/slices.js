@@ -31,7 +31,11 @@ export function keepInPlace(parent, elements) {
 
 // Children already in place stay (keepInPlace); the rest arrive in slices, and
 // arrived(from, to) is told each time elements[from..to) are put on the page.
-export function appendInSlices(parent, elements, { eager = EAGER_ROWS, perFrame = ROWS_PER_FRAME, arrived = (/** @type {number} */ _from, /** @type {number} */ _to) => {} } = {}) {
+export function appendInSlices(parent, elements, {
+  eager = EAGER_ROWS,
+  perFrame = ROWS_PER_FRAME,
+  arrived = (/** @type {number} */ _from, /** @type {number} */ _to) => {},
+} = {}) {
   const kept = keepInPlace(parent, elements);
   let next = Math.max(kept, Math.min(eager, elements.length));
   parent.append(...elements.slice(kept, next));

@@ -11,12 +11,15 @@ export default {
   panel(ctx) {
     const start = (zero) => () => ctx.start(this, { zero }).catch(ctx.failed);
     return [
-      h("p", {}, "Grads collect contributions with ", h("code", {}, "+="), ", so a second ", h("code", {}, "backward()"),
-        " adds on top of what the first one left behind. Forgetting ", h("code", {}, "zero_grad()"),
+      h("p", {}, "Grads collect contributions with ", h("code", {}, "+="), ", so a second ",
+        h("code", {}, "backward()"), " adds on top of what the first one left behind. Forgetting ",
+        h("code", {}, "zero_grad()"),
         " is the question asked most often in micrograd's issue tracker."),
       h("div", { class: "why-row" },
-        h("button", { type: "button", id: "again-run", class: "button primary", onclick: start(false) }, "backward() again"),
-        h("button", { type: "button", id: "again-zero", class: "button", onclick: start(true) }, "zero_grad(), then backward()")),
+        h("button", { type: "button", id: "again-run", class: "button primary", onclick: start(false) },
+          "backward() again"),
+        h("button", { type: "button", id: "again-zero", class: "button", onclick: start(true) },
+          "zero_grad(), then backward()")),
       h("div", { id: "again-result", class: "why-result" }),
     ];
   },

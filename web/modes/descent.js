@@ -21,11 +21,13 @@ export default {
       h("fieldset", { class: "why-inputs", id: "descent-inputs" }, h("legend", {}, "Inputs to move")),
       h("div", { class: "why-row" },
         h("label", { for: "descent-rate" }, "Learning rate"),
-        h("input", { type: "number", id: "descent-rate", value: "0.1", min: "0.001", max: "10", step: "any", inputmode: "decimal",
+        h("input", {
+          type: "number", id: "descent-rate", value: "0.1", min: "0.001", max: "10", step: "any", inputmode: "decimal",
           onchange: (e) => { const rate = Number(e.target.value); if (rate > 0 && rate <= 10) ctx.set({ rate }); } }),
         h("button", { type: "button", id: "descent-step", class: "button primary", onclick: move(false) }, "Descend"),
         h("button", { type: "button", id: "descent-ascend", class: "button", onclick: move(true) }, "Ascend"),
-        h("button", { type: "button", id: "descent-reset", class: "button quiet", onclick: () => reset(ctx) }, "Reset descent")),
+        h("button", { type: "button", id: "descent-reset", class: "button quiet", onclick: () => reset(ctx) },
+          "Reset descent")),
       h("div", { id: "descent-result", class: "why-result" }),
       h("div", { id: "descent-plot", class: "why-plot" }),
     ];
@@ -89,11 +91,15 @@ export default {
     const f = view.frame;
     marks.visiting = answer.output;
     marks.visitTag = view.index === 0 ? "start" : `step ${view.index}`;
-    if (view.index > 0) for (const i of f.moved ?? []) marks.receiving.set(i, f.ascend ? "+ lr × grad" : "− lr × grad");
+    if (view.index > 0) {
+      for (const i of f.moved ?? []) marks.receiving.set(i, f.ascend ? "+ lr × grad" : "− lr × grad");
+    }
   },
 
   position(view) {
-    return view.index === 0 ? `${view.mode.title} · start` : `${view.mode.title} · step ${view.index} of ${view.total - 1}`;
+    return view.index === 0
+      ? `${view.mode.title} · start`
+      : `${view.mode.title} · step ${view.index} of ${view.total - 1}`;
   },
 
   details(view, answer) {
@@ -103,10 +109,13 @@ export default {
     const before = view.index ? history[view.index - 1] : null;
     const moved = view.index ? moves[view.index - 1].inputs : moves[0]?.inputs ?? Object.keys(entry.values);
     const rows = moved.map((name) => (before
-      ? `${name}: ${fmt(before.values[name])} ${f.ascend ? "+" : "−"} ${fmt(f.rate)} × ${fmt(before.grads[name])} = ${fmt(entry.values[name])}`
+      ? `${name}: ${fmt(before.values[name])} ${f.ascend ? "+" : "−"} ${fmt(f.rate)} × ${fmt(before.grads[name])} `
+        + `= ${fmt(entry.values[name])}`
       : `${name} = ${fmt(entry.values[name])}, ${name}.grad = ${fmt(entry.grads[name])}`));
     return [
-      h("p", { class: "detail-head" }, view.index === 0 ? "The starting point" : `Step ${view.index} (${f.ascend ? "ascend" : "descend"}, learning rate ${fmt(f.rate)})`),
+      h("p", { class: "detail-head" }, view.index === 0
+        ? "The starting point"
+        : `Step ${view.index} (${f.ascend ? "ascend" : "descend"}, learning rate ${fmt(f.rate)})`),
       list(rows, "why-math"),
       h("p", { class: "detail-math" }, `${answer.nodes[answer.output].label} = ${fmt(entry.output)}`),
     ];
@@ -158,7 +167,8 @@ function show(ctx, reply, made) {
   const answer = ctx.answer();
   const out = answer.nodes[answer.output].label;
   const outputs = reply.history.map((e) => e.output);
-  const summary = `${out} over ${plural(outputs.length, "point")} (step 0 to ${outputs.length - 1}): ${outputs.map((y) => fmt(y)).join(", ")}.`;
+  const summary = `${out} over ${plural(outputs.length, "point")} (step 0 to ${outputs.length - 1}): `
+    + `${outputs.map((y) => fmt(y)).join(", ")}.`;
   const plot = linePlot({
     series: [{ name: "output", points: outputs.map((y, k) => [k, y]), kind: "a" }],
     xLabel: "step", yLabel: out, summary, className: "descent",

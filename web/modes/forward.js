@@ -10,12 +10,14 @@ import { fillInputs, h, inputSelect, list, plural, pushLines, row, withFinal } f
 export default {
   panel(ctx) {
     return [
-      h("p", {}, "Forward mode carries a second number with every value, its tangent: how fast it moves when the chosen "
-        + "input moves. Seed that input's tangent with 1 (every other input's with 0) and compute tangents in the same "
-        + "order as the data. One pass gives the derivative for one input, so a graph with many inputs needs many passes; "
-        + "reverse mode gets them all from one backward pass."),
+      h("p", {}, "Forward mode carries a second number with every value, its tangent: how fast it moves when the "
+        + "chosen input moves. Seed that input's tangent with 1 (every other input's with 0) and compute tangents in "
+        + "the same order as the data. One pass gives the derivative for one input, so a graph with many inputs needs "
+        + "many passes; reverse mode gets them all from one backward pass."),
       row(h("label", { for: "forward-wrt" }, "Input"), inputSelect("forward-wrt"),
-        h("button", { type: "button", id: "forward-run", class: "button primary", onclick: () => ctx.start(this).catch(ctx.failed) }, "Run forward mode")),
+        h("button", {
+          type: "button", id: "forward-run", class: "button primary", onclick: () => ctx.start(this).catch(ctx.failed),
+        }, "Run forward mode")),
       h("div", { id: "forward-result", class: "why-result" }),
     ];
   },
@@ -45,10 +47,13 @@ export default {
     const ok = Math.abs(reply.derivative - grad) <= 1e-12 * Math.max(1, Math.abs(grad));
     box.replaceChildren(
       h("p", { class: `why-verdict ${ok ? "why-ok" : "why-bad"}` },
-        `${ok ? "✓" : "≈"} d${out}/d${wrt} = ${fmt(reply.derivative)}, the same as the backward pass's ${wrt}.grad = ${fmt(grad)}.`),
+        `${ok ? "✓" : "≈"} d${out}/d${wrt} = ${fmt(reply.derivative)}, `
+          + `the same as the backward pass's ${wrt}.grad = ${fmt(grad)}.`),
       list(reply.explanation, "explanation"),
       h("h3", {}, `Forward-mode passes run: ${runs.size} of ${inputs.length}`),
-      list(inputs.map((x) => (runs.has(x) ? `${x}: d${out}/d${x} = ${fmt(runs.get(x))} ✓` : `${x}: needs its own pass`)), "why-math"),
+      list(inputs.map((x) => (runs.has(x)
+        ? `${x}: d${out}/d${x} = ${fmt(runs.get(x))} ✓`
+        : `${x}: needs its own pass`)), "why-math"),
       h("p", { class: "why-cost" }, `Forward mode: ${plural(reply.passes_for_all_inputs, "pass", "passes")}, `
         + `${reply.multiplications_forward_mode} multiplications for every input. Reverse mode: 1 pass, `
         + `${reply.multiplications_reverse_mode} multiplications.`));
@@ -93,7 +98,8 @@ export default {
     }
     parts.push(list(f.pushes.map((p) => h("li", { class: "push" },
       h("code", { class: "push-rule" }, p.rule),
-      h("div", { class: "push-math" }, `local ${fmt(p.local)} × d${label(p.parent)}/d${x} ${fmt(p.upstream)} = ${fmt(p.contribution)}`),
+      h("div", { class: "push-math" },
+        `local ${fmt(p.local)} × d${label(p.parent)}/d${x} ${fmt(p.upstream)} = ${fmt(p.contribution)}`),
       h("div", { class: "push-change" }, `running sum ${fmt(p.before)} → ${fmt(p.after)}`))), "pushes"));
     return parts;
   },

@@ -20,8 +20,12 @@ export default {
         + "topological sort does. A node that feeds two consumers is called twice, and the second call hands on its "
         + "whole total, including the part its first call already passed on."),
       h("div", { class: "why-row" },
-        h("button", { type: "button", id: "naive-run", class: "button primary", onclick: () => ctx.start(this).catch(ctx.failed) }, "Run the recursion"),
-        h("button", { type: "button", id: "naive-shared", class: "button", onclick: () => loadShared(ctx, this).catch(ctx.failed) }, "Load a = 1, b = a + a, c = b + b")),
+        h("button", {
+          type: "button", id: "naive-run", class: "button primary", onclick: () => ctx.start(this).catch(ctx.failed),
+        }, "Run the recursion"),
+        h("button", {
+          type: "button", id: "naive-shared", class: "button", onclick: () => loadShared(ctx, this).catch(ctx.failed),
+        }, "Load a = 1, b = a + a, c = b + b")),
       h("div", { id: "naive-result", class: "why-result" }),
     ];
   },
@@ -42,23 +46,30 @@ export default {
     const wrong = inputs.filter((i) => !same(reply.grads[i], reply.correct_grads[i]));
     const grads = inputs.map((i) => `${label(i)}.grad = ${fmt(reply.grads[i])}`).join(", ");
     const parts = [wrong.length
-      ? h("p", { class: "why-verdict why-bad" }, `✗ Double counted: ${wrong.map((i) => `${label(i)}.grad = ${fmt(reply.grads[i])} where the truth is ${fmt(reply.correct_grads[i])}`).join("; ")}.`)
+      ? h("p", { class: "why-verdict why-bad" }, `✗ Double counted: ${wrong.map((i) =>
+        `${label(i)}.grad = ${fmt(reply.grads[i])} where the truth is ${fmt(reply.correct_grads[i])}`).join("; ")}.`)
       : h("p", { class: "why-verdict why-ok" }, `✓ The recursion agrees with the backward pass here: ${grads}.`),
     list(reply.explanation, "explanation")];
     if (reply.resends.length) {
       // What each input received, with the re-sent parts marked.
       parts.push(h("h3", {}, "What each input received"));
       parts.push(list(reply.received.map(({ node, parts: got }) => {
-        const sum = got.map((p) => (p.resent ? `${fmt(p.contribution)} (↻ ${fmt(p.resent)} re-sent)` : fmt(p.contribution)));
+        const sum = got.map((p) =>
+          (p.resent ? `${fmt(p.contribution)} (↻ ${fmt(p.resent)} re-sent)` : fmt(p.contribution)));
         return `${label(node)}: ${sum.join(" + ") || "0"} = ${fmt(reply.grads[node])}`
-          + (same(reply.grads[node], reply.correct_grads[node]) ? "" : ` (should be ${fmt(reply.correct_grads[node])})`);
+          + (same(reply.grads[node], reply.correct_grads[node])
+            ? ""
+            : ` (should be ${fmt(reply.correct_grads[node])})`);
       }), "why-math"));
     }
-    if (reply.truncated) parts.push(h("p", { class: "muted" }, "Only the first calls are shown: the recursion kept doubling."));
+    if (reply.truncated) {
+      parts.push(h("p", { class: "muted" }, "Only the first calls are shown: the recursion kept doubling."));
+    }
     box.replaceChildren(...parts);
     return {
       message: wrong.length
-        ? `Naive recursion: ${reply.frames.length - 1} sends, and ${wrong.map(label).join(", ")} come${wrong.length === 1 ? "s" : ""} out wrong.`
+        ? `Naive recursion: ${reply.frames.length - 1} sends, `
+          + `and ${wrong.map(label).join(", ")} come${wrong.length === 1 ? "s" : ""} out wrong.`
         : "Naive recursion: every node is called once here, so it agrees with the backward pass.",
       mode: {
         title: "Naive recursion",
@@ -83,7 +94,12 @@ export default {
     marks.visitTag = `${repeat ? "↻ " : ""}called with ${fmt(f.upstream)}`;
     marks.receiving.set(p.parent, f.calls?.again ? "+=, calls again" : "+=");
     marks.pushes.set(p.edge, repeat
-      ? { lines: [`${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}`], late: false, kind: "resent", tag: `↻ re-sends ${fmt(p.local * repeat)}` }
+      ? {
+        lines: [`${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}`],
+        late: false,
+        kind: "resent",
+        tag: `↻ re-sends ${fmt(p.local * repeat)}`,
+      }
       : { lines: [`${fmt(p.local)} × ${fmt(p.upstream)}`, `= ${fmt(p.contribution)}`], late: false });
   },
 
@@ -108,11 +124,13 @@ export default {
       h("div", { class: "push-math" }, `local ${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}`),
       h("div", { class: "push-change" }, `${label(p.parent)}.grad: ${fmt(p.before)} → ${fmt(p.after)}`));
     if (repeat) {
-      li.append(h("div", { class: "push-late" }, `↻ Counted twice: ${fmt(p.local * repeat)} of this ${fmt(p.contribution)} `
+      li.append(h("div", { class: "push-late" },
+        `↻ Counted twice: ${fmt(p.local * repeat)} of this ${fmt(p.contribution)} `
         + `already reached ${label(p.parent)} through ${sender}'s earlier call.`));
     }
     if (f.calls?.again) {
-      li.append(h("div", { class: "push-late" }, `↻ ${label(p.parent)} now calls its backward again with its whole total `
+      li.append(h("div", { class: "push-late" },
+        `↻ ${label(p.parent)} now calls its backward again with its whole total `
         + `${fmt(p.after)}, so the ${fmt(f.resent)} it passed on before goes out a second time.`));
     }
     return [h("p", { class: "detail-head" }, `${sender}'s backward, called with ${fmt(f.upstream)}`

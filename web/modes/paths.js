@@ -22,11 +22,13 @@ export default {
       showGrowth(ctx).catch(ctx.failed);
     });
     return [
-      h("p", {}, "The chain rule written out in full: the derivative of the output with respect to an input is a sum with "
-        + "one term per path from that input to the output, and each term multiplies the local derivatives met along its "
-        + "path. Walk one input's paths and watch the running sum land on its grad."),
+      h("p", {}, "The chain rule written out in full: the derivative of the output with respect to an input is a "
+        + "sum with one term per path from that input to the output, and each term multiplies the local derivatives "
+        + "met along its path. Walk one input's paths and watch the running sum land on its grad."),
       row(h("label", { for: "paths-wrt" }, "Input"), inputSelect("paths-wrt"),
-        h("button", { type: "button", id: "paths-run", class: "button primary", onclick: () => ctx.start(this).catch(ctx.failed) }, "Walk its paths")),
+        h("button", {
+          type: "button", id: "paths-run", class: "button primary", onclick: () => ctx.start(this).catch(ctx.failed),
+        }, "Walk its paths")),
       h("div", { id: "paths-result", class: "why-result" }),
       h("h3", { id: "growth-heading" }, "On bigger graphs"),
       h("p", {}, "Listing paths repeats work: every input needs its own walk, and where branches meet again the paths "
@@ -58,11 +60,14 @@ export default {
     const label = (i) => nodes[i].label;
     const x = label(reply.wrt);
     const c = reply.cost;
-    const ok = same(reply.sum, reply.grad) || Math.abs(reply.sum - reply.grad) <= 1e-12 * Math.max(1, Math.abs(reply.grad));
+    const ok = same(reply.sum, reply.grad)
+      || Math.abs(reply.sum - reply.grad) <= 1e-12 * Math.max(1, Math.abs(reply.grad));
     const rows = reply.paths.map((p) => h("li", {},
       h("span", { class: "why-route" }, p.nodes.map(label).join(" → ")), ": ",
       h("span", { class: "why-product" }, `${p.locals.map((l) => fmt(l)).join(" × ")} = ${fmt(p.product)}`)));
-    if (reply.path_count > reply.paths.length) rows.push(h("li", { class: "muted" }, `…and ${reply.path_count - reply.paths.length} more`));
+    if (reply.path_count > reply.paths.length) {
+      rows.push(h("li", { class: "muted" }, `…and ${reply.path_count - reply.paths.length} more`));
+    }
     box.replaceChildren(
       h("p", { class: `why-verdict ${ok ? "why-ok" : "why-bad"}` },
         `${ok ? "✓" : "≈"} ${plural(reply.path_count, "path")} from ${x}: their products sum to `
@@ -103,13 +108,15 @@ export default {
     const c = f.changes[0];
     const parts = [
       h("p", { class: "detail-head" }, `Path ${view.index + 1} of ${view.total}: ${f.nodes.map(label).join(" → ")}`),
-      h("p", { class: "detail-math" }, `${f.edges.map((e) => fmt(answer.edges[e].local)).join(" × ")} = ${fmt(f.product)}`),
+      h("p", { class: "detail-math" },
+        `${f.edges.map((e) => fmt(answer.edges[e].local)).join(" × ")} = ${fmt(f.product)}`),
       h("p", { class: "detail-math" }, `Σ paths for ${label(f.node)}: ${fmt(c.before)} → ${fmt(c.after)}`),
     ];
     if (view.index === view.total - 1) {
       const grad = answer.nodes[f.node].grad;
       const ok = same(c.after, grad);
-      parts.push(h("p", { class: ok ? "why-ok" : "why-bad" }, `${ok ? "✓" : "≈"} The backward pass gives ${label(f.node)}.grad = ${fmt(grad)}.`));
+      parts.push(h("p", { class: ok ? "why-ok" : "why-bad" },
+        `${ok ? "✓" : "≈"} The backward pass gives ${label(f.node)}.grad = ${fmt(grad)}.`));
     }
     return parts;
   },
@@ -167,7 +174,11 @@ async function showGrowth(ctx) {
       rows.map((r) => [r.n, r.paths, r.path_multiplications, r.backward_multiplications])));
   const factor = Math.round(last.path_multiplications / last.backward_multiplications);
   const say = h("p", { class: "why-cost" }, family === "diamonds"
-    ? `Each diamond doubles the number of paths, so listing them grows exponentially (${last.paths} paths at n = ${last.n}, ${factor}× the work), while the backward pass grows by 4 multiplications per diamond.`
-    : `Each input has only a few paths, but each path is walked separately: ${last.path_multiplications} multiplications for ${last.inputs} inputs at n = ${last.n}, about ${factor}× the ${last.backward_multiplications} of one backward pass.`);
+    ? "Each diamond doubles the number of paths, so listing them grows exponentially "
+      + `(${last.paths} paths at n = ${last.n}, ${factor}× the work), `
+      + "while the backward pass grows by 4 multiplications per diamond."
+    : "Each input has only a few paths, but each path is walked separately: "
+      + `${last.path_multiplications} multiplications for ${last.inputs} inputs at n = ${last.n}, `
+      + `about ${factor}× the ${last.backward_multiplications} of one backward pass.`);
   box.replaceChildren(plot, legend, say, more);
 }

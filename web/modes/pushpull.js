@@ -14,15 +14,20 @@ export default {
   panel(ctx) {
     return [
       h("p", {}, "The backward visit can be written two ways. ", h("strong", {}, "Push"), " (micrograd's ",
-        h("code", {}, "_backward"), "): the visited node adds local × its own grad into each parent. ", h("strong", {}, "Pull"),
-        " (the formula g", h("sub", {}, "p"), " = Σ g", h("sub", {}, "c"), " · ∂c/∂p): the visited node sets its own grad "
+        h("code", {}, "_backward"), "): the visited node adds local × its own grad into each parent. ",
+        h("strong", {}, "Pull"), " (the formula g", h("sub", {}, "p"), " = Σ g", h("sub", {}, "c"),
+        " · ∂c/∂p): the visited node sets its own grad "
         + "from the grads of the nodes that use it. Both are right when every node comes after all its consumers; they "
         + "break in different places when it does not."),
       h("p", {}, "Try an input visited before the nodes that use it. Pull reads their grads before they are final and "
         + "loses those paths; push does not care, because an input has nothing to pass on."),
       h("div", { class: "why-row" },
-        h("button", { type: "button", id: "pushpull-early", class: "button", onclick: () => inputFirst(ctx) }, "Put an input first in the visit order"),
-        h("button", { type: "button", id: "pushpull-compare", class: "button primary", onclick: () => compare(ctx).catch(ctx.failed) }, "Compare push and pull on this order")),
+        h("button", { type: "button", id: "pushpull-early", class: "button", onclick: () => inputFirst(ctx) },
+          "Put an input first in the visit order"),
+        h("button", {
+          type: "button", id: "pushpull-compare", class: "button primary",
+          onclick: () => compare(ctx).catch(ctx.failed),
+        }, "Compare push and pull on this order")),
       h("div", { id: "pushpull-result", class: "why-result" }),
     ];
   },
@@ -53,8 +58,11 @@ function inputFirst(ctx) {
   const input = [...answer.inputs].sort((a, b) => consumers(b) - consumers(a))[0];
   const label = answer.nodes[input].label;
   const order = [label, ...ctx.correctOrder().filter((l) => l !== label)];
-  ctx.$("pushpull-result").replaceChildren(h("p", {}, `The visit order is now ${order.join(", ")}: ${label} is visited before the nodes that use it. Compare push and pull, or press Run order.`));
-  ctx.arrangeOrder(order, `Moved ${label} to the top of the visit order. Press Compare push and pull, or choose Push or Pull and press Run order.`);
+  ctx.$("pushpull-result").replaceChildren(h("p", {},
+    `The visit order is now ${order.join(", ")}: ${label} is visited before the nodes that use it. `
+    + "Compare push and pull, or press Run order."));
+  ctx.arrangeOrder(order, `Moved ${label} to the top of the visit order. `
+    + "Press Compare push and pull, or choose Push or Pull and press Run order.");
 }
 
 async function compare(ctx) {
@@ -76,15 +84,19 @@ async function compare(ctx) {
   for (const [name, exp] of [["Push", runs.push], ["Pull", runs.pull]]) {
     const wrong = wrongGrads(exp.grads, exp.correct_grads).length;
     const section = h("div", { class: `why-rule rule-${name.toLowerCase()}` },
-      h("h3", {}, `${name}: ${wrong ? `✗ ${plural(wrong, "wrong grad")}, ${plural(exp.lost_path_count, "lost path")}` : "✓ every grad right"}`),
+      h("h3", {}, `${name}: ${wrong
+        ? `✗ ${plural(wrong, "wrong grad")}, ${plural(exp.lost_path_count, "lost path")}`
+        : "✓ every grad right"}`),
       list(exp.explanation, "explanation"));
     if (exp.lost_paths.length) {
-      section.append(list(exp.lost_paths.map((p) => `Lost: ${p.nodes.map(label).join(" → ")} (carries ${fmt(p.product)})`), "lost-paths"));
+      const lost = exp.lost_paths.map((p) => `Lost: ${p.nodes.map(label).join(" → ")} (carries ${fmt(p.product)})`);
+      section.append(list(lost, "lost-paths"));
     }
     if (exp.harmless.length) section.append(list(exp.harmless.map((x) => `Harmless: ${x.text}`), "harmless"));
     parts.push(section);
   }
-  parts.push(h("p", { class: "muted" }, "To step through either run, choose Push or Pull next to the visit order and press Run order."));
+  parts.push(h("p", { class: "muted" },
+    "To step through either run, choose Push or Pull next to the visit order and press Run order."));
   box.replaceChildren(...parts);
   ctx.compared(order);
 }

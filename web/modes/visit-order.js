@@ -78,9 +78,13 @@ function pullDetails(f, answer) {
   if (!f.pushes.length) parts.push(h("p", { class: "muted" }, "Nothing to pull: the output keeps its seed."));
   parts.push(list(f.pushes.map((p) => h("li", { class: `push${p.late ? " is-late" : ""}` },
     h("code", { class: "push-rule" }, p.rule),
-    h("div", { class: "push-math" }, `${label(p.child)}.grad ${fmt(p.upstream)} × local ${fmt(p.local)} = ${fmt(p.contribution)}`),
+    h("div", { class: "push-math" },
+      `${label(p.child)}.grad ${fmt(p.upstream)} × local ${fmt(p.local)} = ${fmt(p.contribution)}`),
     h("div", { class: "push-change" }, `running sum ${fmt(p.before)} → ${fmt(p.after)}`),
-    p.late ? h("div", { class: "push-late" }, `⚠ Too early: ${label(p.child)} has not been visited yet, so its grad is not final and the paths through it are lost.`) : null,
+    p.late
+      ? h("div", { class: "push-late" }, `⚠ Too early: ${label(p.child)} has not been visited yet, `
+        + "so its grad is not final and the paths through it are lost.")
+      : null,
   )), "pushes"));
   return parts;
 }

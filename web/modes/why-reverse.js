@@ -36,7 +36,9 @@ export class WhyReverse {
   buildTabs() {
     const tablist = this.$("why-tabs");
     this.tabs = MODES.map((mode, i) => {
-      const tab = h("button", { type: "button", role: "tab", id: `why-tab-${mode.id}`, "aria-controls": `why-${mode.id}` }, mode.tab);
+      const tab = h("button", {
+        type: "button", role: "tab", id: `why-tab-${mode.id}`, "aria-controls": `why-${mode.id}`,
+      }, mode.tab);
       tab.addEventListener("click", () => this.select(mode.id));
       tab.addEventListener("keydown", (e) => {
         const moves = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: MODES.length - 1 };
@@ -50,7 +52,10 @@ export class WhyReverse {
     });
     tablist.replaceChildren(...this.tabs);
     this.panels = MODES.map((mode) => {
-      const panel = h("div", { class: "why-panel", role: "tabpanel", id: `why-${mode.id}`, "aria-labelledby": `why-tab-${mode.id}`, tabindex: "0" });
+      const panel = h("div", {
+        class: "why-panel", role: "tabpanel", id: `why-${mode.id}`, "aria-labelledby": `why-tab-${mode.id}`,
+        tabindex: "0",
+      });
       panel.append(...mode.panel(this.ctx));
       return panel;
     });
@@ -83,7 +88,8 @@ export class WhyReverse {
     this.$("why-active").hidden = !on;
     if (on) {
       const where = view?.pass === "mode" ? "" : " (the forward pass comes first)";
-      this.$("why-active-text").textContent = `Stepping: ${on.title}${where}. Step forward and Step back walk it; the graph, the table and the narration follow.`;
+      this.$("why-active-text").textContent = `Stepping: ${on.title}${where}. `
+        + "Step forward and Step back walk it; the graph, the table and the narration follow.";
       this.$("why-now").textContent = view?.pass === "mode" ? `Now: ${view.frame.text}` : "";
     }
   }

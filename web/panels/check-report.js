@@ -24,8 +24,10 @@ export class CheckReport {
     const count = problems.length;
     const verdict = ok
       ? h("p", { class: "check-verdict is-right" }, "✓ check found no problem in your engine on this graph.")
-      : h("p", { class: "check-verdict is-wrong" }, `✗ check found ${count} problem${count === 1 ? "" : "s"} in your engine:`);
-    const items = problems.map((problem, i) => h("li", { class: "check-problem", data: { kind: problem.kind, node: problem.node } },
+      : h("p", { class: "check-verdict is-wrong" },
+        `✗ check found ${count} problem${count === 1 ? "" : "s"} in your engine:`);
+    const items = problems.map((problem, i) => h("li",
+      { class: "check-problem", data: { kind: problem.kind, node: problem.node } },
       h("span", { class: "check-text" }, problem.text), " ",
       h("button", { type: "button", class: "button small", "aria-label": `Show problem ${i + 1} on the graph`,
         onclick: () => this.select(i) }, "Show")));
@@ -38,7 +40,9 @@ export class CheckReport {
   }
 
   select(i) {
-    for (const [j, li] of [...this.box.querySelectorAll(".check-problem")].entries()) li.classList.toggle("is-shown", i === j);
+    for (const [j, li] of [...this.box.querySelectorAll(".check-problem")].entries()) {
+      li.classList.toggle("is-shown", i === j);
+    }
     this.show(this.report.problems[i]);
   }
 }

@@ -217,7 +217,9 @@ export class Checkpoints {
   // The open question: asked, with a field (or choices), Check and Show answer.
   card(cp) {
     const st = this.statusOf(cp);
-    const where = cp.pass === "forward" ? `forward pass, node ${cp.step + 1}` : cp.step === 0 ? "backward pass, the seed" : `backward pass, visit ${cp.step}`;
+    const where = cp.pass === "forward"
+      ? `forward pass, node ${cp.step + 1}`
+      : cp.step === 0 ? "backward pass, the seed" : `backward pass, visit ${cp.step}`;
     const qid = `cp-${cp.id}-q`;
     const card = h("section", {
       class: `checkpoint is-ask state-${st.state}`, "aria-labelledby": qid,
@@ -232,10 +234,12 @@ export class Checkpoints {
     if (about) head.append(h("span", { class: "cp-where" }, `· ${about} is outlined on the graph`));
     card.append(head, question);
     if (cp.edited) {
-      card.append(h("p", { class: "cp-note" }, "With your new input values the answer is worked out from them, not the preset's numbers."));
+      card.append(h("p", { class: "cp-note" },
+        "With your new input values the answer is worked out from them, not the preset's numbers."));
     }
     if (cp.auto && cp.step === 0) {
-      card.append(h("p", { class: "cp-note" }, "Questions made from your program: one before each backward visit. The switch turns them off."));
+      card.append(h("p", { class: "cp-note" },
+        "Questions made from your program: one before each backward visit. The switch turns them off."));
     }
     const feedback = h("div", { class: "cp-feedback", id: `cp-${cp.id}-fb`, "aria-live": "polite" });
     const form = h("form", { class: "cp-form", novalidate: true });
@@ -245,7 +249,9 @@ export class Checkpoints {
       cp.choices.forEach((choice, i) => {
         const id = `cp-${cp.id}-c${i}`;
         group.append(h("div", { class: "cp-choice" },
-          h("input", { type: "radio", name: `cp-${cp.id}`, id, value: String(i), checked: String(st.reply) === String(i) }),
+          h("input", {
+            type: "radio", name: `cp-${cp.id}`, id, value: String(i), checked: String(st.reply) === String(i),
+          }),
           h("label", { for: id }, choice)));
       });
       form.append(group);
@@ -356,12 +362,14 @@ export class Checkpoints {
       parts.push(h("p", { class: "cp-verdict cp-right" }, h("strong", {}, "✓ Right: "), answer));
     } else if (st.state === "wrong") {
       parts.push(h("p", { class: "cp-verdict cp-missed" },
-        h("strong", {}, "The answer: "), answer, ` (you said ${cp.kind === "choice" ? cp.choices[Number(st.reply)] : st.reply})`));
+        h("strong", {}, "The answer: "), answer,
+        ` (you said ${cp.kind === "choice" ? cp.choices[Number(st.reply)] : st.reply})`));
     } else {
       parts.push(h("p", { class: "cp-verdict cp-shown" }, h("strong", {}, "The answer: "), answer));
     }
     if (cp.edited && !cp.auto) {
-      parts.push(h("p", { class: "cp-explanation" }, `Worked out from the trace with your values. (For the preset's own numbers: ${cp.explanation})`));
+      parts.push(h("p", { class: "cp-explanation" },
+        `Worked out from the trace with your values. (For the preset's own numbers: ${cp.explanation})`));
     } else {
       parts.push(h("p", { class: "cp-explanation" }, cp.explanation));
     }
@@ -394,7 +402,8 @@ export function generated(answer) {
     id: "auto-seed", auto: true, pass: "backward", step: 0, kind: "number", tolerance: 1e-3, check: `${outLabel}.grad`,
     question: `The backward pass starts by setting the output's grad, ${outLabel}.grad. To what?`,
     answerValue: seed.after,
-    explanation: `${outLabel}.grad asks how much ${outLabel} moves when ${outLabel} moves: one for one, so the seed is 1.`,
+    explanation: `${outLabel}.grad asks how much ${outLabel} moves when ${outLabel} moves: `
+      + "one for one, so the seed is 1.",
   });
   backward.forEach((frame, k) => {
     if (k === 0 || !frame.pushes?.length) return;
@@ -412,7 +421,8 @@ export function generated(answer) {
       answerValue: after,
       get explanation() {
         const sums = pushes.map((p) => `${p.rule}: ${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}`);
-        return `${sums.join("; ")}. Added to what ${label}.grad held (${fmt(pushes[0].before)}), that makes ${fmt(after)}.`;
+        return `${sums.join("; ")}. `
+          + `Added to what ${label}.grad held (${fmt(pushes[0].before)}), that makes ${fmt(after)}.`;
       },
     });
   });

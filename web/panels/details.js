@@ -49,7 +49,8 @@ export function renderDetails(container, view, answer) {
       change.append(node("code", "", `${parent.label}.grad: ${fmt(p.before)} → ${fmt(p.after)}`));
       li.append(change);
       if (p.late) {
-        li.append(node("div", "push-late", `⚠ Too late: ${parent.label} was already visited, so this never reaches ${parent.label}'s own parents.`));
+        li.append(node("div", "push-late", `⚠ Too late: ${parent.label} was already visited, `
+          + `so this never reaches ${parent.label}'s own parents.`));
       }
       const edge = edges[p.edge];
       li.dataset.edge = String(edge.id);

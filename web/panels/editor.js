@@ -34,11 +34,13 @@ export class Editor {
       autocomplete: "off", wrap: "off", rows: "8", "aria-describedby": "editor-help editor-status",
     });
     this.status = h("div", { class: "editor-status", id: "editor-status", role: "status" });
-    this.backButton = h("button", { type: "button", class: "button quiet small", onclick: () => this.backToPreset() }, "Back to the preset");
+    this.backButton = h("button", { type: "button", class: "button quiet small", onclick: () => this.backToPreset() },
+      "Back to the preset");
     this.panel = h("div", { class: "editor", id: "editor", hidden: true },
       h("label", { for: "program-editor", class: "editor-label" }, "Type or paste a program"),
       h("p", { class: "editor-help", id: "editor-help" },
-        "One assignment per line, micrograd style: numbers, + − × / **, and tanh, relu, exp, log, sin, cos, sigmoid (as functions or methods). The last line is the output."),
+        "One assignment per line, micrograd style: numbers, + − × / **, and tanh, relu, exp, log, sin, cos, sigmoid "
+          + "(as functions or methods). The last line is the output."),
       h("div", { class: "editor-frame" }, this.gutter, this.area),
       this.status,
       h("div", { class: "editor-buttons" },
@@ -169,7 +171,8 @@ export class Editor {
       parts.push(h("pre", { class: "editor-caret", "aria-hidden": "true" },
         `${String(error.line).padStart(3)} | ${lineText}\n    | ${" ".repeat(col - 1)}^`));
       parts.push(h("p", { class: "muted editor-kept" },
-        h("button", { type: "button", class: "linkish", onclick: () => this.goTo(error.line, col) }, `Go to line ${error.line}`),
+        h("button", { type: "button", class: "linkish", onclick: () => this.goTo(error.line, col) },
+          `Go to line ${error.line}`),
         " · The graph shows your last program that worked."));
     } else {
       delete this.status.dataset.line;
@@ -215,7 +218,8 @@ class LastGoodNote {
     const scroller = panel?.querySelector(".graph-scroll");
     if (!scroller) return;
     panel.classList.toggle("shows-last-good", Boolean(error));
-    const described = (scroller.getAttribute("aria-describedby") ?? "").split(" ").filter((id) => id && id !== "last-good-note");
+    const described = (scroller.getAttribute("aria-describedby") ?? "").split(" ")
+      .filter((id) => id && id !== "last-good-note");
     if (!error) {
       this.note?.remove();
       if (described.length) scroller.setAttribute("aria-describedby", described.join(" "));
@@ -224,7 +228,8 @@ class LastGoodNote {
     }
     this.note ??= h("p", { class: "last-good-note", id: "last-good-note" }, h("span", { class: "last-good-text" }));
     const where = error.line ? ` (line ${error.line})` : "";
-    this.note.firstChild.textContent = `Showing the last graph that worked: your program has an error${where}, see the editor.`;
+    this.note.firstChild.textContent =
+      `Showing the last graph that worked: your program has an error${where}, see the editor.`;
     if (this.note.previousElementSibling !== scroller) scroller.after(this.note);
     scroller.setAttribute("aria-describedby", [...described, "last-good-note"].join(" "));
   }
@@ -233,12 +238,15 @@ class LastGoodNote {
 // The engine's limits, checked before anything is sent (same wording as engine/program.py).
 export function tooBig(text) {
   if (text.length > MAX_SOURCE_CHARS) {
-    return `This program is ${text.length.toLocaleString("en-US")} characters long; the limit is ${MAX_SOURCE_CHARS.toLocaleString("en-US")}.`;
+    return `This program is ${text.length.toLocaleString("en-US")} characters long; `
+      + `the limit is ${MAX_SOURCE_CHARS.toLocaleString("en-US")}.`;
   }
   let lines = 1;
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) {
     lines += 1;
-    if (lines > MAX_LINES) return `This program has more than ${MAX_LINES.toLocaleString("en-US")} lines; make it shorter.`;
+    if (lines > MAX_LINES) {
+      return `This program has more than ${MAX_LINES.toLocaleString("en-US")} lines; make it shorter.`;
+    }
   }
   return null;
 }

@@ -45,7 +45,9 @@ const START_NAMES = {
 // a function that stops the reports.
 export function applyEmbed(state, { element, shadow, ownPage }) {
   element.classList.toggle("is-embed", Boolean(state.embed));
-  for (const part of HIDEABLE) element.classList.toggle(`hide-${part}`, Boolean(state.embed) && state.hide.includes(part));
+  for (const part of HIDEABLE) {
+    element.classList.toggle(`hide-${part}`, Boolean(state.embed) && state.hide.includes(part));
+  }
   element.classList.toggle("start-order", Boolean(state.embed) && state.start === "order");
   if (!state.embed) return () => {};
   // Minimal chrome: the notes and the legend start folded.
@@ -114,22 +116,28 @@ export class EmbedDialog {
     this.kind = h("select", { id: "embed-kind" },
       h("option", { value: "iframe" }, "iframe (works on any host)"),
       h("option", { value: "element" }, "<grad-walk> element (a script from this site)"));
-    this.height = h("input", { type: "number", id: "embed-height", min: "300", max: "3000", step: "10", value: "760", class: "embed-height" });
-    this.snippet = h("textarea", { id: "embed-snippet", class: "embed-snippet", readonly: true, rows: "4", spellcheck: "false" });
+    this.height = h("input", {
+      type: "number", id: "embed-height", min: "300", max: "3000", step: "10", value: "760", class: "embed-height",
+    });
+    this.snippet = h("textarea", {
+      id: "embed-snippet", class: "embed-snippet", readonly: true, rows: "4", spellcheck: "false",
+    });
     this.status = h("p", { class: "embed-status", role: "status" });
     this.preview = h("a", { class: "embed-preview", target: "_blank", rel: "noopener" }, "Preview in a new tab");
     const form = h("form", { method: "dialog", class: "embed-form" },
       h("div", { class: "embed-head" },
         h("h2", { id: "embed-title" }, "Embed this widget"),
         h("button", { type: "submit", class: "button quiet small", value: "close" }, "Close")),
-      h("p", { class: "muted" }, "Paste the snippet into your lesson page. The widget shows the graph on screen now; the learner's steps stay inside it."),
+      h("p", { class: "muted" }, "Paste the snippet into your lesson page. "
+        + "The widget shows the graph on screen now; the learner's steps stay inside it."),
       h("fieldset", { class: "embed-parts" }, h("legend", {}, "Show"), ...checks),
       h("div", { class: "embed-row" },
         h("label", { for: "embed-kind" }, "Embed as"), this.kind),
       h("div", { class: "embed-row" },
         h("label", { for: "embed-start" }, "Start"), this.start),
       h("div", { class: "embed-row" },
-        this.keep, h("label", { for: "embed-keep" }, "Start at the current step (not only the current graph and values)")),
+        this.keep,
+        h("label", { for: "embed-keep" }, "Start at the current step (not only the current graph and values)")),
       this.heightRow = h("div", { class: "embed-row" },
         h("label", { for: "embed-height" }, "Height (px)"), this.height),
       h("label", { for: "embed-snippet", class: "embed-snippet-label" }, "Snippet"),
@@ -139,7 +147,8 @@ export class EmbedDialog {
         this.preview),
       this.status,
       h("p", { class: "muted small-print" },
-        "The element sizes itself to its content. The iframe snippet loads embed-resize.js from this site, which makes the frame grow to fit the widget."));
+        "The element sizes itself to its content. The iframe snippet loads embed-resize.js from this site, "
+          + "which makes the frame grow to fit the widget."));
     form.addEventListener("input", () => this.refresh());
     form.addEventListener("change", () => this.refresh());
     this.dialog = h("dialog", { class: "embed-dialog", id: "embed-dialog", "aria-labelledby": "embed-title" }, form);
@@ -155,7 +164,8 @@ export class EmbedDialog {
 
   url() {
     const s = this.state();
-    const hide = [...this.dialog.querySelectorAll("input[data-part]")].filter((c) => !c.checked).map((c) => c.dataset.part);
+    const hide = [...this.dialog.querySelectorAll("input[data-part]")]
+      .filter((c) => !c.checked).map((c) => c.dataset.part);
     const keep = this.keep.checked;
     const state = {
       ...s, embed: true, hide, start: this.start.value === "forward" ? null : this.start.value,
@@ -170,13 +180,15 @@ export class EmbedDialog {
     const title = `Gradwalk: ${this.state().title}`;
     const site = new URL("./", siteAddress(false)).href;
     if (this.kind.value === "iframe") {
-      return `<iframe src="${escapeAttr(src)}" title="${escapeAttr(title)}" width="100%" height="${height}" loading="lazy"></iframe>\n`
+      return `<iframe src="${escapeAttr(src)}" title="${escapeAttr(title)}" `
+        + `width="100%" height="${height}" loading="lazy"></iframe>\n`
         + `<script src="${escapeAttr(new URL("embed-resize.js", site).href)}" defer></script>`;
     }
     // The element takes the link's parameters as attributes (gradwalk.js), with
     // v spelled values and cp=0 spelled questions="off".
     const attrs = [...new URL(src).searchParams].filter(([key]) => !["gw", "embed"].includes(key))
-      .map(([key, value]) => (key === "cp" ? ' questions="off"' : ` ${key === "v" ? "values" : key}="${escapeAttr(value)}"`))
+      .map(([key, value]) =>
+        (key === "cp" ? ' questions="off"' : ` ${key === "v" ? "values" : key}="${escapeAttr(value)}"`))
       .join("");
     return `<script type="module" src="${escapeAttr(new URL("gradwalk.js", site).href)}"></script>\n`
       + `<grad-walk${attrs} aria-label="${escapeAttr(title)}"></grad-walk>`;

@@ -16,22 +16,27 @@ export function showExperiment(body, exp, answer) {
   const wrong = wrongGrads(exp.grads, exp.correct_grads);
   const parts = [
     h("p", { class: `verdict ${wrong.length ? "is-wrong" : "is-right"}` },
-      wrong.length ? `✗ ${wrong.length === 1 ? "1 grad is" : `${wrong.length} grads are`} wrong` : "✓ Every grad is right"),
+      wrong.length
+        ? `✗ ${wrong.length === 1 ? "1 grad is" : `${wrong.length} grads are`} wrong`
+        : "✓ Every grad is right"),
     h("p", { class: "ran-order" }, `Order run: ${exp.order.map(label).join(" → ")}`),
     h("ul", { class: "explanation" }, ...exp.explanation.map((sentence) => h("li", {}, sentence))),
   ];
   if (wrong.length) {
     parts.push(h("h4", {}, "Wrong grads"), h("ul", { class: "wrong-grads" },
-      ...wrong.map((i) => h("li", {}, `${label(i)}.grad = ${fmt(exp.grads[i])} (should be ${fmt(exp.correct_grads[i])})`))));
+      ...wrong.map((i) =>
+        h("li", {}, `${label(i)}.grad = ${fmt(exp.grads[i])} (should be ${fmt(exp.correct_grads[i])})`))));
   }
   if (exp.lost_paths.length) {
     const more = exp.lost_path_count - exp.lost_paths.length;
     parts.push(h("h4", {}, "Lost paths"), h("ul", { class: "lost-paths" },
-      ...exp.lost_paths.map((path) => h("li", {}, `${path.nodes.map(label).join(" → ")} (this path carries ${fmt(path.product)})`)),
+      ...exp.lost_paths.map((path) =>
+        h("li", {}, `${path.nodes.map(label).join(" → ")} (this path carries ${fmt(path.product)})`)),
       more > 0 ? h("li", { class: "muted" }, `…and ${more} more`) : null));
   }
   if (exp.harmless.length) {
-    parts.push(h("h4", {}, "Out of order, but harmless"), h("ul", { class: "harmless" }, ...exp.harmless.map((x) => h("li", {}, x.text))));
+    parts.push(h("h4", {}, "Out of order, but harmless"),
+      h("ul", { class: "harmless" }, ...exp.harmless.map((x) => h("li", {}, x.text))));
   }
   parts.push(h("p", { class: "muted" }, "Step back and forward to replay this run one visit at a time."));
   body.replaceChildren(...parts);

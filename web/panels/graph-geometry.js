@@ -18,7 +18,9 @@ export function smoothPath(points) {
   for (let i = 0; i < p.length - 1; i++) {
     const t0 = tangent(i);
     const t1 = tangent(i + 1);
-    d += ` C${r(p[i].x + t0.x / 3)},${r(p[i].y + t0.y / 3)} ${r(p[i + 1].x - t1.x / 3)},${r(p[i + 1].y - t1.y / 3)} ${r(p[i + 1].x)},${r(p[i + 1].y)}`;
+    d += ` C${r(p[i].x + t0.x / 3)},${r(p[i].y + t0.y / 3)}`
+      + ` ${r(p[i + 1].x - t1.x / 3)},${r(p[i + 1].y - t1.y / 3)}`
+      + ` ${r(p[i + 1].x)},${r(p[i + 1].y)}`;
   }
   return d;
 }
@@ -78,7 +80,10 @@ export function midpoint(points) {
     for (let i = 0; i < lengths.length; i++) {
       if (left <= lengths[i] && lengths[i] > 0) {
         const t = left / lengths[i];
-        return { x: points[i][0] + t * (points[i + 1][0] - points[i][0]), y: points[i][1] + t * (points[i + 1][1] - points[i][1]) };
+        return {
+          x: points[i][0] + t * (points[i + 1][0] - points[i][0]),
+          y: points[i][1] + t * (points[i + 1][1] - points[i][1]),
+        };
       }
       left -= lengths[i];
     }

@@ -39,7 +39,9 @@ export class Pulses {
     this.finish();
     if (!pulses.length) return;
     for (const p of pulses) {
-      const g = el("g", { class: p.backward ? "pulse" : "pulse is-forward", "data-pulse": "", "aria-hidden": "true" }, this.layer);
+      const g = el("g", {
+        class: p.backward ? "pulse" : "pulse is-forward", "data-pulse": "", "aria-hidden": "true",
+      }, this.layer);
       el("circle", { class: "pulse-dot", r: 6 }, g);
       const box = el("rect", { class: "pulse-box", rx: 6, height: 18, y: -27 }, g);
       const text = el("text", { class: "pulse-text", "text-anchor": "middle", y: -13 }, g);

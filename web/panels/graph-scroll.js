@@ -36,7 +36,8 @@ export class Viewport {
     this.frame = 0; // the pending keepInView frame
     this.teardown = new AbortController();
     if (!scroller) return;
-    const on = (target, type, fn, opts = {}) => target.addEventListener(type, fn, { ...opts, signal: this.teardown.signal });
+    const on = (target, type, fn, opts = {}) =>
+      target.addEventListener(type, fn, { ...opts, signal: this.teardown.signal });
     on(scroller, "scroll", () => {
       this.box.left = scroller.scrollLeft;
       this.box.top = scroller.scrollTop;
@@ -179,7 +180,9 @@ export class Viewport {
     // else; here they pan, and the region's description says so.)
     on(s, "keydown", (e) => {
       if (e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented) return;
-      const pan = { ArrowLeft: [-KEY_PAN, 0], ArrowRight: [KEY_PAN, 0], ArrowUp: [0, -KEY_PAN], ArrowDown: [0, KEY_PAN] }[e.key];
+      const pan = {
+        ArrowLeft: [-KEY_PAN, 0], ArrowRight: [KEY_PAN, 0], ArrowUp: [0, -KEY_PAN], ArrowDown: [0, KEY_PAN],
+      }[e.key];
       if (pan) this.panBy(...pan);
       else if (e.key === "+" || e.key === "=") this.zoomBy(ZOOM_STEP);
       else if (e.key === "-" || e.key === "_") this.zoomBy(1 / ZOOM_STEP);
@@ -264,7 +267,9 @@ export class Viewport {
   // region's description, for those who reach it by keyboard).
   makeTools(tools) {
     const button = (text, label, fn) => {
-      const b = h("button", { type: "button", class: "button small graph-tool", "aria-label": label, title: label }, text);
+      const b = h("button", {
+        type: "button", class: "button small graph-tool", "aria-label": label, title: label,
+      }, text);
       b.addEventListener("click", fn, { signal: this.teardown.signal });
       return b;
     };
@@ -274,8 +279,10 @@ export class Viewport {
     this.zoomText = h("span", { class: "graph-zoom", "aria-hidden": "true" }, "100%");
     const touch = window.matchMedia("(pointer: coarse)").matches;
     const hint = h("p", { id: "graph-keys", class: "graph-keys" },
-      `${touch ? "Swipe to pan, pinch to zoom." : "Drag to pan."} With the graph focused: arrow keys pan, + and − zoom, 0 fits.`);
-    tools.replaceChildren(h("div", { class: "graph-tool-row" }, this.zoomOut, this.zoomText, this.zoomIn, this.fitButton), hint);
+      `${touch ? "Swipe to pan, pinch to zoom." : "Drag to pan."} `
+      + "With the graph focused: arrow keys pan, + and − zoom, 0 fits.");
+    const row = h("div", { class: "graph-tool-row" }, this.zoomOut, this.zoomText, this.zoomIn, this.fitButton);
+    tools.replaceChildren(row, hint);
     this.scroller.setAttribute("aria-describedby", "graph-keys");
     this.showZoom();
   }

@@ -127,7 +127,9 @@ export class GraphView {
       const xs = points.map(([x]) => x);
       // The label on the edge (a push's numbers, "⚠ late") is made the first
       // time it is shown: most edges of a big graph never need one.
-      Object.assign(e, { edge, points, lo: Math.min(...xs), hi: Math.max(...xs), marker: "plain", width: null, label: null, last: {} });
+      Object.assign(e, {
+        edge, points, lo: Math.min(...xs), hi: Math.max(...xs), marker: "plain", width: null, label: null, last: {},
+      });
       if (e.line && far(e)) undrawEdge(e);
       if (e.line) shapeEdge(e);
       return e;
@@ -162,7 +164,9 @@ export class GraphView {
     }
     // What is in view now; the rest when it comes into view.
     const undrawn = (items, drawn) => items.flatMap((item, i) => (drawn(item) ? [] : [i]));
-    this.pending = { nodes: undrawn(this.nodes, (n) => n.parts), edges: undrawn(this.edges, (e) => e.line), frame: null };
+    this.pending = {
+      nodes: undrawn(this.nodes, (n) => n.parts), edges: undrawn(this.edges, (e) => e.line), frame: null,
+    };
     this.drawRange(view.lo, view.hi);
   }
 
@@ -202,14 +206,16 @@ export class GraphView {
     const answer = this.answer;
     const fits = !rest.length && pulseLayer?.getAttribute("class") === "pulses"
       && edgeLayer.children.length === answer.edges.length && nodeLayer.children.length === answer.nodes.length
-      && [...nodeLayer.children].every((g) => g.children.length === 8) && [...edgeLayer.children].every((g) => g.children.length === 2);
+      && [...nodeLayer.children].every((g) => g.children.length === 8)
+      && [...edgeLayer.children].every((g) => g.children.length === 2);
     if (!fits || defs.localName !== "defs" || labelLayer.children.length) return false;
     Object.assign(this, { edgeLayer, nodeLayer, labelLayer, pulses: new Pulses(pulseLayer) });
     this.edgePool = [...edgeLayer.children].map((g) => ({ g, halo: g.children[0], line: g.children[1], label: null }));
     const { node_width: width, node_height: height } = this.layout;
     this.nodePool = [...nodeLayer.children].map((g) => {
       const [tip, , , , title, op, data, grad] = g.children;
-      return { g, parts: { tip, title, op, dataValue: data.children[1], gradValue: grad.children[1] }, tag: null, note: null, width, height };
+      const parts = { tip, title, op, dataValue: data.children[1], gradValue: grad.children[1] };
+      return { g, parts, tag: null, note: null, width, height };
     });
     return true;
   }
@@ -319,7 +325,8 @@ export class GraphView {
       const push = marks.pushes.get(id);
       const late = marks.late.has(id) || (push && push.late);
       const key = [Boolean(push), sizes.get(id), marks.feeding.has(id), Boolean(late), marks.lost.has(id),
-        Boolean(marks.path?.has(id)), Boolean(marks.resent?.has(id)), push?.kind, push?.tag, push?.lines?.join("\n")].join("|");
+        Boolean(marks.path?.has(id)), Boolean(marks.resent?.has(id)), push?.kind, push?.tag, push?.lines?.join("\n"),
+      ].join("|");
       if (e.last.key === key) return; // nothing about this edge changed
       e.last.key = key;
       e.g.classList.toggle("is-pushing", Boolean(push));
@@ -374,7 +381,9 @@ export class GraphView {
       for (const id of n.node.parents) {
         const e = this.edgeById.get(id);
         if (!e?.line || !n.parts) continue;
-        pulses.push({ path: e.line, backward: false, text: fmt(view.data[e.edge.parent]), land: () => n.parts && showValues(n) });
+        pulses.push({
+          path: e.line, backward: false, text: fmt(view.data[e.edge.parent]), land: () => n.parts && showValues(n),
+        });
       }
       if (pulses.length && n.parts) n.parts.dataValue.textContent = NOT_YET;
       return pulses;
@@ -439,7 +448,8 @@ function drawNode(n) {
 // A drawn node's name, operation and tooltip (also when its group is reused).
 function labelNode(n) {
   const { node, parts } = n;
-  parts.tip.textContent = (node.is_input ? `${node.label} = ${node.expr} (an input)` : `${node.label} = ${node.expr}`) + n.tipEnd;
+  parts.tip.textContent =
+    (node.is_input ? `${node.label} = ${node.expr} (an input)` : `${node.label} = ${node.expr}`) + n.tipEnd;
   parts.op.textContent = node.is_input ? "input" : opSymbol(node.op);
   // A long name is shortened with an ellipsis; the whole of it is in the tooltip
   // (<title>) and the node's accessible name.

@@ -226,7 +226,9 @@ export function refusal(text, { typing = false } = {}) {
   if (word === "nan") return "NaN (not a number) can't be a value: type a number " + RANGE + ".";
   if (["inf", "infinity", "∞"].includes(word)) return `${t} is not a finite number: a value must be ${RANGE}.`;
   // A number too big for a float (1e999) reads as infinity.
-  if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t.replace(/\s+/g, ""))) return `${t} is too large: a value must be ${RANGE}.`;
+  if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t.replace(/\s+/g, ""))) {
+    return `${t} is too large: a value must be ${RANGE}.`;
+  }
   if (/^[+-]?\d+(\.\d+)?\s*\/\s*0+(\.0*)?$/.test(t)) return `${t} divides by zero: type a number ${RANGE}.`;
   return `"${t.length > 20 ? `${t.slice(0, 20)}…` : t}" is not a number: type one like 2, -0.5 or 1e-3.`;
 }

@@ -33,10 +33,12 @@ export class NudgePanel {
     this.all = h("button", { type: "button", class: "button small", id: "nudge-all",
       onclick: () => this.names && onCheckAll(this.names.split(","), this.hSelect.value) }, "Check every input");
     this.result = h("div", { class: "nudge-result", id: "nudge-result", "aria-live": "polite" });
-    this.details = h("details", { class: "nudge-details", id: "nudge-details", open: !window.matchMedia("(max-width: 640px)").matches },
+    this.details = h("details",
+      { class: "nudge-details", id: "nudge-details", open: !window.matchMedia("(max-width: 640px)").matches },
       h("summary", {}, "Nudge check: does the grad predict the change?"),
       h("p", { class: "nudge-intro" },
-        "Move one input by a small h and watch the output. Its change should be close to grad × h, and the slope measured both ways, ",
+        "Move one input by a small h and watch the output. "
+          + "Its change should be close to grad × h, and the slope measured both ways, ",
         h("span", { class: "nowrap" }, "(f(x+h) − f(x−h)) / 2h"), ", should match the grad."),
       h("div", { class: "nudge-controls" },
         h("span", { class: "nudge-control" }, h("label", { for: "nudge-input" }, "Input"), this.select),
@@ -91,7 +93,9 @@ export class NudgePanel {
     const dir = a.grad > 0 ? "increases" : a.grad < 0 ? "decreases" : "does not change";
     const reading = a.grad === 0
       ? `${wrt}.grad = 0: a small change in ${wrt} leaves ${out} (almost) unchanged.`
-      : `${wrt}.grad = ${fmt(a.grad)}: if ${wrt} increases by 1, ${out} ${dir} by about ${fmt(Math.abs(a.grad))} (a rate, exact only for small steps). Here ${wrt} moves by h = ${hh}, so ${out} should move by about ${fmt(a.grad)} × ${hh} = ${fmt(a.predicted, 6)}.`;
+      : `${wrt}.grad = ${fmt(a.grad)}: if ${wrt} increases by 1, ${out} ${dir} by about ${fmt(Math.abs(a.grad))} `
+        + `(a rate, exact only for small steps). Here ${wrt} moves by h = ${hh}, `
+        + `so ${out} should move by about ${fmt(a.grad)} × ${hh} = ${fmt(a.predicted, 6)}.`;
     const table = h("table", { class: "nudge-table" },
       h("caption", { class: "visually-hidden" }, `Nudging ${wrt} by ${hh}`),
       h("tbody", {},
@@ -128,7 +132,8 @@ export class NudgePanel {
         h("th", { scope: "col", class: "num" }, "autodiff grad"),
         h("th", { scope: "col", class: "num" }, "central difference"),
         h("th", { scope: "col", class: "num" }, "difference"))),
-      h("tbody", {}, ...rows.map(([wrt, a]) => h("tr", { data: { wrt, central: exact(a.central), grad: exact(a.grad) } },
+      h("tbody", {}, ...rows.map(([wrt, a]) => h("tr",
+        { data: { wrt, central: exact(a.central), grad: exact(a.grad) } },
         h("th", { scope: "row" }, wrt),
         h("td", { class: "num" }, fmt(a.grad, 8)),
         h("td", { class: "num" }, fmt(a.central, 8)),
@@ -137,7 +142,8 @@ export class NudgePanel {
     this.result.replaceChildren(
       h("p", { class: "nudge-reading" }, worst <= AGREE
         ? `✓ Every grad agrees with its central difference (h = ${hText}): the backward pass got them all right.`
-        : `Some grads differ from the central difference by more than ${AGREE} (h = ${hText}). The central difference has an error of its own, about h²: try a smaller h.`),
+        : `Some grads differ from the central difference by more than ${AGREE} (h = ${hText}). `
+          + "The central difference has an error of its own, about h²: try a smaller h."),
       table);
   }
 }

@@ -96,18 +96,21 @@ export function noteRows(view, answer) {
   }
   if (f.kind === "seed") {
     const label = nodes[f.node].label;
-    return [{ code: `${target(label)} = ${fmt(f.after)}`, comment: `# seed: ${target(label)} ${fmt(f.before)} → ${fmt(f.after)}` }];
+    const comment = `# seed: ${target(label)} ${fmt(f.before)} → ${fmt(f.after)}`;
+    return [{ code: `${target(label)} = ${fmt(f.after)}`, comment }];
   }
   if (!Array.isArray(f.pushes)) {
     return f.text ? [{ code: "", comment: `# ${f.text}` }] : [];
   }
   const label = nodes[f.node].label;
   if (!f.pushes.length) {
-    return [{ code: "", comment: `# ${label} is an input: nothing to pass back (${target(label)} = ${fmt(f.upstream)})` }];
+    const comment = `# ${label} is an input: nothing to pass back (${target(label)} = ${fmt(f.upstream)})`;
+    return [{ code: "", comment }];
   }
   return f.pushes.map((p) => {
     const lhs = p.rule.split(" += ")[0];
-    let comment = `# ${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}, ${lhs} ${fmt(p.before)} → ${fmt(p.after)}`;
+    let comment = `# ${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}, `
+      + `${lhs} ${fmt(p.before)} → ${fmt(p.after)}`;
     if (p.late) comment += "  ⚠ too late";
     return { code: p.rule, comment, rule: p.rule, late: Boolean(p.late) };
   });

@@ -59,7 +59,8 @@ export async function bootFast(build, indexURL, progress, orFail, downloads, sna
 
   const pyodide = await orFail(
     explained(loadPyodide({ ...options, ...(code ? code.makeOptions() : {}) }),
-      "Python could not start; a runtime file (pyodide.asm.mjs, pyodide-lock.json or the standard library) may be damaged"),
+      "Python could not start; "
+        + "a runtime file (pyodide.asm.mjs, pyodide-lock.json or the standard library) may be damaged"),
   );
   mark("loadPyodide");
   installStdlibFallback(pyodide, siteURL(build.stdlib_pyc_full).href);
@@ -68,7 +69,8 @@ export async function bootFast(build, indexURL, progress, orFail, downloads, sna
   try {
     pyodide.unpackArchive(await orFail(wheel), "wheel", { extractDir: build.site_packages });
   } catch (error) {
-    throw new Error(`The engine package ${build.engine_wheel_pyc.split("/").pop()} is damaged (${sentence(error)}); try again.`, { cause: error });
+    const name = build.engine_wheel_pyc.split("/").pop();
+    throw new Error(`The engine package ${name} is damaged (${sentence(error)}); try again.`, { cause: error });
   }
   mark("unpack engine");
   const api = pyodide.pyimport("engine.api");

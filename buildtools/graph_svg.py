@@ -1,4 +1,4 @@
-"""index.html with its default preset's graph already drawn in it.
+"""index.html with every preset's graph already drawn in it.
 
 The page used to draw its first graph by script, from prerender/all.json, once its
 modules had arrived (~150 ms after its first paint). The build now draws the
@@ -12,7 +12,9 @@ draws. Node runs the same modules the browser runs; no browser is needed to buil
 In place of the `<!-- gw:prerendered-graph ... -->` marker (last in the head) go a
 `<meta name="gw-prerendered">` naming the preset and boot/prerendered-gate.js,
 which hides the graph before the first paint when the page's query asks for
-something else.
+something else. Every other preset's graph goes into an inert
+`<template id="gw-graph-<preset>">` in the head (inline_presets), which the gate swaps in
+when the query asks for that preset's start.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ graph. They go to one file, prerender/all.json:
                           "load": <answer to {"cmd": "load", "preset": id}>}, ...}}
 
 where each <answer> is *exactly* the string engine.api.handle returned, spliced
-in unchanged. The page draws from it at once (web/first-paint.js) and hands
+in unchanged. The page draws from it at once (web/boot/first-paint.js) and hands
 over to the engine in Pyodide when it is ready; tests/runtime/test_pyodide_parity.py
 checks that Pyodide's answers give the same file, byte for byte.
 """

@@ -1,8 +1,9 @@
 // Which standard library modules the page's Python imports: boot the pinned
-// Pyodide under Node exactly as web/worker.js does on its fast path (the full
-// precompiled stdlib, the precompiled engine wheel unpacked into
-// site-packages), answer every request of buildtools/stdlib_trim.py's corpus,
-// and list the stdlib zip's files behind sys.modules.
+// Pyodide under Node exactly as the engine's worker does on its fast path
+// (web/worker/fast-boot.js: the full precompiled stdlib, the precompiled engine
+// wheel unpacked into site-packages), answer every request of
+// buildtools/stdlib_trim.py's corpus, and list the stdlib zip's files behind
+// sys.modules.
 //
 //   node buildtools/stdlib_trace.mjs <spec.json>
 //

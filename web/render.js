@@ -1,6 +1,9 @@
 // Drawing: everything a widget shows comes from its state (w.state) through view.js's
-// pure functions. update.js calls render after every change it applies; nothing else
-// draws, and render writes nothing to the state. What the panels last drew (w.drawn)
+// pure functions. update.js calls render after a change it applies, but not after one
+// that leaves the screen as it was (its UNSEEN changes, or one that changed nothing),
+// and after progress or busy changes alone it redraws only the engine's line
+// (drawEngine). widget.js calls render once itself, at mount, before any graph. Nothing
+// else draws, and render writes nothing to the state. What the panels last drew (w.drawn)
 // is theirs: it lets a render redo only what changed (a new graph, a new list of
 // presets, the engine's status).
 

@@ -43,7 +43,7 @@ def engine_presets():
     return json.loads(api.handle('{"cmd": "presets"}'))["presets"]
 
 
-def test_every_preset_steps_forward_and_backward_to_the_design_numbers(page, site_url):
+def test_every_preset_steps_forward_and_backward_to_its_expect_numbers(page, site_url):
     open_page(page, site_url)
     ids = [p["id"] for p in engine_presets()]
     assert page.eval_on_selector_all("#preset option", "os => os.map(o => o.value)") == ids

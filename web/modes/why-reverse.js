@@ -6,7 +6,9 @@
 // leaving it and restoring one from a link are actions (actions/why.js); the modes
 // hand them requests and read the answers.
 //
-//   const why = new WhyReverse(root, ctx);   ctx: what a mode may read and ask for (actions/why.js)
+//   const why = new WhyReverse(root, ctx, { select, leave });
+//                                            ctx: what a mode may read and ask for (actions/why.js);
+//                                            select(id): a tab was picked; leave(): the exit button
 //   why.graphLoaded(state, answer)           a new graph is on screen (render.js)
 //   why.draw(state, view)                    at every render
 //   why.refuse(mode, text)                   the engine could not run a mode: say so in its panel

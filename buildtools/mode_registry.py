@@ -18,11 +18,9 @@ So adding a mode is its engine module and its web module: nothing lists the mode
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-from . import BuildError
+from . import BuildError, fresh_python
 
 REGISTRY_JS = "modes/registry.js"
 INDEX_JS = "modes/index.js"
@@ -33,14 +31,7 @@ _WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight"
 def describe(root: Path) -> list[dict]:
     """Every mode, as the repository's engine describes it (in a fresh CPython)."""
     code = 'import sys; sys.path.insert(0, sys.argv[1]); from engine import api; print(api.handle({"cmd": "modes"}))'
-    done = subprocess.run(
-        [sys.executable, "-I", "-c", code, str(root)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=root,
-        stdin=subprocess.DEVNULL,
-    )
+    done = fresh_python(root, code, timeout=120)
     answer = json.loads(done.stdout) if done.returncode == 0 and done.stdout.strip() else {}
     if not answer.get("ok"):
         raise BuildError(

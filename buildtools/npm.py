@@ -15,18 +15,12 @@ build after a `npm ci` by hand.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
 import subprocess
 from pathlib import Path
 
-from . import BuildError
-
-try:
-    import fcntl  # POSIX; elsewhere two installs at once are not serialised
-except ImportError:  # pragma: no cover
-    fcntl = None
+from . import BuildError, exclusive
 
 MANIFEST = "package.json"
 LOCKFILE = "package-lock.json"
@@ -48,7 +42,7 @@ def ensure(root: Path, log=lambda *a: None) -> Path:
     locked = locked_packages(root)
     if _installed_as_locked(modules, locked):
         return modules
-    with _exclusive(root / ".npm-ci.lock"):
+    with exclusive(root / ".npm-ci.lock"):  # two builds at once install once
         if _installed_as_locked(modules, locked):  # another build installed it meanwhile
             return modules
         if modules.is_symlink():
@@ -153,19 +147,6 @@ def _run(command: list[str], root: Path) -> None:
         raise BuildError(failure) from e
     if done.returncode != 0:
         raise BuildError(failure) from _NpmOutput(done.stderr or done.stdout)
-
-
-@contextlib.contextmanager
-def _exclusive(lock: Path):
-    """Hold an exclusive lock on `lock` (two builds at once install once, in turn)."""
-    with open(lock, "a+") as handle:
-        if fcntl is not None:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            if fcntl is not None:
-                fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 class _NpmOutput(Exception):

@@ -29,15 +29,11 @@ import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-try:
-    import fcntl  # POSIX; elsewhere builds are not serialised
-except ImportError:  # pragma: no cover
-    fcntl = None
-
 from . import (
     BuildError,
     bundle,
     compress,
+    exclusive,
     graph_svg,
     mode_registry,
     npm,
@@ -107,14 +103,8 @@ def build_lock(dist: Path):
     """Hold an exclusive lock on dist/'s build (a lock file next to it) while
     building, so that two builds never share the staging folder."""
     dist.parent.mkdir(parents=True, exist_ok=True)
-    with open(dist.parent / f".{dist.name}.lock", "a+") as handle:
-        if fcntl is not None:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            if fcntl is not None:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+    with exclusive(dist.parent / f".{dist.name}.lock"):
+        yield
 
 
 def is_current(dist: Path, build_id: str) -> bool:

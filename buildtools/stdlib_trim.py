@@ -16,13 +16,11 @@ full zip, the engine wheel, the corpus and this code.
 """
 
 import json
-import subprocess
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
-from . import BuildError
+from . import BuildError, fresh_python
 from .precompile import _digest, run_pyodide_script, stdlib_prefix
 from .wheel import FIXED_DATE
 
@@ -137,14 +135,7 @@ def run_corpus(root: Path) -> list[str]:
         "from buildtools import stdlib_trim; from engine import api; "
         "print(json.dumps(stdlib_trim.corpus(api.handle)))"
     )
-    done = subprocess.run(
-        [sys.executable, "-I", "-c", code, str(root)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=root,
-        stdin=subprocess.DEVNULL,
-    )
+    done = fresh_python(root, code, timeout=300)
     if done.returncode != 0:
         raise BuildError(
             "The engine could not make the requests that find the standard library "

@@ -22,24 +22,11 @@ import os
 import random
 import time
 
-from tests.support.links import deflate, random_link
+from tests.support.links import PRESETS, deflate, random_link
 from tests.support.page_state import COMPARE_JS, engine_answer, expected_nodes, link_state, open_settled, settle
 
 SEED = int(os.environ.get("GRADWALK_MONKEY_SEED", "7"))
 ACTIONS = int(os.environ.get("GRADWALK_MONKEY_ACTIONS", "1000"))
-PRESETS = [
-    "add-mul",
-    "lesson-graph",
-    "checkpoint",
-    "relu",
-    "neuron",
-    "square",
-    "reuse",
-    "xx-xy",
-    "diamond",
-    "double-diamond",
-    "cos",
-]
 VALUES = ["3", "-1.5", "0", "-0", "1e-300", "1e12", "-1e12", "2.5", ".5", "1/3", "−2", "abc", "", "1e13", "7"]
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}

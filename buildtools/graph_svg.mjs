@@ -94,6 +94,28 @@ function shortened(svg) {
   return [...svg.querySelectorAll("text.node-label")].some((text) => text.textContent.endsWith("…"));
 }
 
+// The graph at a preset's start, laid out one way.
+function drawStart(answer, direction, m) {
+  // As in the page (widget.html's <svg id="graph"> in #graph-scroll; actions/load.js's
+  // loadGraph, then render.js's first render at the start of the trace). The scroller
+  // stays out of the document: nothing is measured, as nothing can be here.
+  const scroller = m.document.createElement("div");
+  const svg = scroller.appendChild(m.document.createElementNS("http://www.w3.org/2000/svg", "svg"));
+  svg.setAttribute("data-graph", answer.preset ?? "program");
+  const graph = new m.GraphView(svg);
+  graph.direction = direction;
+  graph.inputTip = m.INPUT_TIP; // learn.js: every input's tooltip says how to change it
+  graph.build(answer);
+  const groups = new Map(graph.nodes.map((n) => [n.node.label, n.g]));
+  m.markEditable(answer, (label) => groups.get(label)); // learn.js's graphLoaded, before the first render
+  const view = new m.Stepper(m.buildTrace(m.decodeAnswer(answer))).view();
+  graph.update(view, m.marksFor(view, answer, null));
+  // Not its style: the viewport's size, which the script sets through the CSSOM
+  // once it runs (markup may carry no style attribute).
+  const attributes = Object.fromEntries(attributesOf(svg).filter(([name]) => name !== "style"));
+  return { attributes, markup: [...svg.childNodes].map(serialize).join(""), shortened: shortened(svg) };
+}
+
 async function main() {
   const [site, ...ids] = process.argv.slice(2);
   const document = installDom();
@@ -110,23 +132,12 @@ async function main() {
       out[id] = { skipped: `no prerendered answer for ${id}` };
       continue;
     }
-    // As in the page (widget.html's <svg id="graph"> in #graph-scroll; actions/load.js's
-    // loadGraph, then render.js's first render at the start of the trace). The scroller
-    // stays out of the document: nothing is measured, as nothing can be here.
-    const scroller = document.createElement("div");
-    const svg = scroller.appendChild(document.createElementNS("http://www.w3.org/2000/svg", "svg"));
-    svg.setAttribute("data-graph", answer.preset ?? "program");
-    const graph = new GraphView(svg);
-    graph.inputTip = INPUT_TIP; // learn.js: every input's tooltip says how to change it
-    graph.build(answer);
-    const groups = new Map(graph.nodes.map((n) => [n.node.label, n.g]));
-    markEditable(answer, (label) => groups.get(label)); // learn.js's graphLoaded, before the first render
-    const view = new Stepper(buildTrace(decodeAnswer(answer))).view();
-    graph.update(view, marksFor(view, answer, null));
-    // Not its style: the viewport's size, which the script sets through the CSSOM
-    // once it runs (markup may carry no style attribute).
-    const attributes = Object.fromEntries(attributesOf(svg).filter(([name]) => name !== "style"));
-    out[id] = { attributes, markup: [...svg.childNodes].map(serialize).join(""), shortened: shortened(svg) };
+    // Each way the engine laid it out (across, and down for a small graph): the page's
+    // gate picks one for the box it has before the first paint (boot/prerendered-gate.js).
+    const modules = { document, GraphView, Stepper, buildTrace, decodeAnswer, marksFor, INPUT_TIP, markEditable };
+    const across = drawStart(answer, "across", modules);
+    const down = answer.layout.down && drawStart(answer, "down", modules);
+    out[id] = down ? { ...across, down } : across;
   }
   process.stdout.write(JSON.stringify(out));
 }

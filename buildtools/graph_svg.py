@@ -14,7 +14,12 @@ In place of the `<!-- gw:prerendered-graph ... -->` marker (last in the head) go
 which hides the graph before the first paint when the page's query asks for
 something else. Every other preset's graph goes into an inert
 `<template id="gw-graph-<preset>">` in the head (inline_presets), which the gate swaps in
-when the query asks for that preset's start.
+when the query asks for that preset's start. A small graph is also drawn laid out
+down the page (`<template id="gw-graph-<preset>-down">`, every preset's, the
+default's too): the gate measures the graph's box and swaps that one in when it shows
+the whole graph bigger there (a phone, a lesson's column), by the rule the script
+follows (panels/graph-scroll.js's pickLayout), so that the graph does not change when
+the script takes over.
 """
 
 from __future__ import annotations
@@ -88,8 +93,9 @@ def inline_presets(site: Path, log=lambda *a: None) -> list[str]:
         page.write_text(html, encoding="utf-8")
         return []
 
-    def svg(preset):
-        return svg_element(drawn[preset]["attributes"], drawn[preset]["markup"], preset, found.group(1))
+    def svg(preset, way=None):
+        picture = drawn[preset][way] if way else drawn[preset]
+        return svg_element(picture["attributes"], picture["markup"], preset, found.group(1))
 
     others = [p for p in ids[1:] if "skipped" not in drawn[p]]
     for p in ids[1:]:
@@ -104,6 +110,12 @@ def inline_presets(site: Path, log=lambda *a: None) -> list[str]:
         "".join(
             f'<template id="gw-graph-{_attr(p)}"{template_texts(texts(all_json, p))}>{svg(p)}</template>\n  '
             for p in others
+        )
+        + "".join(
+            f'<template id="gw-graph-{_attr(p)}-down"{template_texts(texts(all_json, p))}>'
+            f"{svg(p, 'down')}</template>\n  "
+            for p in [default, *others]
+            if "down" in drawn[p]
         )
         + f'<meta name="gw-prerendered" content="{_attr(default)}">\n  {gate}'
     )

@@ -1,14 +1,22 @@
-"""Where to draw each node and edge: a layered (Sugiyama-style) layout, left to right.
+"""Where to draw each node and edge: a layered (Sugiyama-style) layout, in two orientations.
 
-1. Layers: inputs in layer 0, every other node one layer right of its last parent, so the
-   output ends up alone in the last layer.
+1. Layers: every computed node one layer after its last parent, so the output ends up
+   alone in the last layer; an input sits in the layer just before its first use (as
+   Graphviz ranks micrograd's graphs), so a bias added late waits beside the sum it joins
+   rather than crowding the first layer.
 2. Edges that skip layers get invisible bend points, one per skipped layer, so they run
    around nodes instead of through them.
 3. Within each layer, nodes are ordered by the average position of their neighbours
-   (the barycenter heuristic), sweeping right and left, keeping the order with the fewest
+   (the barycenter heuristic), sweeping forth and back, keeping the order with the fewest
    crossings.
-4. Edges leave a parent's right side and enter a child's left side at separate ports, and
+4. Edges leave a parent at separate ports and enter a child at separate ports, and
    parallel edges (``a * a``) bow apart, so a value used twice shows two edges.
+
+The one ordering is drawn two ways: ``across`` (layers left to right, full-size nodes, room
+between layers for an edge label: a landscape box) and ``down`` (layers top to bottom,
+compact nodes side by side: a phone or a lesson's column). The front end picks the one that
+shows the whole graph biggest in the box it has; ``down`` is sent only for graphs small
+enough to fit a narrow box at all (DOWN_LIMIT nodes).
 
 Deterministic: the same graph always gives the same coordinates. Only the graph's shape
 (its nodes and edges, not their numbers or names) decides them, so the last few layouts
@@ -17,16 +25,46 @@ are kept: a learner changing an input's value gets the same picture without the 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .graph import Graph
 
-NODE_WIDTH = 120
-NODE_HEIGHT = 72
-GAP_X = 104  # room between layers for an edge label such as "3 × 3 = 9"
-GAP_Y = 28
-BEND_SLOT = 24  # vertical room a bend point takes in its layer
-MARGIN = 24
+
+@dataclass(frozen=True)
+class Orientation:
+    """Sizes along the layers' axis (``along``: x across, y down) and within a layer."""
+
+    name: str
+    node_width: int
+    node_height: int
+    gap_along: int  # room between layers, for an edge label such as "3 × 3 = 9"
+    gap_within: int  # room between neighbours in a layer
+    bend_slot: int  # room a bend point takes in its layer
+    margin: int  # beside the first and last node of a layer
+    margin_along: int  # before the first layer and after the last (a node's tag sits above it)
+
+    @property
+    def node_along(self) -> int:
+        return self.node_width if self.name == "across" else self.node_height
+
+    @property
+    def node_within(self) -> int:
+        return self.node_height if self.name == "across" else self.node_width
+
+
+ACROSS = Orientation(
+    "across", node_width=120, node_height=72, gap_along=104, gap_within=28, bend_slot=24, margin=24, margin_along=24
+)
+# A compact node (its text as big, its padding smaller), four of them side by side in a
+# phone's 360 px; rows far enough apart for a two-line edge label.
+DOWN = Orientation(
+    "down", node_width=84, node_height=56, gap_along=40, gap_within=6, bend_slot=16, margin=6, margin_along=18
+)
+NODE_WIDTH = ACROSS.node_width
+NODE_HEIGHT = ACROSS.node_height
 SWEEPS_SMALL = 8
 BIG_GRAPH = 300  # above this many nodes, fewer sweeps and no crossing counts
+DOWN_LIMIT = 60  # above this many nodes no narrow box shows the whole graph: no ``down``
 
 
 _RECENT: dict[tuple, dict] = {}  # a graph's shape → its layout (callers only read it)
@@ -34,6 +72,7 @@ _RECENT_LIMIT = 4
 
 
 def layout(graph: Graph) -> dict:
+    """The ``across`` layout, carrying the ``down`` one under "down" for a small graph."""
     shape = (len(graph), graph.output, tuple((edge.parent, edge.child) for edge in graph.edges))
     found = _RECENT.pop(shape, None)
     if found is None:
@@ -48,20 +87,33 @@ def _layout(graph: Graph) -> dict:
     layers = _layers(graph)
     chains, columns = _columns(graph, layers)
     _order(columns, chains, small=len(graph) <= BIG_GRAPH)
-    centre_y, height = _coordinates(columns)
-    width = 2 * MARGIN + (len(columns) - 1) * (NODE_WIDTH + GAP_X) + NODE_WIDTH
+    drawn = _draw(graph, layers, chains, columns, ACROSS)
+    if len(graph) <= DOWN_LIMIT:
+        drawn["down"] = _draw(graph, layers, chains, columns, DOWN)
+    return drawn
 
-    def x_of(layer):
-        return MARGIN + layer * (NODE_WIDTH + GAP_X) + NODE_WIDTH / 2
 
-    nodes = [{"x": _r(x_of(layers[i])), "y": _r(centre_y[("n", i)])} for i in range(len(graph))]
-    edges = _route(graph, layers, chains, centre_y, x_of)
+def _draw(graph, layers, chains, columns, o: Orientation) -> dict:
+    """Coordinates for one orientation: (along, within) turned into (x, y)."""
+    centre, extent_within = _coordinates(columns, o)
+    extent_along = 2 * o.margin_along + (len(columns) - 1) * (o.node_along + o.gap_along) + o.node_along
+
+    def along_of(layer):
+        return o.margin_along + layer * (o.node_along + o.gap_along) + o.node_along / 2
+
+    def point(along, within):
+        return (along, within) if o.name == "across" else (within, along)
+
+    nodes = [point(along_of(layers[i]), centre[("n", i)]) for i in range(len(graph))]
+    edges = _route(graph, layers, chains, centre, along_of, o, point)
+    width, height = point(extent_along, extent_within)
     return {
+        "direction": o.name,
         "width": _r(width),
         "height": _r(height),
-        "node_width": NODE_WIDTH,
-        "node_height": NODE_HEIGHT,
-        "nodes": nodes,
+        "node_width": o.node_width,
+        "node_height": o.node_height,
+        "nodes": [{"x": _r(x), "y": _r(y)} for x, y in nodes],
         "edges": edges,
     }
 
@@ -72,6 +124,10 @@ def _layers(graph: Graph) -> list[int]:
         parents = [graph.edges[e].parent for e in graph.parent_edges[node]]
         if parents:
             layers[node] = 1 + max(layers[p] for p in parents)
+    for node in range(len(graph)):
+        children = [graph.edges[e].child for e in graph.child_edges[node]]
+        if not graph.parent_edges[node] and children:  # an input: just before its first use
+            layers[node] = min(layers[c] for c in children) - 1
     return layers
 
 
@@ -145,51 +201,51 @@ def _crossings(columns, right) -> int:
     return total
 
 
-def _coordinates(columns):
-    """Stack each layer's items top to bottom, centring every layer vertically."""
+def _coordinates(columns, o: Orientation):
+    """Stack each layer's items side by side within the layer, centring every layer."""
 
     def size(item):
-        return NODE_HEIGHT if item[0] == "n" else BEND_SLOT
+        return o.node_within if item[0] == "n" else o.bend_slot
 
-    heights = [sum(size(item) for item in items) + GAP_Y * (len(items) - 1) for items in columns]
-    height = max(heights) + 2 * MARGIN
-    centre_y = {}
-    for items, column_height in zip(columns, heights):
-        y = (height - column_height) / 2
+    extents = [sum(size(item) for item in items) + o.gap_within * (len(items) - 1) for items in columns]
+    extent = max(extents) + 2 * o.margin
+    centre = {}
+    for items, column_extent in zip(columns, extents):
+        at = (extent - column_extent) / 2
         for item in items:
-            centre_y[item] = y + size(item) / 2
-            y += size(item) + GAP_Y
-    return centre_y, height
+            centre[item] = at + size(item) / 2
+            at += size(item) + o.gap_within
+    return centre, extent
 
 
-def _route(graph, layers, chains, centre_y, x_of):
-    """Each edge as points from the parent's right side to the child's left side."""
-    out_port = _ports(graph, chains, centre_y, outgoing=True)
-    in_port = _ports(graph, chains, centre_y, outgoing=False)
+def _route(graph, layers, chains, centre, along_of, o: Orientation, point):
+    """Each edge as points from the parent's far side (right, or bottom) to the child's
+    near side (left, or top), through one bend point per layer it passes."""
+    out_port = _ports(graph, chains, centre, o, outgoing=True)
+    in_port = _ports(graph, chains, centre, o, outgoing=False)
     parallel = {}
     for edge in graph.edges:
         parallel.setdefault((edge.parent, edge.child), []).append(edge.id)
     routes = []
-    half = NODE_WIDTH / 2
-    column_x = [x_of(layer) for layer in range(max(layers) + 1)]
+    half = o.node_along / 2
     for edge in graph.edges:
         items = chains[edge.id]
         first, last = layers[edge.parent], layers[edge.child]
-        start = (column_x[first] + half, centre_y[items[0]] + out_port[edge.id])
-        end = (column_x[last] - half, centre_y[items[-1]] + in_port[edge.id])
-        # One bend point per layer the edge passes through (items between its ends).
-        middle = [(column_x[first + k], centre_y[item]) for k, item in enumerate(items[1:-1], 1)]
+        start = (along_of(first) + half, centre[items[0]] + out_port[edge.id])
+        end = (along_of(last) - half, centre[items[-1]] + in_port[edge.id])
+        middle = [(along_of(first + k), centre[item]) for k, item in enumerate(items[1:-1], 1)]
         twins = parallel[(edge.parent, edge.child)]
         if len(twins) > 1 and not middle:
             # A value used twice by one node: bow the edges apart so both are visible.
             k = twins.index(edge.id) - (len(twins) - 1) / 2
-            middle = [((start[0] + end[0]) / 2, (start[1] + end[1]) / 2 + k * 2 * BEND_SLOT)]
-        routes.append({"points": [[round(x, 1), round(y, 1)] for x, y in (start, *middle, end)]})
+            middle = [((start[0] + end[0]) / 2, (start[1] + end[1]) / 2 + k * 2 * o.bend_slot)]
+        routes.append({"points": [[_r(x), _r(y)] for x, y in (point(*p) for p in (start, *middle, end))]})
     return routes
 
 
-def _ports(graph, chains, centre_y, outgoing: bool) -> dict[int, float]:
-    """Vertical offsets of the edges on one side of each node, ordered to avoid crossings."""
+def _ports(graph, chains, centre, o: Orientation, outgoing: bool) -> dict[int, float]:
+    """Offsets (within the layer) of the edges on one side of each node, ordered to avoid
+    crossings."""
     offsets = {}
     for node in range(len(graph)):
         edge_ids = graph.child_edges[node] if outgoing else graph.parent_edges[node]
@@ -197,11 +253,11 @@ def _ports(graph, chains, centre_y, outgoing: bool) -> dict[int, float]:
         # Sort by where the edge goes next, so neighbouring edges don't cross at the node.
         def towards(edge_id):
             items = chains[edge_id]
-            return (centre_y[items[1] if outgoing else items[-2]], edge_id)
+            return (centre[items[1] if outgoing else items[-2]], edge_id)
 
         ordered = sorted(edge_ids, key=towards)
         count = len(ordered)
-        spacing = min(14.0, (NODE_HEIGHT - 20) / max(count - 1, 1))
+        spacing = min(14.0, (o.node_within - 20) / max(count - 1, 1))
         for i, edge_id in enumerate(ordered):
             offsets[edge_id] = (i - (count - 1) / 2) * spacing
     return offsets

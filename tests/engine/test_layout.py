@@ -11,17 +11,24 @@ from engine.layout import layout
 from engine.presets import load_presets
 
 
+@pytest.mark.parametrize("direction", ["across", "down"])
 @pytest.mark.parametrize("preset", [p["id"] for p in load_presets()])
-def test_every_preset_lays_out_cleanly(preset):
+def test_every_preset_lays_out_cleanly(preset, direction):
     answer = json.loads(handle(json.dumps({"cmd": "load", "preset": preset})))
-    box = answer["layout"]
+    box = answer["layout"] if direction == "across" else answer["layout"]["down"]
+    assert box["direction"] == direction
     w, h = box["node_width"], box["node_height"]
-    xs = [n["x"] for n in box["nodes"]]
-    for i, node in enumerate(answer["nodes"]):
-        if node["is_input"]:
-            assert xs[i] == min(xs)
-    assert xs[answer["output"]] == max(xs)
+    # The axis the layers run along (x across, y down), and the node's size along it.
+    along, size = ("x", w) if direction == "across" else ("y", h)
     points = box["nodes"]
+    places = [n[along] for n in points]
+    assert places[answer["output"]] == max(places)
+    for i, node in enumerate(answer["nodes"]):
+        children = [e["child"] for e in answer["edges"] if e["parent"] == i]
+        if node["is_input"] and children:  # an input waits in the layer just before its first use
+            first_use = min(places[c] for c in children)
+            assert places[i] < first_use
+            assert not [p for p in set(places) if places[i] < p < first_use]
     for i in range(len(points)):
         for j in range(i + 1, len(points)):
             overlap_x = abs(points[i]["x"] - points[j]["x"]) < w
@@ -31,8 +38,28 @@ def test_every_preset_lays_out_cleanly(preset):
         assert points[i]["y"] - h / 2 >= 0 and points[i]["y"] + h / 2 <= box["height"]
     for edge, route in zip(answer["edges"], box["edges"]):
         start, end = route["points"][0], route["points"][-1]
-        assert start[0] == points[edge["parent"]]["x"] + w / 2
-        assert end[0] == points[edge["child"]]["x"] - w / 2
+        k = 0 if direction == "across" else 1
+        assert start[k] == points[edge["parent"]][along] + size / 2  # leaves the parent's far side
+        assert end[k] == points[edge["child"]][along] - size / 2  # and enters the child's near side
+
+
+def test_the_neuron_stands_four_nodes_wide_down_a_phone():
+    # Its bias waits beside the sum it joins, so no layer holds more than x1, w1, x2, w2:
+    # 4 compact nodes (84 px) and their gaps, 366 px, fit a 360 px phone at 11/12 scale.
+    answer = json.loads(handle(json.dumps({"cmd": "load", "preset": "neuron"})))
+    down = answer["layout"]["down"]
+    rows = {}
+    for node, point in zip(answer["nodes"], down["nodes"]):
+        rows.setdefault(point["y"], []).append(node["label"])
+    assert max(len(r) for r in rows.values()) == 4
+    assert down["width"] == 366
+
+
+def test_a_big_graph_is_laid_out_across_only():
+    from engine.layout import DOWN_LIMIT
+
+    source = "x = 1\n" + "\n".join("x = x * 1.01" for _ in range(DOWN_LIMIT))
+    assert "down" not in layout(Graph.of(Program.parse(source).output))
 
 
 def test_a_value_used_twice_gets_two_distinct_edges():

@@ -16,7 +16,10 @@
 //   <svg> in for the default's, writes its title and summary (the template's
 //   data-*) in place of the default's and shows them, still before the
 //   first paint; the script adopts the graph just as it adopts the default's
-//   (panels/graph.js).
+//   (panels/graph.js). It also measures the graph's box and, where the graph laid out
+//   down the page shows bigger there (a phone, a lesson's column), swaps in that
+//   drawing (<template id="gw-graph-<preset>-down">), and sizes the graph as the script
+//   will: the rule of panels/graph-scroll.js's pickLayout and autoScale.
 (() => {
   const root = document.documentElement;
   const shown = /** @type {HTMLMetaElement | null} */ (document.querySelector('meta[name="gw-prerendered"]'))?.content;
@@ -29,8 +32,8 @@
     if (!start || asked !== shown) root.dataset.prerendered = "off";
     return;
   }
-  const template = start && asked !== shown
-    && /** @type {HTMLTemplateElement | null} */ (document.getElementById(`gw-graph-${asked}`));
+  const byId = (id) => /** @type {HTMLTemplateElement | null} */ (document.getElementById(id));
+  const template = start && asked !== shown && byId(`gw-graph-${asked}`);
   const widget = document.getElementById("gradwalk")?.shadowRoot;
   const svg = widget?.getElementById("graph");
   if (svg && !template && root.dataset.prerendered === "off") {
@@ -39,11 +42,36 @@
     svg.replaceChildren();
     return;
   }
-  if (!template || !svg) return;
-  svg.replaceWith(template.content.cloneNode(true));
+  if (!svg || !start || (asked !== shown && !template)) return;
+  // Across or down, and how big: panels/graph-scroll.js's pickLayout and autoScale, on
+  // the graph's box as it is now (its style is in place once it scrolls).
+  const scroller = widget.getElementById("graph-scroll");
+  const style = scroller && getComputedStyle(scroller);
+  const down = byId(`gw-graph-${asked}-down`);
+  let chosen = template || null; // null: the widget's own <svg>
+  let drawn = template ? /** @type {Element} */ (template.content.firstElementChild) : svg;
+  let scale = 0; // 0: not measured (the stylesheet's rule sizes the graph)
+  if (style?.overflowY === "auto") {
+    const max = parseFloat(style.maxHeight);
+    const box = { width: scroller.clientWidth, height: Number.isFinite(max) ? max : scroller.clientHeight || Infinity };
+    const room = (el) => Math.min(box.width / +el.getAttribute("width"), box.height / +el.getAttribute("height"));
+    const readable = 11 / 12;
+    const downSvg = down?.content.firstElementChild;
+    if (downSvg && room(downSvg) >= readable && Math.min(1, room(downSvg)) > Math.min(1, room(drawn)) + 1e-9) {
+      [chosen, drawn] = [down, downSvg];
+    }
+    scale = room(drawn) >= readable ? Math.min(room(drawn), 1.3) : 1;
+  }
+  if (chosen) svg.replaceWith(chosen.content.cloneNode(true));
+  const shownSvg = /** @type {HTMLElement} */ (widget.getElementById("graph"));
+  if (scale) {
+    shownSvg.style.width = `${Math.round(+drawn.getAttribute("width") * scale)}px`;
+    shownSvg.style.height = `${Math.round(+drawn.getAttribute("height") * scale)}px`;
+  }
+  if (!chosen || asked === shown) return;
   // The texts above the graph, as actions/load.js's showPresetText writes them.
   // The lesson's text, in a closed <details>, moves nothing: the script writes it.
-  const { title, summary, lesson } = template.dataset;
+  const { title, summary, lesson } = chosen.dataset;
   widget.getElementById("preset-title").textContent = title;
   widget.getElementById("preset-summary").textContent = summary;
   widget.getElementById("preset-lesson").textContent = "";

@@ -1,12 +1,16 @@
 // The graph's geometry: the layout's layers spread so edge labels fit, smooth edge
 // paths through the layout's waypoints, and an edge's midpoint for its label.
 
-// A smooth path through the points: leaves and enters horizontally (edges run
-// from a parent's right side to a child's left side) and passes through every
-// bend point with Catmull-Rom tangents.
-export function smoothPath(points) {
-  const p = points.map(([x, y]) => ({ x, y }));
+// A smooth path through the points: leaves and enters along the layers' axis (edges
+// run from a parent's right side to a child's left side, or, laid out "down", from its
+// bottom to the child's top) and passes through every bend point with Catmull-Rom
+// tangents.
+export function smoothPath(points, direction = "across") {
+  const down = direction === "down";
+  // Worked out as if across: a down layout's points are mirrored over the diagonal.
+  const p = points.map(([x, y]) => (down ? { x: y, y: x } : { x, y }));
   if (p.length < 2) return "";
+  const at = (x, y) => (down ? `${r(y)},${r(x)}` : `${r(x)},${r(y)}`);
   const tangent = (i) => {
     if (i === 0 || i === p.length - 1) {
       const span = p.length === 2 ? p[1].x - p[0].x : i === 0 ? p[1].x - p[0].x : p[i].x - p[i - 1].x;
@@ -14,13 +18,13 @@ export function smoothPath(points) {
     }
     return { x: (p[i + 1].x - p[i - 1].x) / 2, y: (p[i + 1].y - p[i - 1].y) / 2 };
   };
-  let d = `M${r(p[0].x)},${r(p[0].y)}`;
+  let d = `M${at(p[0].x, p[0].y)}`;
   for (let i = 0; i < p.length - 1; i++) {
     const t0 = tangent(i);
     const t1 = tangent(i + 1);
-    d += ` C${r(p[i].x + t0.x / 3)},${r(p[i].y + t0.y / 3)}`
-      + ` ${r(p[i + 1].x - t1.x / 3)},${r(p[i + 1].y - t1.y / 3)}`
-      + ` ${r(p[i + 1].x)},${r(p[i + 1].y)}`;
+    d += ` C${at(p[i].x + t0.x / 3, p[i].y + t0.y / 3)}`
+      + ` ${at(p[i + 1].x - t1.x / 3, p[i + 1].y - t1.y / 3)}`
+      + ` ${at(p[i + 1].x, p[i + 1].y)}`;
   }
   return d;
 }
@@ -32,6 +36,7 @@ export function r(x) {
 // The engine's layout with the space between layers widened to at least `gap`
 // (nodes keep their size; every x coordinate is mapped piecewise-linearly).
 export function widenGaps(layout, gap) {
+  if (layout.direction === "down") return layout; // its rows are already far enough apart
   const w = layout.node_width;
   const columns = [...new Set(layout.nodes.map((n) => n.x))].sort((a, b) => a - b);
   if (columns.length < 2) return layout;

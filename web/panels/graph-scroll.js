@@ -1,18 +1,26 @@
 // The graph's viewport: how big the graph is drawn, which part of it is in view, and
 // how the learner moves around it.
 //
-// The graph is never drawn smaller than its layout size (scale 1: one layout px is one
-// CSS px, and no text in the graph is set smaller than 12 px, panels.css). A graph too
-// big for its box is panned and zoomed instead of shrunk: the box (#graph-scroll)
-// scrolls, and the zoom sets the SVG's size. Panning: drag with a mouse or pen, one
-// finger on touch, the wheel, or the arrow keys while the graph has focus. Zooming:
-// ctrl + wheel (a trackpad's pinch), two fingers, + and − (0 fits), and the buttons
-// in #graph-tools. The step in progress is kept in view (keepInView).
+// A new graph is drawn whole when it can be with its text still readable: shrunk to
+// at most READABLE_SCALE (the graph's smallest text, 12 CSS px, then stays at least 11
+// px), or grown up to FIT_MAX. Of the layouts the engine sends (across and, for a small
+// graph, down), pickLayout takes the one that shows the whole graph biggest in the box.
+// A graph too big for that (a long typed program) starts at scale 1 and is panned and
+// zoomed: the box (#graph-scroll) scrolls, and the zoom sets the SVG's size. Fit and the
+// zoom buttons may go lower, down to ZOOM_MIN; the zoom readout then says the text is
+// small. Panning: drag with a mouse or pen, one finger on touch, the wheel, or the arrow
+// keys while the graph has focus. Zooming: ctrl + wheel (a trackpad's pinch), two
+// fingers, + and − (0 fits), and the buttons in #graph-tools. The step in progress is
+// kept in view (keepInView).
+//
+// boot/prerendered-gate.js picks the prerendered graph's layout and size by the same
+// rule (roomFor, pickLayout, autoScale), before the page is first painted.
 
 import { h } from "../lib/dom.js";
 
-export const MIN_SCALE = 1; // never below: the smallest text is then 12 CSS px
-const FIT_MAX = 1.3; // Fit never blows a small graph up beyond this
+export const READABLE_SCALE = 11 / 12; // the graph's text is at least 12 px at scale 1
+const ZOOM_MIN = 0.2;
+const FIT_MAX = 1.3; // a small graph is never blown up beyond this
 const ZOOM_MAX = 3;
 const ZOOM_STEP = 1.25;
 const KEY_PAN = 60; // CSS px per arrow key
@@ -20,15 +28,45 @@ const DRAG_SLOP = 4; // px a press may move and still be a click
 
 const clamp = (x, lo, hi) => Math.min(hi, Math.max(lo, x));
 
+// The scale at which the whole of `layout` fills a box of this size: its width, and
+// its CSS max-height where it has one (a box that grows with the graph), else its
+// height.
+export function roomFor(box, layout) {
+  const height = Number.isFinite(box.maxHeight) ? box.maxHeight : box.height || Infinity;
+  return Math.min(box.width / layout.width, height / layout.height);
+}
+
+// Which of a graph's layouts to draw in this box: the one that is whole at the biggest
+// scale (up to its own size: bigger shows nothing more), across on a tie. A layout
+// that cannot be whole with readable text is never preferred to the first.
+export function pickLayout(layouts, box) {
+  let best = layouts[0];
+  let bestScore = Math.min(1, roomFor(box, best));
+  for (const layout of layouts.slice(1)) {
+    const room = roomFor(box, layout);
+    if (room >= READABLE_SCALE && Math.min(1, room) > bestScore + 1e-9) [best, bestScore] = [layout, Math.min(1, room)];
+  }
+  return best;
+}
+
+// The scale a graph is first drawn at: whole if that keeps its text readable, else 1.
+export function autoScale(box, layout) {
+  const room = roomFor(box, layout);
+  return room >= READABLE_SCALE ? Math.min(room, FIT_MAX) : 1;
+}
+
 export class Viewport {
   // scroller: the box that scrolls; svg: the graph; tools: where the buttons go (or
-  // null); onView: called when the part in view may have changed (zoom, resize).
-  constructor(scroller, svg, tools, onView) {
+  // null); onView: called when the part in view may have changed (zoom, resize);
+  // onResize: called when the box changed size while the graph follows it (the graph
+  // may want another layout), instead of fitting again here.
+  constructor(scroller, svg, tools, onView, onResize = null) {
     this.scroller = scroller;
     this.svg = svg;
     this.onView = onView;
+    this.onResize = onResize;
     this.layout = null;
-    this.scale = MIN_SCALE;
+    this.scale = 1;
     this.followFit = true; // until the learner zooms, the graph is fitted to its box
     // The box as last seen (a ResizeObserver and the scroll event keep these, so a
     // step never has to ask the layout).
@@ -44,9 +82,17 @@ export class Viewport {
     }, { passive: true });
     if (typeof ResizeObserver === "function") {
       this.observer = new ResizeObserver(() => {
-        const before = this.box.width;
+        const { width, maxHeight, height } = this.box;
         this.measure();
-        if (this.layout && this.followFit && Math.abs(before - this.box.width) > 1) this.fit();
+        const b = this.box;
+        // A box that grows with the graph changes height with every zoom: only its
+        // width and its limit count; a box of its own size counts whole.
+        const grew = Number.isFinite(b.maxHeight)
+          ? Math.abs(maxHeight - b.maxHeight) > 1
+          : Math.abs(height - b.height) > 1;
+        if (!this.layout || !this.followFit || (Math.abs(width - b.width) <= 1 && !grew)) return;
+        if (this.onResize) this.onResize();
+        else this.refit();
       });
       this.observer.observe(scroller);
     }
@@ -69,26 +115,38 @@ export class Viewport {
     });
   }
 
+  // The box as it is now, measured if it can be (for choosing a graph's layout).
+  currentBox() {
+    if (this.scroller?.isConnected) this.measure();
+    return this.box;
+  }
+
   // A new graph (also the next one of an edit): fitted to the box, unless the learner
   // has zoomed; the box keeps its place, as far as the new graph reaches.
   setLayout(layout) {
     this.layout = layout;
     if (!this.box.known && this.scroller?.isConnected) this.measure();
-    this.apply(this.followFit ? this.fitScale() : this.scale);
+    this.apply(this.followFit ? this.autoScale() : this.scale);
   }
 
-  // The scale that shows the whole graph in the box, within [MIN_SCALE, FIT_MAX].
-  fitScale() {
-    const L = this.layout;
-    if (!L || !this.box.width) return MIN_SCALE;
-    const room = Math.min(this.box.width / L.width, this.box.maxHeight / L.height);
-    return clamp(room, MIN_SCALE, FIT_MAX);
+  autoScale() {
+    return this.layout && this.box.width ? autoScale(this.box, this.layout) : 1;
   }
 
-  fit() {
+  // The box changed size: the graph follows it as a new graph would be fitted.
+  refit() {
     this.followFit = true;
     if (this.scroller?.isConnected) this.measure();
-    this.zoomTo(this.fitScale(), null);
+    this.zoomTo(this.autoScale(), null);
+    this.followFit = true;
+  }
+
+  // Fit (the button, the 0 key): the whole graph, however small its text gets.
+  fit() {
+    if (this.scroller?.isConnected) this.measure();
+    const L = this.layout;
+    if (L && this.box.width) this.zoomTo(clamp(roomFor(this.box, L), ZOOM_MIN, FIT_MAX), null);
+    this.followFit = true;
   }
 
   zoomBy(factor, at = null) {
@@ -100,7 +158,7 @@ export class Viewport {
   // box's centre if null) where it is.
   zoomTo(scale, at) {
     if (!this.layout) return;
-    scale = clamp(scale, MIN_SCALE, ZOOM_MAX);
+    scale = clamp(scale, ZOOM_MIN, ZOOM_MAX);
     const s = this.scroller;
     const rect = s.getBoundingClientRect();
     const px = at ? at.x - rect.left - s.clientLeft : s.clientWidth / 2;
@@ -289,8 +347,10 @@ export class Viewport {
 
   showZoom() {
     if (!this.zoomText) return;
-    this.zoomText.textContent = `${Math.round(this.scale * 100)}%`;
-    this.zoomOut.disabled = this.scale <= MIN_SCALE + 1e-6;
+    const small = this.scale < READABLE_SCALE - 1e-6;
+    this.zoomText.textContent = `${Math.round(this.scale * 100)}%${small ? " · small text" : ""}`;
+    this.zoomText.classList.toggle("is-small", small);
+    this.zoomOut.disabled = this.scale <= ZOOM_MIN + 1e-6;
     this.zoomIn.disabled = this.scale >= ZOOM_MAX - 1e-6;
   }
 }

@@ -17,15 +17,19 @@
 // so a big graph replaced by the next edit has little to take down. Up to
 // BIG_GRAPH nodes (lib/slices.js), everything is drawn at once.
 //
-// The graph is never shrunk below its layout size (text stays at least 12 px): a
-// bigger one is panned and zoomed (graph-scroll.js), and a step's numbers travel
-// along the edges as pulses (graph-pulse.js).
+// The engine lays a graph out two ways: across (left to right, full-size nodes) and,
+// for a small graph, down (top to bottom, compact nodes): build() draws the one that
+// shows the whole graph biggest in the box (graph-scroll.js's pickLayout), and draws
+// it again the other way if the box changes enough (a phone turned, a column resized).
+// A graph too big to be whole with readable text is panned and zoomed
+// (graph-scroll.js), and a step's numbers travel along the edges as pulses
+// (graph-pulse.js).
 
 import { exact, fmt, opSymbol, showsMoreDigits, withDigits } from "../lib/format.js";
 import { BIG_GRAPH, keepInPlace } from "../lib/slices.js";
 import { midpoint, r, smoothPath, widenGaps } from "./graph-geometry.js";
 import { Pulses } from "./graph-pulse.js";
-import { Viewport } from "./graph-scroll.js";
+import { pickLayout, Viewport } from "./graph-scroll.js";
 import { fitText, textWidth } from "./graph-text.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -71,8 +75,12 @@ export class GraphView {
     // pending animation frame that draws what came into view}, or null.
     this.pending = null;
     this.inputTip = ""; // added to every input's tooltip (the page says how to change it)
+    // The layout to draw whatever the box ("across", "down"), or null to choose by the
+    // box (the build's drawing of both ways sets it: buildtools/graph_svg.mjs).
+    this.direction = null;
+    this.lastUpdate = null; // the last update()'s [view, marks], to draw again after a turn
     this.viewport = new Viewport(this.scroller, svg, svg.getRootNode?.().getElementById?.("graph-tools") ?? null,
-      () => this.drawInViewSoon());
+      () => this.drawInViewSoon(), () => this.boxResized());
     this.lastStep = null; // {pass, index, time} of the last update of this graph: a step, or a redraw of one?
     this.scroller?.addEventListener("scroll", () => this.drawInViewSoon(), { passive: true });
     if (this.scroller && typeof ResizeObserver === "function") {
@@ -90,20 +98,49 @@ export class GraphView {
     this.viewport.destroy();
   }
 
-  build(answer) {
+  // The layouts this graph can be drawn in, and the one for the box as it is now.
+  chooseLayout(answer) {
+    const layouts = [widenGaps(answer.layout, MIN_GAP), ...(answer.layout.down ? [answer.layout.down] : [])];
+    // The graph index.html carries was laid out for this very box before the first
+    // paint (boot/prerendered-gate.js): adopting it keeps that way, so nothing jumps.
+    const svg = this.svg;
+    const prerendered = svg.getAttribute("data-prerendered") === answer.preset && svg.getAttribute("data-direction");
+    const wanted = this.direction ?? (prerendered || null);
+    if (wanted) return layouts.find((l) => l.direction === wanted) ?? layouts[0];
+    return pickLayout(layouts, this.viewport.currentBox());
+  }
+
+  // The box changed size: another way of laying the graph out may now show it bigger.
+  boxResized() {
+    if (!this.answer || !this.layout) return;
+    const next = this.chooseLayout(this.answer);
+    if (next.direction === this.layout.direction) {
+      this.viewport.refit();
+      return;
+    }
+    const editable = this.nodes.map((n) => n.g.classList.contains("is-editable"));
+    withDigits(this.digits, () => {
+      this.build(this.answer, next);
+      if (this.lastUpdate) this.update(...this.lastUpdate);
+    });
+    this.nodes.forEach((n, i) => editable[i] && n.g.classList.add("is-editable"));
+  }
+
+  build(answer, layout = null) {
     this.digits = showsMoreDigits(); // the widget's setting, while its render draws
     const svg = this.svg;
-    const L = widenGaps(answer.layout, MIN_GAP);
+    const L = layout ?? this.chooseLayout(answer);
     this.pulses?.finish();
     this.layout = L;
     this.answer = answer;
     this.lastStep = null;
     this.largestPush = largestContribution(answer);
     this.stopDrawing();
+    svg.setAttribute("data-direction", L.direction);
     svg.setAttribute("viewBox", `0 0 ${L.width} ${L.height}`);
     svg.setAttribute("width", L.width);
     svg.setAttribute("height", L.height);
-    this.viewport.setLayout(L); // fitted to its box, never below scale 1
+    this.viewport.setLayout(L); // fitted to its box, if its text stays readable
     // The part in view (for a big graph), from what the viewport last measured.
     const view = answer.nodes.length > BIG_GRAPH ? this.visibleRange() : null;
     this.makeLayers();
@@ -128,7 +165,8 @@ export class GraphView {
       // The label on the edge (a push's numbers, "⚠ late") is made the first
       // time it is shown: most edges of a big graph never need one.
       Object.assign(e, {
-        edge, points, lo: Math.min(...xs), hi: Math.max(...xs), marker: "plain", width: null, label: null, last: {},
+        edge, points, direction: L.direction, lo: Math.min(...xs), hi: Math.max(...xs),
+        marker: "plain", width: null, label: null, last: {},
       });
       if (e.line && far(e)) undrawEdge(e);
       if (e.line) shapeEdge(e);
@@ -276,6 +314,7 @@ export class GraphView {
   // resent: Set(edgeIds) that carried a re-sent total; a push may bring its own
   // tag (instead of "⚠ late") and kind (an extra class, is-<kind>).
   update(view, marks) {
+    this.lastUpdate = [view, marks];
     const sizes = this.pushSizes(view);
     // A step (not a redraw of the same one) first lands the last step's pulses.
     const now = performance.now();
@@ -426,21 +465,30 @@ function reducedMotion() {
 
 // What is drawn inside a node's group: title, box, head, label, op, data and grad
 // lines, then whatever update() has already said about it.
+// A node's box: a head with its name and operation, then its data and grad. A compact
+// node (the down layout's) has the same text in less padding, and no "input" word
+// (an input's head is tinted either way, and its tooltip says so).
+const FULL = { head: 26, pad: 9, baseline: 18, rows: [45, 63] };
+const COMPACT = { head: 22, pad: 6, baseline: 16, rows: [37, 51] };
+const isCompact = (n) => n.height < 64;
+
 function drawNode(n) {
   if (n.parts) return;
   const { g, width: w, height: h } = n;
+  const k = isCompact(n) ? COMPACT : FULL;
   const tip = el("title", {}, g);
   el("rect", { class: "node-box", width: w, height: h, rx: 9 }, g);
-  el("rect", { class: "node-head", width: w, height: 26, rx: 9 }, g);
-  el("rect", { class: "node-head-fill", y: 17, width: w, height: 9 }, g);
-  const title = el("text", { class: "node-label", x: 9, y: 18 }, g);
-  const op = el("text", { class: "node-op", x: w - 9, y: 18, "text-anchor": "end" }, g);
+  el("rect", { class: "node-head", width: w, height: k.head, rx: 9 }, g);
+  el("rect", { class: "node-head-fill", y: k.head - 9, width: w, height: 9 }, g);
+  const title = el("text", { class: "node-label", x: k.pad, y: k.baseline }, g);
+  const op = el("text", { class: "node-op", x: w - k.pad, y: k.baseline, "text-anchor": "end" }, g);
   const line = (cls, y, key) => {
-    const text = el("text", { class: cls, x: 9, y }, g);
+    const text = el("text", { class: cls, x: k.pad, y }, g);
     el("tspan", { class: "node-key" }, text).textContent = key;
-    return el("tspan", { class: "node-value", x: w - 9, "text-anchor": "end" }, text);
+    return el("tspan", { class: "node-value", x: w - k.pad, "text-anchor": "end" }, text);
   };
-  n.parts = { tip, title, op, dataValue: line("node-data", 45, "data"), gradValue: line("node-grad", 63, "grad") };
+  const dataValue = line("node-data", k.rows[0], "data");
+  n.parts = { tip, title, op, dataValue, gradValue: line("node-grad", k.rows[1], "grad") };
   labelNode(n);
   showState(n);
 }
@@ -450,10 +498,13 @@ function labelNode(n) {
   const { node, parts } = n;
   parts.tip.textContent =
     (node.is_input ? `${node.label} = ${node.expr} (an input)` : `${node.label} = ${node.expr}`) + n.tipEnd;
-  parts.op.textContent = node.is_input ? "input" : opSymbol(node.op);
+  const compact = isCompact(n);
+  parts.op.textContent = node.is_input ? (compact ? "" : "input") : opSymbol(node.op);
   // A long name is shortened with an ellipsis; the whole of it is in the tooltip
   // (<title>) and the node's accessible name.
-  fitText(parts.title, node.label, n.width - 18 - (textWidth(parts.op, parts.op.textContent) + 8));
+  const pad = compact ? COMPACT.pad : FULL.pad;
+  const op = parts.op.textContent ? textWidth(parts.op, parts.op.textContent) + 6 : 0;
+  fitText(parts.title, node.label, n.width - 2 * pad - op);
   parts.dataValue.textContent = "";
   parts.gradValue.textContent = "";
   if (n.tag) showPill(n.tag, null);
@@ -476,8 +527,22 @@ function showState(n) {
 }
 
 function showValues(n) {
-  n.parts.dataValue.textContent = shownNumber(n.last.data);
-  n.parts.gradValue.textContent = shownNumber(n.last.grad);
+  showValue(n, n.parts.dataValue, shownNumber(n.last.data));
+  showValue(n, n.parts.gradValue, shownNumber(n.last.grad));
+}
+
+// A compact node's number that would run into its key ("data", "grad") is squeezed to
+// the room there is. The width is estimated (the value's font is monospaced, about
+// 0.6 em a character), so the build's drawing and the browser's agree.
+const VALUE_ROOM = 84 - 2 * COMPACT.pad - 32; // a compact node, less its padding and its key
+function showValue(n, tspan, text) {
+  tspan.textContent = text;
+  const squeeze = isCompact(n) && [...text].length * 7.3 > VALUE_ROOM;
+  if (squeeze) setAttrs(tspan, { textLength: VALUE_ROOM, lengthAdjust: "spacingAndGlyphs" });
+  else if (tspan.hasAttribute("textLength")) {
+    tspan.removeAttribute("textLength");
+    tspan.removeAttribute("lengthAdjust");
+  }
 }
 
 // An edge's halo and line (with the arrowhead update() chose).
@@ -494,7 +559,7 @@ function undrawEdge(e) {
 }
 
 function shapeEdge(e) {
-  const d = smoothPath(e.points);
+  const d = smoothPath(e.points, e.direction);
   e.halo.setAttribute("d", d);
   e.line.setAttribute("d", d);
   e.line.setAttribute("marker-end", `url(#arrow-${e.marker})`);

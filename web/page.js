@@ -14,7 +14,13 @@ if (document.querySelector('meta[name="gw-prerendered"]') && root.dataset.preren
     setTimeout(resolve, 100);
   });
 }
-mount(document.getElementById("gradwalk"), {
+// The stage takes the rest of the screen (boot/prerendered-gate.js's fitStage, which
+// ran before the first paint), again whenever the window changes size.
+const host = document.getElementById("gradwalk");
+const fitStage = () => globalThis.gradwalkFitStage?.();
+addEventListener("resize", fitStage);
+fitStage();
+mount(host, {
   query: location.search,
   ownsAddressBar: true,
   keys: "page",

@@ -22,6 +22,23 @@
 //   will: the rule of panels/graph-scroll.js's pickLayout and autoScale.
 (() => {
   const root = document.documentElement;
+  // The stage takes the rest of the screen below what is above it, so that the graph's
+  // box, as tall as the graph up to that room (style.css), ends on the screen: above a
+  // phone's width the stage's height, on a phone the graph box's limit (up to 62% of the
+  // screen: the controls and the graph stay on it while the page scrolls). Not in an
+  // embed, whose frame grows with the widget instead. page.js calls it on resizes.
+  globalThis.gradwalkFitStage = () => {
+    const host = document.getElementById("gradwalk");
+    const widget = host?.shadowRoot;
+    if (!widget || new URLSearchParams(location.search).get("embed") === "1") return;
+    const below = (selector) => {
+      const el = widget.querySelector(selector);
+      return el ? Math.floor(innerHeight - (el.getBoundingClientRect().top + scrollY) - 8) : 0;
+    };
+    if (innerWidth > 760) host.style.setProperty("--gw-stage-height", `${Math.max(384, below(".stage-body"))}px`);
+    const graphRoom = Math.max(208, Math.min(0.62 * innerHeight, below(".graph-scroll")));
+    if (innerWidth <= 760) host.style.setProperty("--gw-stage-graph-height", `${graphRoom}px`);
+  };
   const shown = /** @type {HTMLMetaElement | null} */ (document.querySelector('meta[name="gw-prerendered"]'))?.content;
   if (!shown) return;
   const boot = ["preset", "boot", "sw", "boottimeout", "calltimeout"];
@@ -43,6 +60,7 @@
     return;
   }
   if (!svg || !start || (asked !== shown && !template)) return;
+  globalThis.gradwalkFitStage();
   // Across or down, and how big: panels/graph-scroll.js's pickLayout and autoScale, on
   // the graph's box as it is now (its style is in place once it scrolls).
   const scroller = widget.getElementById("graph-scroll");

@@ -55,11 +55,13 @@ function draw(w, s) {
   setEnabled(w.ui.reset, true);
   w.host.dataset.pass = view.pass;
   w.host.dataset.step = String(view.index);
-  // The visit-order experiment: its result, and the list's mark on the node it visits.
+  // The visit-order experiment: its result (once its run has played), and the list's
+  // mark on the node it visits.
   const experiment = stepper.trace.experiment;
-  if (experiment !== w.drawn.experiment) {
-    w.drawn.experiment = experiment;
-    showExperiment(w.ui.experimentBody, experiment, answer);
+  const playing = s.playing !== null;
+  if (experiment !== w.drawn.experiment || playing !== w.drawn.playing) {
+    Object.assign(w.drawn, { experiment, playing });
+    showExperiment(w.ui.experimentBody, experiment, answer, playing);
   }
   // The list in the state's order, when that changed (while the learner carries an
   // item, the list is theirs: it tells the state when they drop it).

@@ -88,7 +88,11 @@ def test_run_order_plays_each_visit_and_ends_where_an_instant_run_lands(page, si
     page.wait_for_function("gwHost().dataset.pass === 'experiment'", timeout=STEP_TIMEOUT_MS)
     assert page.evaluate("gwHost().dataset.step") == "0"
     assert runs(page) == before
+    # Its result waits for its last visit.
+    assert page.locator("#experiment-body .verdict").count() == 0
+    assert "Playing the run" in page.inner_text("#experiment-body")
     wait_for_run(page, before)
+    assert page.inner_text("#experiment-body .verdict") == "✓ Every grad is right"
     steps = played(page, "step")
     assert [s for _, s in steps] == [str(k) for k in range(len(grads))]  # every visit, in turn
     # a.grad went through the run's values, one visit at a time, and ended at the preset's.

@@ -100,7 +100,7 @@ def test_run_order_plays_each_visit_and_ends_where_an_instant_run_lands(page, si
     times = [t for t, _ in steps]
     gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
     assert min(gaps) > 250, gaps  # each visit stays on screen long enough to be seen
-    assert times[-1] - times[0] < 2600, times  # the whole diamond plays in about 2 s
+    assert times[-1] - times[0] < 3000, times  # about 2 s (4 visits of 0.5 s), with room for a slow machine
     settle(page)
     played_end = snapshot(page)
     assert "every grad came out right" in played_end["narration"]

@@ -55,11 +55,13 @@ function draw(w, s) {
   setEnabled(w.ui.reset, true);
   w.host.dataset.pass = view.pass;
   w.host.dataset.step = String(view.index);
-  // The visit-order experiment: its result, and the list's mark on the node it visits.
+  // The visit-order experiment: its result (once its run has played), and the list's
+  // mark on the node it visits.
   const experiment = stepper.trace.experiment;
-  if (experiment !== w.drawn.experiment) {
-    w.drawn.experiment = experiment;
-    showExperiment(w.ui.experimentBody, experiment, answer);
+  const playing = s.playing !== null;
+  if (experiment !== w.drawn.experiment || playing !== w.drawn.playing) {
+    Object.assign(w.drawn, { experiment, playing });
+    showExperiment(w.ui.experimentBody, experiment, answer, playing);
   }
   // The list in the state's order, when that changed (while the learner carries an
   // item, the list is theirs: it tells the state when they drop it).
@@ -67,7 +69,8 @@ function draw(w, s) {
     w.drawn.order = s.order;
     w.visitOrder.arrange(s.order);
   }
-  if (s.runs) w.$("experiment-result").dataset.runs = String(s.runs); // how many orders have been run
+  // How many orders have been run: a run counts once it has played (or the learner stopped it).
+  if (s.runs && s.playing === null) w.$("experiment-result").dataset.runs = String(s.runs);
   if (view.pass === "experiment") {
     const visited = answer.nodes[view.frame.node].label;
     w.visitOrder.mark(view.index === 0 ? null : visited, "visiting");

@@ -119,6 +119,8 @@ export function createState() {
     /** @type {string[]} */
     correctOrder: [], // the order the graph's own backward pass visits its nodes
     runs: 0, // visit orders run (tests wait on the count)
+    /** @type {number | null} */
+    playing: null, // the run playing visit by visit (its number among the runs), if one is (actions/play.js)
     orderStatus: { text: "", say: true, said: 0 }, // the visit order's status line; said counts its changes
     // "What just happened"; said counts what was said (the same words twice are announced twice).
     narration: { text: "", said: 0 },

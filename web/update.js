@@ -20,6 +20,9 @@ import { InputsPanel } from "./panels/inputs.js";
 const UNSEEN = new Set(["presetDetail", "pendingPreset", "edit", "editsSent", "whyPending"]);
 // Changes that only the engine's status line and the host's marks show (render.js's drawEngine).
 const STATUS = new Set(["progress", "busy"]);
+// A playing visit-order run (actions/play.js) goes on through its own steps ({play: true})
+// and through the changes above, which leave the learner's place alone; any other change ends it.
+const endsPlay = (c) => !c.play && !UNSEEN.has(c.type) && !STATUS.has(c.type);
 
 /**
  * Apply a change to the widget's state, then draw the widget from it.
@@ -33,7 +36,11 @@ export function update(w, change, message = null) {
   const s = w.state;
   const changes = Array.isArray(change) ? change : [change];
   let draw = false;
-  for (const c of changes) draw = (apply(s, c) !== false && !UNSEEN.has(c.type)) || draw;
+  for (const c of changes) {
+    const changed = apply(s, c) !== false;
+    if (changed && endsPlay(c)) s.playing = null;
+    draw = (changed && !UNSEEN.has(c.type)) || draw;
+  }
   if (!draw) return;
   if (changes.every((c) => STATUS.has(c.type))) {
     drawEngine(/** @type {any} */ (w), s);
@@ -83,15 +90,18 @@ function apply(s, c) {
       break;
     case "graph": // a new graph answer on screen: {answer, source, kind, place?, prerendered?, confirms?}
       return graphLoaded(s, c);
-    case "step": // the learner moves along the trace
+    case "step": // the learner moves along the trace, or a playing run goes on ({play: true})
       move(stepper, c);
+      if (c.play && stepper.atEnd()) s.playing = null; // the run has played to its end
       break;
-    case "orderRun": // a visit-order run: {answer} with its experiment
+    case "orderRun": // a visit-order run: {answer} with its experiment, {play} to play it from its seed
       decodeAnswer(c.answer);
       stepper.setMode(null); // a "Why reverse mode" experiment gives way to the run
       stepper.setExperiment(c.answer.experiment);
-      stepper.toEnd("experiment");
+      if (c.play) stepper.startBackward();
+      else stepper.toEnd("experiment");
       s.runs += 1;
+      s.playing = c.play ? s.runs : null;
       break;
     case "orderRestored": { // back to the correct order, at the same visit if replaying one
       const place = stepper.pos.pass === "experiment"

@@ -29,6 +29,7 @@ from tests.support.page import (
     choose,
     nodes,
     order,
+    run_order,
     show_tab,
     wait_ready,
 )
@@ -542,8 +543,7 @@ def test_permalink_round_trips_every_part_of_the_state(lp, shared):
     page.keyboard.press("Alt+ArrowUp")
     page.keyboard.press("Alt+ArrowUp")
     assert order(page) == ["b", "d", "c", "a"]
-    button(page, "Run order").click()
-    page.wait_for_function("gwHost().dataset.pass === 'experiment'")
+    run_order(page)  # played to its last visit
     button(page, "Step back").click()
     button(page, "Step back").click()
     url = settled_url(page, "step=2")

@@ -1,11 +1,12 @@
 // The visit-order experiment's actions: run the learner's order ({cmd: "load", order,
-// rule: "push" | "pull"}), restore the correct one, and say what a move in the list
-// did. Its frames are the visit-order mode's (modes/visit-order.js), its list
-// panels/visit-order.js, its result panels/experiment.js.
+// rule: "push" | "pull"}) and play it (actions/play.js), restore the correct one, and
+// say what a move in the list did. Its frames are the visit-order mode's
+// (modes/visit-order.js), its list panels/visit-order.js, its result panels/experiment.js.
 
 import { update } from "../update.js";
 import { engineFailed, notReady } from "./load.js";
 import { ask } from "./requests.js";
+import { playRun, runPlays } from "./play.js";
 import { wrongGrads } from "../modes/shared.js";
 
 // Push or pull, for the visit-order experiment (the radio buttons next to the list).
@@ -51,9 +52,17 @@ export async function runOrder(w) {
     : `${wrong === 1 ? "1 grad is" : `${wrong} grads are`} wrong ` +
       "(marked ✗ on the graph and in the table; the result says why).";
   orderStatus(w, `Ran ${order.join(", ")} with ${rule}.`);
-  update(w, { type: "orderRun", answer },
-    `Ran the backward pass (${rule}) in the order ${order.join(", ")}: ${verdict} ` +
-      "Step back to replay it one visit at a time.");
+  const result = `Ran the backward pass (${rule}) in the order ${order.join(", ")}: ${verdict} ` +
+    "Step back to replay it one visit at a time.";
+  // The run plays visit by visit (actions/play.js): the narration, a live region, says
+  // only that it plays and then the result, not every visit (the details panel shows each).
+  if (!runPlays(exp.frames.length)) {
+    update(w, { type: "orderRun", answer }, result);
+    return;
+  }
+  update(w, { type: "orderRun", answer, play: true },
+    `Playing the backward pass (${rule}) in the order ${order.join(", ")}, one visit at a time.`);
+  playRun(w, result);
 }
 
 // Put the list in this order and run it (a question's "Run this order", a check report's order).

@@ -6,10 +6,14 @@ import { fmt } from "../lib/format.js";
 import { h } from "../lib/dom.js";
 import { wrongGrads } from "../modes/shared.js";
 
-export function showExperiment(body, exp, answer) {
-  body.parentElement.classList.toggle("has-result", Boolean(exp));
-  if (!exp) {
-    body.replaceChildren(h("p", { class: "muted" }, "Run an order to see what it does to the grads."));
+// playing: the run is still being played visit by visit (actions/play.js); its result
+// waits for its last visit, so that the learner watches the grads add up first.
+export function showExperiment(body, exp, answer, playing = false) {
+  body.parentElement.classList.toggle("has-result", Boolean(exp) && !playing);
+  if (!exp || playing) {
+    body.replaceChildren(h("p", { class: "muted" }, playing
+      ? "Playing the run one visit at a time: its result comes after the last visit."
+      : "Run an order to see what it does to the grads."));
     return;
   }
   const label = (id) => answer.nodes[id].label;

@@ -123,6 +123,19 @@ function createWidget(host, shadow, options) {
   // the actions turn into requests and changes.
   w.stageTabs = new StageTabs(shadow, { choose: (tab) => chooseTab(w, tab) });
   w.graph = new GraphView(w.ui.svg);
+  // On a phone the controls and the graph stay on top while the page scrolls: what is
+  // brought into view below them (a question, the run's result) keeps clear of them
+  // by their height (style.css's scroll-margin-top).
+  const stageMain = shadow.querySelector(".stage-main");
+  if (stageMain && typeof ResizeObserver === "function") {
+    const sticky = new ResizeObserver(() =>
+      host.style.setProperty("--gw-sticky-height", `${Math.ceil(stageMain.getBoundingClientRect().height)}px`));
+    sticky.observe(stageMain);
+    disposers.push(() => {
+      sticky.disconnect();
+      host.style.removeProperty("--gw-sticky-height");
+    });
+  }
   // "More digits" changes how this widget writes numbers (state.digits).
   w.table = new NodeTable($("node-rows"), { onDigits: (on) => update(w, { type: "digits", on }) });
   w.code = new ProgramView($("program"));

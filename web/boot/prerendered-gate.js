@@ -78,7 +78,8 @@
     if (downSvg && room(downSvg) >= readable && Math.min(1, room(downSvg)) > Math.min(1, room(drawn)) + 1e-9) {
       [chosen, drawn] = [down, downSvg];
     }
-    scale = room(drawn) >= readable ? Math.min(room(drawn), 1.3) : 1;
+    const most = drawn.getAttribute("data-direction") === "down" ? 1 : 1.3;
+    scale = room(drawn) >= readable ? Math.min(room(drawn), most) : 1;
   }
   if (chosen) svg.replaceWith(chosen.content.cloneNode(true));
   const shownSvg = /** @type {HTMLElement} */ (widget.getElementById("graph"));

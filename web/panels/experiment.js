@@ -44,7 +44,9 @@ export function showExperiment(body, exp, answer, playing = false) {
   }
   parts.push(h("p", { class: "muted" }, "Step back and forward to replay this run one visit at a time."));
   body.replaceChildren(...parts);
-  // The verdict belongs next to the graph's late and lost marks: bring it into view
-  // (inside the stage's side column; on a phone, just below the graph that stays on top).
+  // The verdict and the lost paths belong next to the graph's late and lost marks: bring
+  // the whole result into view as far as it fits (on a phone, just below the controls
+  // and the graph that stay on top), its verdict first.
+  body.scrollIntoView({ block: "nearest" });
   body.querySelector(".verdict").scrollIntoView({ block: "nearest" });
 }

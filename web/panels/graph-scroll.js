@@ -50,9 +50,11 @@ export function pickLayout(layouts, box) {
 }
 
 // The scale a graph is first drawn at: whole if that keeps its text readable, else 1.
+// A graph laid out down (a narrow box: a phone, where the graph stays on top of the
+// screen) is not blown up beyond its size.
 export function autoScale(box, layout) {
   const room = roomFor(box, layout);
-  return room >= READABLE_SCALE ? Math.min(room, FIT_MAX) : 1;
+  return room >= READABLE_SCALE ? Math.min(room, layout.direction === "down" ? 1 : FIT_MAX) : 1;
 }
 
 export class Viewport {

@@ -1,0 +1,152 @@
+"""Every screen shows the whole graph: at 390×844 and 360×740 (touch phones), a 900×700
+window (a lesson's column) and 1280×800, every preset's every node lies inside the graph's
+box and inside the screen, with no pan and no Fit: at the first paint (index.html's
+prerendered graph, laid out and sized by boot/prerendered-gate.js before any module has
+run) and once the engine is ready (the script's own choice, panels/graph-scroll.js).
+Its text is then at least 11 px. Stepping keeps the step's nodes in view at every step
+of the diamond and the neuron, and a run of the visit order ends with its verdict, its
+lost paths and its late edge on the screen together."""
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, WIDGET_HELPERS, button, run_order, show_tab, wait_ready
+
+SCREENS = {
+    "390x844": {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True},
+    "360x740": {"viewport": {"width": 360, "height": 740}, "has_touch": True, "is_mobile": True},
+    "900x700": {"viewport": {"width": 900, "height": 700}},
+    "1280x800": {"viewport": {"width": 1280, "height": 800}},
+}
+MIN_TEXT_PX = 11
+PRESETS = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "presets").glob("*.toml"))
+
+# The labels of the nodes (of `only`, or all) whose box is not wholly inside both the
+# graph's box and the screen, and the smallest text in the graph, in CSS px on screen.
+OUT_OF_VIEW_JS = """(only) => {
+  const root = gwRoot();
+  const scroller = root.getElementById('graph-scroll').getBoundingClientRect();
+  const left = Math.max(scroller.left, 0), top = Math.max(scroller.top, 0);
+  const right = Math.min(scroller.right, innerWidth), bottom = Math.min(scroller.bottom, innerHeight);
+  const out = [];
+  for (const g of root.querySelectorAll('#graph [data-node]')) {
+    if (only && !only.includes(g.dataset.node)) continue;
+    const r = g.querySelector('.node-box').getBoundingClientRect();
+    if (r.left < left - 0.5 || r.right > right + 0.5 || r.top < top - 0.5 || r.bottom > bottom + 0.5) {
+      out.push(g.dataset.node);
+    }
+  }
+  const texts = [...root.querySelectorAll('#graph [data-node] text')].filter((t) => t.textContent.trim());
+  const smallest = Math.min(...texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a));
+  return { out, smallest, nodes: root.querySelectorAll('#graph [data-node]').length,
+           direction: root.getElementById('graph').dataset.direction };
+}"""
+
+
+@pytest.fixture(scope="module", params=sorted(SCREENS))
+def screen(browser, request):
+    context = browser.new_context(service_workers="block", **SCREENS[request.param])
+    context.set_default_timeout(15_000)
+    context.add_init_script(WIDGET_HELPERS)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.screen_name = request.param
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def in_view(page, only=None):
+    return page.evaluate(OUT_OF_VIEW_JS, only)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("preset", PRESETS)
+def test_every_preset_is_whole_on_screen_at_its_first_paint_and_once_ready(screen, site_url, preset):
+    page = screen
+    page.goto(f"{site_url}?preset={preset}", timeout=BOOT_TIMEOUT_MS)
+    first = in_view(page)  # the load event: what the first paint showed, before the modules
+    assert first["nodes"] > 0, "index.html came without this preset's graph"
+    assert not first["out"], f"{preset} at {page.screen_name}, first paint: {first['out']} not on screen"
+    wait_ready(page)
+    page.wait_for_timeout(300)  # a resize observer's refit, if any, has run
+    ready = in_view(page)
+    assert not ready["out"], f"{preset} at {page.screen_name}, once ready: {ready['out']} not on screen"
+    assert ready["direction"] == first["direction"], "the graph changed its layout when the script took over"
+    assert ready["smallest"] >= MIN_TEXT_PX - 0.01, f"text drawn at {ready['smallest']:.2f} px"
+
+
+# The nodes a step is about: the one computed, or visited, and the ones receiving from it.
+STEP_NODES_JS = """() => [...gwRoot().querySelectorAll(
+  '#graph .node.is-current, #graph .node.is-visiting, #graph .node.is-receiving')].map((g) => g.dataset.node)"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("preset", ["diamond", "neuron"])
+def test_the_step_in_progress_stays_in_view_at_every_step(screen, site_url, preset):
+    page = screen
+    page.goto(f"{site_url}?preset={preset}&hide=questions", timeout=BOOT_TIMEOUT_MS)
+    wait_ready(page)
+    steps = 0
+    while page.get_attribute("#step-forward", "aria-disabled") != "true" or steps == 0:
+        if page.get_attribute("#step-forward", "aria-disabled") == "true":
+            button(page, "Start backward").click()
+        else:
+            button(page, "Step forward").click()
+        page.wait_for_timeout(80)
+        steps += 1
+        about = page.evaluate(STEP_NODES_JS)
+        page.wait_for_timeout(350)  # keepInView pans (smoothly) at the next frame
+        seen = in_view(page, about)
+        assert not seen["out"], f"step {steps} at {page.screen_name}: {seen['out']} of {about} out of view"
+        if (
+            page.get_attribute("#step-forward", "aria-disabled") == "true"
+            and page.evaluate("gwHost().dataset.pass") == "backward"
+        ):
+            break
+        assert steps < 40
+    assert steps > 5
+
+
+@pytest.mark.browser
+def test_a_wrong_run_shows_its_verdict_lost_paths_and_late_edge_together(screen, site_url):
+    page = screen
+    if page.screen_name not in ("1280x800", "390x844"):
+        pytest.skip("the run's result is checked on a laptop and on a phone")
+    page.emulate_media(reduced_motion="reduce")
+    page.goto(f"{site_url}?preset=diamond&hide=questions", timeout=BOOT_TIMEOUT_MS)
+    wait_ready(page)
+    show_tab(page, "Visit order")
+    page.locator("#visit-order li[data-label='b']").focus()
+    page.keyboard.press("Alt+ArrowUp")
+    page.keyboard.press("Alt+ArrowUp")  # b, d, c, a: b is visited before d has pushed into it
+    run_order(page)
+    page.wait_for_selector("#experiment-result .lost-paths li", timeout=STEP_TIMEOUT_MS)
+    page.wait_for_timeout(500)  # the result brought into view
+
+    def on_screen(selector):
+        return page.evaluate(
+            """(selector) => { const el = gwRoot().querySelector(selector); if (!el) return false;
+              const r = el.getBoundingClientRect();
+              const inside = r.height > 0 && r.top >= 0 && r.bottom <= innerHeight
+                && r.left >= 0 && r.right <= innerWidth;
+              // and not under anything (a phone's sticky controls and graph): its middle is its own
+              const hit = gwRoot().elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+              const svg = el.closest('svg');
+              return inside && Boolean(hit) && (el.contains(hit) || (svg !== null && hit.closest('svg') === svg)); }""",
+            selector,
+        )
+
+    assert on_screen("#experiment-result .verdict"), "the verdict is off the screen"
+    assert on_screen("#experiment-result .lost-paths"), "the lost paths are off the screen"
+    assert on_screen("#graph .edge.is-late"), "the late edge is off the screen"
+    # Nothing in the side column scrolls on its own: its whole result is in the page.
+    inner = page.evaluate(
+        """() => [...gwRoot().querySelectorAll('.stage-side, .stage-side *')].filter((el) => {
+             const s = getComputedStyle(el);
+             return /(auto|scroll)/.test(s.overflowY) && el.scrollHeight > el.clientHeight + 1
+               && !el.matches('.visit-order'); }).map((el) => el.className)"""
+    )
+    assert not inner, f"hidden inner scroll in the side column: {inner}"

@@ -156,7 +156,8 @@ export class Checkpoints {
     this.switchInput = input;
     return h("div", { class: "switch" },
       input,
-      h("label", { for: "checkpoint-switch" }, "Ask me questions as I step"));
+      // " as I step" is for screen readers only on a phone (style.css's lesson bar).
+      h("label", { for: "checkpoint-switch" }, "Ask me questions", h("span", { class: "label-long" }, " as I step")));
   }
 
   // Draw the questions of this view (render.js, at every render). visible: the

@@ -48,7 +48,12 @@ export class Learn extends LearnLinks {
         const svg = $("graph");
         const node = label === null ? null : svg.querySelector(`[data-node="${CSS.escape(label)}"]`);
         for (const g of svg.querySelectorAll(".is-asked")) if (g !== node) g.classList.remove("is-asked");
-        node?.classList.add("is-asked");
+        if (!node) return;
+        node.classList.add("is-asked");
+        // The node a question is about stays in view (a big graph, panned elsewhere), with
+        // the step's own nodes as far as they fit.
+        const index = w.graph.nodes?.findIndex((n) => n.g === node) ?? -1;
+        if (index >= 0) w.graph.keepInView([index, ...w.graph.kept]);
       },
       onToggle: (on) => {
         update(w, { type: "questionsEnabled", on }, on

@@ -32,7 +32,8 @@ OUT_OF_VIEW_JS = """(only) => {
   const out = [];
   for (const g of root.querySelectorAll('#graph [data-node]')) {
     if (only && !only.includes(g.dataset.node)) continue;
-    const r = g.querySelector('.node-box').getBoundingClientRect();
+    const box = g.querySelector('.node-box'); // (a big graph draws what comes into view)
+    const r = box ? box.getBoundingClientRect() : { left: -1e9, right: -1e9, top: -1e9, bottom: -1e9 };
     if (r.left < left - 0.5 || r.right > right + 0.5 || r.top < top - 0.5 || r.bottom > bottom + 0.5) {
       out.push(g.dataset.node);
     }
@@ -150,3 +151,33 @@ def test_a_wrong_run_shows_its_verdict_lost_paths_and_late_edge_together(screen,
                && !el.matches('.visit-order'); }).map((el) => el.className)"""
     )
     assert not inner, f"hidden inner scroll in the side column: {inner}"
+
+
+@pytest.mark.browser
+def test_a_question_about_a_node_brings_it_into_view_on_a_big_program(screen, site_url):
+    from tests.page.test_graph_readable import big_program, src
+
+    page = screen
+    if page.screen_name != "1280x800":
+        pytest.skip("one size: a program too big to be whole, panned to follow the passes")
+    page.emulate_media(reduced_motion="reduce")  # panned at once, not smoothly
+    page.goto(f"{site_url}?src={src(big_program())}", timeout=BOOT_TIMEOUT_MS)
+    wait_ready(page)
+    page.wait_for_selector("#graph [data-node] .node-box", timeout=STEP_TIMEOUT_MS)
+    button(page, "Start backward").click()
+    asked = []
+    for _ in range(8):
+        button(page, "Step forward").click()
+        page.wait_for_timeout(300)  # the question's node is brought into view at the next frame
+        label = page.evaluate("() => gwRoot().querySelector('#graph .node.is-asked')?.dataset.node ?? null")
+        if label is None:
+            continue
+        asked.append(label)
+        seen = in_view(page, [label])
+        where = page.evaluate(
+            "(l) => [gwRoot().getElementById('graph-scroll').scrollLeft, "
+            "gwRoot().querySelector(`#graph [data-node='${l}']`).getAttribute('transform')]",
+            label,
+        )
+        assert not seen["out"], f"the question is about {label}, which is out of view ({where})"
+    assert len(asked) >= 3, asked

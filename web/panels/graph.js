@@ -79,6 +79,7 @@ export class GraphView {
     // box (the build's drawing of both ways sets it: buildtools/graph_svg.mjs).
     this.direction = null;
     this.lastUpdate = null; // the last update()'s [view, marks], to draw again after a turn
+    this.kept = []; // the nodes keepInView was last asked to show
     this.viewport = new Viewport(this.scroller, svg, svg.getRootNode?.().getElementById?.("graph-tools") ?? null,
       () => this.drawInViewSoon(), () => this.boxResized());
     this.lastStep = null; // {pass, index, time} of the last update of this graph: a step, or a redraw of one?
@@ -265,8 +266,10 @@ export class GraphView {
     return x && { lo: x.lo - WINDOW_MARGIN, hi: x.hi + WINDOW_MARGIN };
   }
 
-  // Pan so that these nodes (the focus first) are in view.
+  // Pan so that these nodes (the focus first) are in view; `kept` says which were asked
+  // for last (a question's node is kept in view with them: learn.js).
   keepInView(nodeIds) {
+    this.kept = nodeIds.filter((i) => i !== null && i !== undefined);
     this.viewport.keepInView(nodeIds);
   }
 

@@ -20,6 +20,11 @@ const host = document.getElementById("gradwalk");
 const fitStage = () => globalThis.gradwalkFitStage?.();
 addEventListener("resize", fitStage);
 fitStage();
+// And whenever what is above the graph changes height (a longer title, the controls).
+if (typeof ResizeObserver === "function" && host?.shadowRoot) {
+  const above = new ResizeObserver(fitStage);
+  for (const part of host.shadowRoot.querySelectorAll(".lesson, .stage-tabs, .controls")) above.observe(part);
+}
 mount(host, {
   query: location.search,
   ownsAddressBar: true,

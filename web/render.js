@@ -41,6 +41,11 @@ function draw(w, s) {
   const marks = marksFor(view, answer);
   w.graph.update(view, marks);
   w.graph.keepInView([marks.current ?? marks.visiting, ...marks.receiving.keys()]);
+  // A step (not a new graph) says what it did: on a phone, where that is below the
+  // controls and the graph, bring it into view just under them.
+  const step = `${view.pass}:${view.index}`;
+  if (s.tab === "passes" && w.drawn.stepOf === answer && w.drawn.step !== step) bringIntoView(w.ui.narration);
+  Object.assign(w.drawn, { step, stepOf: answer });
   w.table.update(view, marks);
   const parts = detailsFor(view, answer);
   if (parts) w.ui.details.replaceChildren(...parts);
@@ -182,4 +187,17 @@ function drawPresetText(w, s) {
 // Say a sentence in the narration (a change of the state: update.js writes it).
 export function narrate(w, text) {
   update(w, { type: "say" }, text);
+}
+
+// If the widget's stage is on screen but `element` is not wholly (a phone: it is below
+// the controls and the graph that stay on top), scroll just enough, at the next frame,
+// when the page is laid out anyway.
+function bringIntoView(element) {
+  requestAnimationFrame(() => {
+    if (!element.isConnected) return;
+    const stage = element.closest(".stage")?.getBoundingClientRect();
+    if (!stage || stage.bottom < 0 || stage.top > innerHeight) return;
+    const box = element.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > innerHeight) element.scrollIntoView({ block: "nearest" });
+  });
 }

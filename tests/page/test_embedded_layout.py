@@ -51,27 +51,41 @@ WIDE = {"1280x800", "900x700"}
 TAB_MARGIN = 8  # px between a tab and the screen's edge, at least
 
 
-@pytest.fixture(scope="module", params=list(VIEWPORTS))
-def shared(browser, site_url, request):
-    """One context and page per size for the module (its caches make each boot quick)."""
-    context = browser.new_context(service_workers="block", **VIEWPORTS[request.param])
+def new_page(browser, size):
+    """A page at one of the sizes, with the widget helpers; errors collected in page.errors."""
+    context = browser.new_context(service_workers="block", **VIEWPORTS[size])
     context.add_init_script(WIDGET_HELPERS)
     context.set_default_timeout(15_000)
     page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.size = request.param
-    yield {"page": page, "errors": errors, "url": site_url}
-    context.close()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+    page.size = size
+    return page
+
+
+@pytest.fixture(scope="module", params=list(VIEWPORTS))
+def shared(browser, request):
+    """One page per size for the module (its context's caches make each boot quick)."""
+    page = new_page(browser, request.param)
+    yield page
+    page.context.close()
 
 
 @pytest.fixture
 def sized(shared):
     """The size's page; fails the test on a page error or a console error."""
-    shared["errors"].clear()
-    yield shared["page"]
-    assert shared["errors"] == [], shared["errors"]
+    shared.errors.clear()
+    yield shared
+    assert shared.errors == [], shared.errors
+
+
+@pytest.fixture
+def at_900(browser):
+    page = new_page(browser, "900x700")
+    yield page
+    page.context.close()
+    assert page.errors == [], page.errors
 
 
 def open_at(page, site_url, path):
@@ -203,8 +217,9 @@ def test_a_hidden_part_leaves_no_hole(sized, site_url):
         )
         found = host.evaluate(HOLES_JS)
         problems += [f"hide={hide}: {p}" for p in found["problems"]]
-        if "presets" in hide.split(",") and found["titleShown"] and abs(found["titleLeft"] - found["lessonLeft"]) > 1:
-            problems.append(f"hide={hide}: the title starts {found['titleLeft'] - found['lessonLeft']:.0f} px in")
+        title_in = found["titleLeft"] - found["lessonLeft"]
+        if "presets" in hide.split(",") and found["titleShown"] and abs(title_in) > 1:
+            problems.append(f"hide={hide}: the title starts {title_in:.0f} px in")
     assert problems == [], f"at {page.size}:\n" + "\n".join(problems)
 
 
@@ -273,10 +288,8 @@ def test_the_tabs_lie_inside_the_screen(sized, site_url, path):
             assert not tab["cut"], f"{path} at {page.size}: {tab}"
 
 
-def test_the_lesson_bar_and_controls_are_short_at_900(sized, site_url):
-    page = sized
-    if page.size != "900x700":
-        pytest.skip("the heights are measured at 900×700")
+def test_the_lesson_bar_and_controls_are_short_at_900(at_900, site_url):
+    page = at_900
     for preset in ("add-mul", "neuron"):
         open_at(page, site_url, f"index.html?preset={preset}")
         lesson = page.locator(".lesson").bounding_box()
@@ -285,11 +298,15 @@ def test_the_lesson_bar_and_controls_are_short_at_900(sized, site_url):
         assert controls["height"] <= 100, f"{preset}: the controls are {controls['height']} px tall"
 
 
-def test_axe_finds_nothing_in_the_compact_layouts(sized, site_url):
-    page = sized
-    if page.size in ("1280x800", "390x844"):
-        pytest.skip("the wide and the 390 px layouts are audited by the stage's and the presets' tests")
-    for path in ("index.html?preset=neuron", "lesson.html"):
-        open_at(page, site_url, path)
-        results = axe_audit(page)
-        assert results.violations_count == 0, f"{path} at {page.size}:\n{axe_report(results)}"
+# The wide and the 390 px layouts are audited by the stage's and the presets' tests.
+@pytest.mark.parametrize("size", ["900x700", "360x740"])
+def test_axe_finds_nothing_in_the_compact_layouts(browser, site_url, size):
+    page = new_page(browser, size)
+    try:
+        for path in ("index.html?preset=neuron", "lesson.html"):
+            open_at(page, site_url, path)
+            results = axe_audit(page)
+            assert results.violations_count == 0, f"{path} at {size}:\n{axe_report(results)}"
+        assert page.errors == [], page.errors
+    finally:
+        page.context.close()

@@ -24,8 +24,8 @@
   const root = document.documentElement;
   // The stage takes the rest of the screen below what is above it, so that the graph's
   // box, as tall as the graph up to that room (style.css), ends on the screen: above a
-  // phone's width the stage's height, on a phone the graph box's limit (up to 62% of the
-  // screen: the controls and the graph stay on it while the page scrolls). Not in an
+  // phone's width the stage's height, on a phone the graph box's limit (the controls and
+  // the graph stay on top of the screen while the page scrolls). Not in an
   // embed, whose frame grows with the widget instead. page.js calls it on resizes.
   globalThis.gradwalkFitStage = () => {
     const host = document.getElementById("gradwalk");
@@ -36,7 +36,9 @@
       return el ? Math.floor(innerHeight - (el.getBoundingClientRect().top + scrollY) - 8) : 0;
     };
     if (innerWidth > 760) host.style.setProperty("--gw-stage-height", `${Math.max(384, below(".stage-body"))}px`);
-    const graphRoom = Math.max(208, Math.min(0.62 * innerHeight, below(".graph-scroll")));
+    // On a phone, about half the screen (what just happened and the question go below
+    // it), but room enough for a preset's graph drawn whole (440 px: the neuron).
+    const graphRoom = Math.max(208, Math.min(Math.max(0.53 * innerHeight, 440), below(".graph-scroll")));
     if (innerWidth <= 760) host.style.setProperty("--gw-stage-graph-height", `${graphRoom}px`);
   };
   const shown = /** @type {HTMLMetaElement | null} */ (document.querySelector('meta[name="gw-prerendered"]'))?.content;

@@ -42,11 +42,11 @@ export function showExperiment(body, exp, answer, playing = false) {
     parts.push(h("h4", {}, "Out of order, but harmless"),
       h("ul", { class: "harmless" }, ...exp.harmless.map((x) => h("li", {}, x.text))));
   }
-  parts.push(h("p", { class: "muted" }, "Step back and forward to replay this run one visit at a time."));
+  parts.push(h("p", { class: "muted" }, "Step back and forward to replay it visit by visit."));
   body.replaceChildren(...parts);
-  // The verdict and the lost paths belong next to the graph's late and lost marks: bring
-  // the whole result into view as far as it fits (on a phone, just below the controls
-  // and the graph that stay on top), its verdict first.
-  body.scrollIntoView({ block: "nearest" });
+  // The verdict belongs next to the graph's late and lost marks, with Run order just
+  // above it: bring both into view if they are not (on a phone, just below the controls
+  // and the graph that stay on top; the lost paths follow right under the verdict).
   body.querySelector(".verdict").scrollIntoView({ block: "nearest" });
+  body.closest(".experiment")?.querySelector(".order-buttons")?.scrollIntoView({ block: "nearest" });
 }

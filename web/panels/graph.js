@@ -392,7 +392,8 @@ export class GraphView {
       label.g.style.display = lines.length ? "" : "none";
       label.g.classList.toggle("is-late", Boolean(late));
       label.g.classList.toggle("is-resent", resent && !late);
-      if (lines.length) setLines(label.text, label.box, lines);
+      // Laid out down, a label sits between two rows of nodes: on one line, so it fits there.
+      if (lines.length) setLines(label.text, label.box, this.layout.direction === "down" ? [lines.join(" ")] : lines);
       else label.text.replaceChildren();
     });
 

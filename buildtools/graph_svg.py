@@ -168,11 +168,15 @@ _TEXT_RE = {
     "lesson": re.compile(r'(<p id="preset-lesson" class="lesson-body")>[^<]*(</p>)'),
 }
 _LESSON_MORE = '<details id="lesson-more" class="lesson-more" hidden>'
+# The chooser's one option until the presets arrive: it names the preset shown (on a
+# phone the chooser is the title: style.css).
+_CHOOSER_WAITING = '<option value="">Loading presets…</option>'
 
 
 def write_texts(html: str, shown: dict) -> str:
     """The default preset's title, summary and lesson written in place of the widget's
-    "Loading…" texts, and the graph's zoom tools, so that what is above the graph does
+    "Loading…" texts (the title also as the chooser's waiting option), and the graph's
+    zoom tools, so that what is above the graph does
     not move it when the script takes over. The texts are marked data-prerendered
     (hidden, in their place, when the query asks for something else: page.css; the
     script's showPresetText unmarks them)."""
@@ -185,6 +189,9 @@ def write_texts(html: str, shown: dict) -> str:
     if _LESSON_MORE not in html:
         raise BuildError("widget.html has no #lesson-more as graph_svg.py knows it")
     details = _LESSON_MORE.replace(" hidden", " data-prerendered" + ("" if shown["lesson"] else " hidden"))
+    if _CHOOSER_WAITING not in html:
+        raise BuildError("widget.html has no waiting #preset option as graph_svg.py knows it")
+    html = html.replace(_CHOOSER_WAITING, f'<option value="">{_text(shown["title"])}</option>', 1)
     if _TOOLS_EMPTY not in html:
         raise BuildError("widget.html has no empty #graph-tools as graph_svg.py knows it")
     html = html.replace(_TOOLS_EMPTY, _TOOLS_EMPTY.replace("></div>", f">{TOOLS}</div>"), 1)

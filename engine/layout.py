@@ -56,9 +56,10 @@ ACROSS = Orientation(
     "across", node_width=120, node_height=72, gap_along=104, gap_within=28, bend_slot=24, margin=24, margin_along=24
 )
 # A compact node (its text as big, its padding smaller), four of them side by side in a
-# phone's 360 px; rows far enough apart for a two-line edge label.
+# phone's 360 px; rows far enough apart for a one-line edge label (the front end writes
+# a down layout's labels on one line).
 DOWN = Orientation(
-    "down", node_width=84, node_height=56, gap_along=40, gap_within=6, bend_slot=16, margin=6, margin_along=18
+    "down", node_width=84, node_height=52, gap_along=32, gap_within=6, bend_slot=16, margin=6, margin_along=16
 )
 NODE_WIDTH = ACROSS.node_width
 NODE_HEIGHT = ACROSS.node_height

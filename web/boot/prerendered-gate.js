@@ -94,6 +94,8 @@
   // The lesson's text, in a closed <details>, moves nothing: the script writes it.
   const { title, summary, lesson } = chosen.dataset;
   widget.getElementById("preset-title").textContent = title;
+  const waiting = widget.querySelector("#preset option");
+  if (waiting) waiting.textContent = title;
   widget.getElementById("preset-summary").textContent = summary;
   widget.getElementById("preset-lesson").textContent = "";
   widget.getElementById("lesson-more").hidden = lesson === undefined;

@@ -36,17 +36,15 @@ export function roomFor(box, layout) {
   return Math.min(box.width / layout.width, height / layout.height);
 }
 
-// Which of a graph's layouts to draw in this box: the one that is whole at the biggest
-// scale (up to its own size: bigger shows nothing more), across on a tie. A layout
-// that cannot be whole with readable text is never preferred to the first.
-export function pickLayout(layouts, box) {
-  let best = layouts[0];
-  let bestScore = Math.min(1, roomFor(box, best));
-  for (const layout of layouts.slice(1)) {
-    const room = roomFor(box, layout);
-    if (room >= READABLE_SCALE && Math.min(1, room) > bestScore + 1e-9) [best, bestScore] = [layout, Math.min(1, room)];
-  }
-  return best;
+// Which of a graph's layouts to draw in this box: of those that can be whole with
+// readable text, the one that is whole at the biggest scale (up to its own size: bigger
+// shows nothing more), the first (across) on a tie. When none can, the way it is drawn
+// now (`current`: a box that shrank keeps its graph's way, panned), else the first.
+export function pickLayout(layouts, box, current = null) {
+  const size = (layout) => Math.min(1, roomFor(box, layout));
+  const readable = layouts.filter((layout) => roomFor(box, layout) >= READABLE_SCALE);
+  if (!readable.length) return layouts.find((layout) => layout.direction === current) ?? layouts[0];
+  return readable.reduce((best, layout) => (size(layout) > size(best) + 1e-9 ? layout : best));
 }
 
 // The scale a graph is first drawn at: whole if that keeps its text readable, else 1.

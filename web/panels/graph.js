@@ -108,7 +108,7 @@ export class GraphView {
     const prerendered = svg.getAttribute("data-prerendered") === answer.preset && svg.getAttribute("data-direction");
     const wanted = this.direction ?? (prerendered || null);
     if (wanted) return layouts.find((l) => l.direction === wanted) ?? layouts[0];
-    return pickLayout(layouts, this.viewport.currentBox());
+    return pickLayout(layouts, this.viewport.currentBox(), this.layout?.direction);
   }
 
   // The box changed size: another way of laying the graph out may now show it bigger.
@@ -473,7 +473,7 @@ function reducedMotion() {
 // node (the down layout's) has the same text in less padding, and no "input" word
 // (an input's head is tinted either way, and its tooltip says so).
 const FULL = { head: 26, pad: 9, baseline: 18, rows: [45, 63] };
-const COMPACT = { head: 22, pad: 6, baseline: 16, rows: [37, 51] };
+const COMPACT = { head: 22, pad: 6, baseline: 16, rows: [35, 48] };
 const isCompact = (n) => n.height < 64;
 
 function drawNode(n) {

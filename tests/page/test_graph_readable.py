@@ -94,6 +94,7 @@ def open_at(page, site_url, query=""):
     )
 
 
+
 # The smallest text drawn in the graph's nodes and edge labels, in CSS px on screen (font
 # size × the SVG's scale), and as measured: the smallest node name's box height.
 SMALLEST_TEXT_JS = """() => {
@@ -176,7 +177,10 @@ def test_every_preset_is_drawn_at_11px_or_more_and_every_node_can_be_seen(stage,
         click(page, "step-forward")
         assert_readable(page, preset)
         fit(page)
-        assert_readable(page, f"{preset} after Fit")
+        # Fit shows the whole graph: readable, or, in a phone's box while stepping (it
+        # leaves room for the narration), smaller with the readout saying so.
+        if "small text" not in page.inner_text(".graph-zoom"):
+            assert_readable(page, f"{preset} after Fit")
         assert page.evaluate(UNREACHABLE_JS) == [], f"{preset}: nodes that cannot be brought into view"
 
 
@@ -195,7 +199,7 @@ def test_a_200_node_program_is_drawn_at_11px_or_more_and_every_node_can_be_seen(
         "() => { const s = gwRoot().querySelector('#graph-scroll'); return s.scrollWidth <= s.clientWidth + 1; }"
     )
     assert "small text" in page.inner_text(".graph-zoom")
-    for _ in range(12):
+    for _ in range(20):
         if "small text" not in page.inner_text(".graph-zoom"):
             break
         page.get_by_role("button", name="Zoom in").click()
@@ -346,6 +350,10 @@ def wait_focus_in_view(page, what, timeout=4.0):
 def test_the_step_in_progress_stays_in_view_through_a_big_graph(stage, site_url):
     page = stage
     open_at(page, site_url, "src=" + src(big_program()))
+    # Questions off: a question about a node is kept in view before the step's own
+    # (test_whole_graph_in_view.py checks that one).
+    page.locator("#checkpoint-switch").uncheck()
+    page.wait_for_function("() => !document.documentElement.dataset.busy", timeout=STEP_TIMEOUT_MS)
     assert not page.evaluate(
         "() => { const s = gwRoot().querySelector('#graph-scroll'); return s.scrollWidth <= s.clientWidth; }"
     )
@@ -366,14 +374,16 @@ def test_long_names_are_shortened_and_given_whole_on_hover_and_focus(stage, site
     shown = page.evaluate("""() => [...gwRoot().querySelectorAll('#graph [data-node]')].map((g) => ({
       name: g.dataset.node, shown: g.querySelector('.node-label').textContent,
       width: g.querySelector('.node-label').getBBox().width,
-      op: g.querySelector('.node-op').getBBox().x,
+      op: g.querySelector('.node-op').textContent ? g.querySelector('.node-op').getBBox().x
+        : Number(g.querySelector('.node-box').getAttribute('width')),
+      pad: Number(g.querySelector('.node-label').getAttribute('x')),
       title: g.querySelector('title').textContent, label: g.getAttribute('aria-label') }))""")
     long = [n for n in shown if len(n["name"]) == 24]
     assert len(long) == 4
     for n in long:
         assert n["shown"].endswith("…") and n["name"].startswith(n["shown"][:-1])
         assert len(n["shown"]) >= 5  # still says something
-        assert 9 + n["width"] <= n["op"]  # clear of the operation's symbol in the node's head
+        assert n["pad"] + n["width"] <= n["op"]  # clear of the operation's symbol (or the box's edge)
         assert n["title"].startswith(n["name"])
         assert n["label"].startswith(n["name"] + ":")
     assert_readable(page, "long names", edge_labels=False)

@@ -19,7 +19,7 @@
 import { h } from "../lib/dom.js";
 
 export const READABLE_SCALE = 11 / 12; // the graph's text is at least 12 px at scale 1
-const ZOOM_MIN = 0.2;
+const ZOOM_MIN = 0.05; // Fit shows a long program whole even on a phone (as an outline)
 const FIT_MAX = 1.3; // a small graph is never blown up beyond this
 const ZOOM_MAX = 3;
 const ZOOM_STEP = 1.25;

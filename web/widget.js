@@ -131,9 +131,11 @@ function createWidget(host, shadow, options) {
     const sticky = new ResizeObserver(() =>
       host.style.setProperty("--gw-sticky-height", `${Math.ceil(stageMain.getBoundingClientRect().height)}px`));
     sticky.observe(stageMain);
+    const hadStyle = host.hasAttribute("style");
     disposers.push(() => {
       sticky.disconnect();
       host.style.removeProperty("--gw-sticky-height");
+      if (!hadStyle && !host.style.length) host.removeAttribute("style"); // the host as it was
     });
   }
   // "More digits" changes how this widget writes numbers (state.digits).

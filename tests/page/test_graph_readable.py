@@ -94,7 +94,6 @@ def open_at(page, site_url, query=""):
     )
 
 
-
 # The smallest text drawn in the graph's nodes and edge labels, in CSS px on screen (font
 # size × the SVG's scale), and as measured: the smallest node name's box height.
 SMALLEST_TEXT_JS = """() => {

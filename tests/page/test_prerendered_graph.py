@@ -41,11 +41,16 @@ def presets(built_dist):
     return [p["id"] for p in json.loads((built_dist / "prerender" / "all.json").read_text())["presets"]["presets"]]
 
 
-def inlined(site_url, preset=DEFAULT):
+def inlined(site_url, preset=DEFAULT, direction="across"):
     """A preset's <svg id="graph"> in the built index.html, as served (the default's
-    in the widget, another's in its template): (attributes, markup)."""
+    in the widget, another's in its template; laid out down, its "-down" template):
+    (attributes, markup)."""
     html = urllib.request.urlopen(site_url + "index.html").read().decode("utf-8")
-    if preset != DEFAULT:
+    if direction == "down":
+        html = re.search(rf'<template id="gw-graph-{re.escape(preset)}-down"[^>]*>(.*?)</template>', html, re.S).group(
+            1
+        )
+    elif preset != DEFAULT:
         html = re.search(rf'<template id="gw-graph-{re.escape(preset)}"[^>]*>(.*?)</template>', html, re.S).group(1)
     else:
         html = re.sub(r'<template id="gw-graph-.*?</template>', "", html, flags=re.S)
@@ -86,18 +91,27 @@ def test_the_build_inlined_every_graph(site_url, built_dist):
 
 def test_inlined_graphs_are_what_the_script_draws(page, site_url, built_dist, serve_copy):
     """Each preset drawn by the script with adoption off (a page without the inlined
-    graphs), after its first render: the very same markup, byte for byte; and the
-    page with its inlined graph ends with the very same markup once the script has
-    adopted it. A graph with a name the build shortened (it counts 1 em a character)
-    is the same but for those names, which the adoption writes as the browser fits them."""
+    graphs), after its first render: the very same markup, byte for byte, as the
+    inlined drawing laid out the way the script chose for this box (across or down);
+    and the page with its inlined graphs ends with the very same markup once the script
+    has adopted it (the gate chose the same way). A graph with a name the build
+    shortened (it counts 1 em a character) is the same but for those names, which the
+    adoption writes as the browser fits them. At 1280×800, where both ways are drawn
+    (test_whole_graph_in_view.py checks a phone's first paint against its script)."""
     copy = serve_copy(without_inlined_graph)
     shortened = []
-    for preset in presets(built_dist):
+    ways = set()
+    for size, preset in [(size, p) for size in ((1280, 800),) for p in presets(built_dist)]:
+        page.set_viewport_size({"width": size[0], "height": size[1]})
         query = "" if preset == DEFAULT else f"?preset={preset}"
-        attrs, markup = inlined(site_url, preset)
         page.goto(copy + query)
         page.wait_for_function(DRAWN)
+        wait_ready(page)
+        page.wait_for_timeout(200)  # laid out again for the box, if its first measure was early
         drawn = page.evaluate(SVG_NOW)
+        direction = drawn["attrs"]["data-direction"]
+        ways.add(direction)
+        attrs, markup = inlined(site_url, preset, direction)
         assert drawn["attrs"] == {k: v for k, v in attrs.items() if k != "data-prerendered"}, preset
         if "…</text>" in markup:
             shortened.append(preset)
@@ -106,8 +120,9 @@ def test_inlined_graphs_are_what_the_script_draws(page, site_url, built_dist, se
             assert drawn["markup"] == markup, preset
         page.goto(site_url + query)
         page.wait_for_function(DRAWN)
-        assert page.evaluate(SVG_NOW) == drawn, preset
+        assert page.evaluate(SVG_NOW) == drawn, (size, preset)
     assert set(shortened) <= {"neuron", "cos"}  # the presets with long names
+    assert ways == {"across", "down"}
     # The bound graph_svg.mjs takes for a text's width is 1 em of these sizes.
     sizes = json.loads(re.search(r"FONT_PX = (\{.*?\});", graph_svg.SCRIPT.read_text()).group(1))
     for cls, px in sizes.items():

@@ -77,9 +77,8 @@
     const room = (el) => Math.min(box.width / +el.getAttribute("width"), box.height / +el.getAttribute("height"));
     const readable = 11 / 12;
     const downSvg = down?.content.firstElementChild;
-    if (downSvg && room(downSvg) >= readable && Math.min(1, room(downSvg)) > Math.min(1, room(drawn)) + 1e-9) {
-      [chosen, drawn] = [down, downSvg];
-    }
+    const bigger = downSvg && Math.min(1, room(downSvg)) > Math.min(1, room(drawn)) + 1e-9;
+    if (bigger && (room(downSvg) >= readable || room(drawn) < readable)) [chosen, drawn] = [down, downSvg];
     const most = drawn.getAttribute("data-direction") === "down" ? 1 : 1.3;
     scale = room(drawn) >= readable ? Math.min(room(drawn), most) : 1;
   }

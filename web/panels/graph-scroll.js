@@ -39,12 +39,16 @@ export function roomFor(box, layout) {
 // Which of a graph's layouts to draw in this box: of those that can be whole with
 // readable text, the one that is whole at the biggest scale (up to its own size: bigger
 // shows nothing more), the first (across) on a tie. When none can, the way it is drawn
-// now (`current`: a box that shrank keeps its graph's way, panned), else the first.
+// now (`current`: a box that shrank keeps its graph's way, panned), else the one that
+// comes nearest to whole (a phone's small box: down, panned up and down).
 export function pickLayout(layouts, box, current = null) {
   const size = (layout) => Math.min(1, roomFor(box, layout));
   const readable = layouts.filter((layout) => roomFor(box, layout) >= READABLE_SCALE);
-  if (!readable.length) return layouts.find((layout) => layout.direction === current) ?? layouts[0];
-  return readable.reduce((best, layout) => (size(layout) > size(best) + 1e-9 ? layout : best));
+  const pool = readable.length ? readable : layouts;
+  if (!readable.length && layouts.some((layout) => layout.direction === current)) {
+    return layouts.find((layout) => layout.direction === current);
+  }
+  return pool.reduce((best, layout) => (size(layout) > size(best) + 1e-9 ? layout : best));
 }
 
 // The scale a graph is first drawn at: whole if that keeps its text readable, else 1.

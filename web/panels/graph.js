@@ -105,7 +105,8 @@ export class GraphView {
     // The graph index.html carries was laid out for this very box before the first
     // paint (boot/prerendered-gate.js): adopting it keeps that way, so nothing jumps.
     const svg = this.svg;
-    const prerendered = svg.getAttribute("data-prerendered") === answer.preset && svg.getAttribute("data-direction");
+    const prerendered = svg.getAttribute("data-prerendered") === answer.preset && svg.childElementCount > 0
+      && svg.getAttribute("data-direction");
     const wanted = this.direction ?? (prerendered || null);
     if (wanted) return layouts.find((l) => l.direction === wanted) ?? layouts[0];
     return pickLayout(layouts, this.viewport.currentBox(), this.layout?.direction);

@@ -228,8 +228,11 @@ def test_a_hidden_part_leaves_no_hole(sized, site_url):
 TITLES_JS = """(host) => {
   const r = host.shadowRoot, title = r.getElementById('preset-title'), select = r.getElementById('preset');
   const s = getComputedStyle(title);
-  const out = {title: title.textContent, titleCut: title.scrollWidth > title.clientWidth + 0.5
-    || s.textOverflow === 'ellipsis' || s.whiteSpace === 'nowrap'};
+  // On a phone the chooser is the title: the heading is then for screen readers only
+  // (1 px, clipped), which is no cut, as long as the chooser shows the same words whole.
+  const forReaders = title.clientWidth <= 1 && s.position === 'absolute';
+  const out = {title: title.textContent, titleCut: !forReaders && (title.scrollWidth > title.clientWidth + 0.5
+    || s.textOverflow === 'ellipsis' || s.whiteSpace === 'nowrap')};
   if (select.getClientRects().length) {
     const ss = getComputedStyle(select);
     const measure = document.createElement('canvas').getContext('2d');
@@ -241,6 +244,7 @@ TITLES_JS = """(host) => {
     out.select = text;
     out.selectCut = need > select.clientWidth + 0.5;
   }
+  if (forReaders && (out.select !== out.title || out.selectCut !== false)) out.titleCut = true;
   return out;
 }"""
 

@@ -10,7 +10,7 @@
 import { renderDetails } from "./panels/details.js";
 import { showExperiment } from "./panels/experiment.js";
 import { withDigits } from "./lib/format.js";
-import { say, setEnabled } from "./lib/dom.js";
+import { bringIntoView, say, setEnabled } from "./lib/dom.js";
 import { detailsFor, marksFor, positionText } from "./view.js";
 import { update } from "./update.js";
 
@@ -187,17 +187,4 @@ function drawPresetText(w, s) {
 // Say a sentence in the narration (a change of the state: update.js writes it).
 export function narrate(w, text) {
   update(w, { type: "say" }, text);
-}
-
-// If the widget's stage is on screen but `element` is not wholly (a phone: it is below
-// the controls and the graph that stay on top), scroll just enough, at the next frame,
-// when the page is laid out anyway.
-function bringIntoView(element) {
-  requestAnimationFrame(() => {
-    if (!element.isConnected) return;
-    const stage = element.closest(".stage")?.getBoundingClientRect();
-    if (!stage || stage.bottom < 0 || stage.top > innerHeight) return;
-    const box = element.getBoundingClientRect();
-    if (box.top < 0 || box.bottom > innerHeight) element.scrollIntoView({ block: "nearest" });
-  });
 }

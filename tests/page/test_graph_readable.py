@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, WIDGET_HELPERS, choose, wait_ready
+from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, choose, sized_page, wait_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 PRESETS = sorted(p.stem for p in (ROOT / "presets").glob("*.toml"))
@@ -59,16 +59,7 @@ LONG_NAMES = "\n".join(
 
 def page_at(browser, name):
     """A page at one of the two viewports, with the widget helpers; fails on page errors."""
-    context = browser.new_context(service_workers="block", **VIEWPORTS[name])
-    context.set_default_timeout(15_000)
-    context.add_init_script(WIDGET_HELPERS)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.viewport_name = name
-    yield page
-    context.close()
-    assert not errors, errors
+    yield from sized_page(browser, VIEWPORTS[name], name)
 
 
 @pytest.fixture(params=sorted(VIEWPORTS))
@@ -161,7 +152,7 @@ def assert_readable(page, what, edge_labels=True):
             pass  # the assertion below says what is missing
     t = page.evaluate(SMALLEST_TEXT_JS)
     assert t["count"] > 0, f"{what}: no text drawn"
-    assert t["min"] >= MIN_PX - 0.01, f"{what} at {page.viewport_name}: text drawn at {t['min']:.2f} px"
+    assert t["min"] >= MIN_PX - 0.01, f"{what} at {page.size_name}: text drawn at {t['min']:.2f} px"
     assert t["nameHeight"] >= MIN_PX, f"{what}: a node name {t['nameHeight']:.2f} px high"
     if edge_labels:
         assert t["edgeLabels"] >= 1, f"{what}: no edge label was measured"

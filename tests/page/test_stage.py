@@ -8,7 +8,7 @@ phone the page may scroll, but the controls and the graph stay on top).
 
 import pytest
 
-from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, WIDGET_HELPERS
+from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, sized_page
 
 pytestmark = pytest.mark.browser
 
@@ -54,18 +54,11 @@ QUESTION = [".checkpoint:not(.is-folded) .cp-question", ".checkpoint:not(.is-fol
 
 @pytest.fixture(params=list(VIEWPORTS))
 def stage_page(browser, request, site_url):
-    context = browser.new_context(service_workers="block", **VIEWPORTS[request.param])
-    context.set_default_timeout(15_000)
-    context.add_init_script(WIDGET_HELPERS)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(site_url + "index.html")
-    page.wait_for_function("document.documentElement.dataset.engine !== 'loading'", timeout=BOOT_TIMEOUT_MS)
-    page.viewport = VIEWPORTS[request.param]["viewport"]
-    yield page
-    context.close()
-    assert not errors, errors
+    for page in sized_page(browser, VIEWPORTS[request.param], request.param):
+        page.goto(site_url + "index.html")
+        page.wait_for_function("document.documentElement.dataset.engine !== 'loading'", timeout=BOOT_TIMEOUT_MS)
+        page.viewport = VIEWPORTS[request.param]["viewport"]
+        yield page
 
 
 def settle(page):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, WIDGET_HELPERS, button, run_order, show_tab, wait_ready
+from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, button, run_order, show_tab, sized_page, wait_ready
 
 SCREENS = {
     "390x844": {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True},
@@ -47,16 +47,7 @@ OUT_OF_VIEW_JS = """(only) => {
 
 @pytest.fixture(scope="module", params=sorted(SCREENS))
 def screen(browser, request):
-    context = browser.new_context(service_workers="block", **SCREENS[request.param])
-    context.set_default_timeout(15_000)
-    context.add_init_script(WIDGET_HELPERS)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.screen_name = request.param
-    yield page
-    context.close()
-    assert not errors, errors
+    yield from sized_page(browser, SCREENS[request.param], request.param)
 
 
 def in_view(page, only=None):
@@ -70,11 +61,11 @@ def test_every_preset_is_whole_on_screen_at_its_first_paint_and_once_ready(scree
     page.goto(f"{site_url}?preset={preset}", timeout=BOOT_TIMEOUT_MS)
     first = in_view(page)  # the load event: what the first paint showed, before the modules
     assert first["nodes"] > 0, "index.html came without this preset's graph"
-    assert not first["out"], f"{preset} at {page.screen_name}, first paint: {first['out']} not on screen"
+    assert not first["out"], f"{preset} at {page.size_name}, first paint: {first['out']} not on screen"
     wait_ready(page)
     page.wait_for_timeout(300)  # a resize observer's refit, if any, has run
     ready = in_view(page)
-    assert not ready["out"], f"{preset} at {page.screen_name}, once ready: {ready['out']} not on screen"
+    assert not ready["out"], f"{preset} at {page.size_name}, once ready: {ready['out']} not on screen"
     assert ready["direction"] == first["direction"], "the graph changed its layout when the script took over"
     assert ready["smallest"] >= MIN_TEXT_PX - 0.01, f"text drawn at {ready['smallest']:.2f} px"
 
@@ -101,7 +92,7 @@ def test_the_step_in_progress_stays_in_view_at_every_step(screen, site_url, pres
         about = page.evaluate(STEP_NODES_JS)
         page.wait_for_timeout(350)  # keepInView pans (smoothly) at the next frame
         seen = in_view(page, about)
-        assert not seen["out"], f"step {steps} at {page.screen_name}: {seen['out']} of {about} out of view"
+        assert not seen["out"], f"step {steps} at {page.size_name}: {seen['out']} of {about} out of view"
         if (
             page.get_attribute("#step-forward", "aria-disabled") == "true"
             and page.evaluate("gwHost().dataset.pass") == "backward"
@@ -114,7 +105,7 @@ def test_the_step_in_progress_stays_in_view_at_every_step(screen, site_url, pres
 @pytest.mark.browser
 def test_a_wrong_run_shows_its_verdict_lost_paths_and_late_edge_together(screen, site_url):
     page = screen
-    if page.screen_name not in ("1280x800", "390x844"):
+    if page.size_name not in ("1280x800", "390x844"):
         pytest.skip("the run's result is checked on a laptop and on a phone")
     page.emulate_media(reduced_motion="reduce")
     page.goto(f"{site_url}?preset=diamond&hide=questions", timeout=BOOT_TIMEOUT_MS)
@@ -158,7 +149,7 @@ def test_a_question_about_a_node_brings_it_into_view_on_a_big_program(screen, si
     from tests.page.test_graph_readable import big_program, src
 
     page = screen
-    if page.screen_name != "1280x800":
+    if page.size_name != "1280x800":
         pytest.skip("one size: a program too big to be whole, panned to follow the passes")
     page.emulate_media(reduced_motion="reduce")  # panned at once, not smoothly
     page.goto(f"{site_url}?src={src(big_program())}", timeout=BOOT_TIMEOUT_MS)

@@ -22,6 +22,23 @@ BOOT_TIMEOUT_MS = 90_000  # Pyodide boots in a few seconds; a slow CI machine ge
 STEP_TIMEOUT_MS = 10_000
 
 
+def sized_page(browser, context_options, name):
+    """A fresh page in a context of its own (a viewport, touch: Playwright's context
+    options), with the widget helpers and service workers blocked, named `name`
+    (page.size_name). A generator for fixtures: it yields the page, then closes the
+    context and fails the test if the page threw."""
+    context = browser.new_context(service_workers="block", **context_options)
+    context.set_default_timeout(15_000)
+    context.add_init_script(WIDGET_HELPERS)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.size_name = name
+    yield page
+    context.close()
+    assert not errors, errors
+
+
 def open_page(page, site_url, preset=None):
     """Open the page, wait until the engine is ready, and (optionally) choose a preset."""
     page.goto(site_url)

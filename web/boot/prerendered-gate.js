@@ -35,11 +35,14 @@
       const el = widget.querySelector(selector);
       return el ? Math.floor(innerHeight - (el.getBoundingClientRect().top + scrollY) - 8) : 0;
     };
-    if (innerWidth > 760) host.style.setProperty("--gw-stage-height", `${Math.max(384, below(".stage-body"))}px`);
-    // On a phone, about half the screen (what just happened and the question go below
-    // it), but room enough for a preset's graph drawn whole (440 px: the neuron).
-    const graphRoom = Math.max(208, Math.min(Math.max(0.53 * innerHeight, 440), below(".graph-scroll")));
-    if (innerWidth <= 760) host.style.setProperty("--gw-stage-graph-height", `${graphRoom}px`);
+    if (innerWidth > 760) {
+      host.style.setProperty("--gw-stage-height", `${Math.max(384, below(".stage-body"))}px`);
+    } else {
+      // About half the screen (what just happened and the question go below it), but
+      // room enough for a preset's graph drawn whole (440 px: the neuron).
+      const room = Math.max(208, Math.min(Math.max(0.53 * innerHeight, 440), below(".graph-scroll")));
+      host.style.setProperty("--gw-stage-graph-height", `${room}px`);
+    }
   };
   const shown = /** @type {HTMLMetaElement | null} */ (document.querySelector('meta[name="gw-prerendered"]'))?.content;
   if (!shown) return;

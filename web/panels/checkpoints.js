@@ -16,7 +16,7 @@
 // values are reset. A learner's own program has no questions.
 
 import { fmt } from "../lib/format.js";
-import { h, parseNumber } from "../lib/dom.js";
+import { bringIntoView, h, parseNumber } from "../lib/dom.js";
 
 // The questions are the widget's state (state.questions: on or off, what the learner
 // did with each, which ones have been on screen), written by update.js; this panel
@@ -178,27 +178,12 @@ export class Checkpoints {
     this.box.hidden = cards.length === 0;
     this.box.replaceChildren(...cards.map((c) => (c.folded ? this.folded(c.cp, c.mode) : this.card(c.cp))));
     this.box.dataset.count = String(cards.length);
-    if (visible) this.bringIntoView(this.box.querySelector(".checkpoint:not(.is-folded)"));
+    // A new question must be seen before the step that answers it (lib/dom.js).
+    if (visible) bringIntoView(this.box.querySelector(".checkpoint:not(.is-folded)"));
   }
 
   statusOf(cp) {
     return statusOf(this.questions, cp);
-  }
-
-  // A new question must be seen before the step that answers it: if the learner is at
-  // the stage and the card is not wholly on screen (a phone, a long choice), scroll just
-  // enough. (On a phone the controls and the graph stay on top: style.css.)
-  // Measured at the next frame, when the page is laid out anyway: measuring now would
-  // lay out a big graph twice (70 ms for 1,000 nodes).
-  bringIntoView(card) {
-    if (!card) return;
-    requestAnimationFrame(() => {
-      if (!card.isConnected) return;
-      const stage = this.box.closest(".stage")?.getBoundingClientRect();
-      if (!stage || stage.bottom < 0 || stage.top > innerHeight) return;
-      const box = card.getBoundingClientRect();
-      if (box.top < 0 || box.bottom > innerHeight) card.scrollIntoView({ block: "nearest" });
-    });
   }
 
   // An answered or revealed question, folded to one line: the answer, with the

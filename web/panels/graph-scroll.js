@@ -142,7 +142,6 @@ export class Viewport {
     this.followFit = true;
     if (this.scroller?.isConnected) this.measure();
     this.zoomTo(this.autoScale(), null);
-    this.followFit = true;
   }
 
   // Fit (the button, the 0 key): the whole graph, however small its text gets.

@@ -120,12 +120,10 @@ export class GraphView {
       this.viewport.refit();
       return;
     }
-    const editable = this.nodes.map((n) => n.g.classList.contains("is-editable"));
     withDigits(this.digits, () => {
       this.build(this.answer, next);
       if (this.lastUpdate) this.update(...this.lastUpdate);
     });
-    this.nodes.forEach((n, i) => editable[i] && n.g.classList.add("is-editable"));
   }
 
   build(answer, layout = null) {
@@ -134,6 +132,7 @@ export class GraphView {
     const L = layout ?? this.chooseLayout(answer);
     this.pulses?.finish();
     this.layout = L;
+    const again = answer === this.answer; // the same graph drawn again (digits, a turned box)
     this.answer = answer;
     this.lastStep = null;
     this.largestPush = largestContribution(answer);
@@ -180,8 +179,10 @@ export class GraphView {
     this.nodes = answer.nodes.map((node, i) => {
       const { x, y } = L.nodes[i];
       const n = (this.nodePool[i] ??= { g: el("g"), parts: null, tag: null, note: null });
+      // Drawn again, an input keeps the mark learn.js gave it (graph-inputs.js).
+      const editable = again && n.g.classList.contains("is-editable") ? " is-editable" : "";
       setAttrs(n.g, {
-        class: `node${node.is_input ? " is-input" : ""}${node.is_output ? " is-output" : ""}`,
+        class: `node${node.is_input ? " is-input" : ""}${node.is_output ? " is-output" : ""}${editable}`,
         "data-node": node.label, "data-data": "", "data-grad": "", role: "img",
         transform: `translate(${r(x - w / 2)},${r(y - h / 2)})`,
       });

@@ -56,8 +56,11 @@ def wait_ready(page):
 
 
 def choose(page, preset):
+    """Choose a preset and wait until its answer has arrived. Choosing the preset already
+    shown loads it afresh too, and a click before that answer lands is undone by it."""
     page.get_by_label("Preset", exact=True).select_option(preset)
     page.wait_for_selector(f"svg[data-graph='{preset}']", timeout=STEP_TIMEOUT_MS)
+    page.wait_for_function("() => !document.documentElement.dataset.busy", timeout=STEP_TIMEOUT_MS)
 
 
 def button(page, name):

@@ -24,6 +24,7 @@ from .layout import layout
 from .nudge import nudge_input
 from .presets import get_preset, load_presets, visit_order_ids
 from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError, with_inputs
+from .questions import questions
 from .registry import Command, Input, Param, RequestError, modes
 from .trace import RULES, correct_backward, experiment, forward_frames
 
@@ -316,12 +317,16 @@ def load(request: dict, source=None) -> dict:
         "unused": subject.unused(),
         "layout": layout(graph),
         "forward": _sent(subject.forward()),
-        "backward": _sent(backward),
+        "backward": backward,
         "experiment": None,
     }
     if order is not None:
         answer["experiment"] = ran = experiment(graph, _order(graph, order), grads, rule)
         ran["frames"] = _sent(ran["frames"])
+    # The questions, answered ahead with the mistakes a wrong answer may be (engine/questions.py).
+    checkpoints = get_preset(subject.preset)["checkpoint"] if subject.preset is not None else None
+    answer["questions"] = questions(graph, backward, checkpoints)
+    answer["backward"] = _sent(backward)  # after the questions: they read each push whole
     about = subject.about()
     if about is not None:
         answer["graph"] = about

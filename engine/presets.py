@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .graph import Graph
+from .mistakes import MISTAKES, Asked
 from .program import Program, ProgramError
 
 _HERE = Path(__file__).resolve().parent
@@ -50,6 +51,8 @@ def read_presets(folder: Path) -> tuple[dict, ...]:
         preset.setdefault("checkpoint", [])
         if "visit_order" in preset:
             _check_visit_order(preset["visit_order"], preset.get("program", ""), path.name)
+        for checkpoint in preset["checkpoint"]:
+            _read_checkpoint(checkpoint, path.name)
         presets.append(preset)
     return tuple(sorted(presets, key=lambda p: (p.get("position", 999), p["id"])))
 
@@ -65,6 +68,36 @@ def visit_order_ids(graph: Graph, labels: list[str]) -> list[int]:
     """A checked visit order (labels) as node ids of ``graph``, a graph of the same program."""
     ids = {graph.label(i): i for i in range(len(graph))}
     return [ids[label] for label in labels]
+
+
+def _read_checkpoint(cp: dict, file_name: str) -> None:
+    """Check a checkpoint's ``check`` and the mistakes its choices name; a choice written as
+    ``{ text = "6", mistake = "one-path" }`` becomes its text, and its mistake goes to
+    ``choice_mistakes`` (one id or None per choice)."""
+    where = f"{file_name}: checkpoint {cp.get('id', '?')!r}"
+    if cp.get("check"):
+        try:
+            Asked(cp["check"])
+        except ValueError as error:
+            raise PresetError(f"{where}: {error}") from None
+    choices = cp.get("choices")
+    if not isinstance(choices, list):
+        return
+    texts, mistakes = [], []
+    for choice in choices:
+        if isinstance(choice, dict):
+            text, mistake = choice.get("text"), choice.get("mistake")
+            if not isinstance(text, str) or set(choice) - {"text", "mistake"}:
+                raise PresetError(f'{where}: a choice is a string or {{ text = "...", mistake = "id" }}.')
+            if mistake is not None and mistake not in MISTAKES:
+                raise PresetError(f"{where}: no mistake is called {mistake!r} (known: {', '.join(MISTAKES)}).")
+        else:
+            text, mistake = choice, None
+        texts.append(text)
+        mistakes.append(mistake)
+    cp["choices"] = texts
+    if any(mistakes):
+        cp["choice_mistakes"] = mistakes
 
 
 def _check_visit_order(order, source: str, file_name: str) -> None:

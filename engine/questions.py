@@ -1,0 +1,144 @@
+"""The questions a graph asks, answered ahead: a preset's checkpoints or, for a learner's own
+program, one generated question per backward visit.
+
+Each question carries its right answer on this graph with these values, a hint and the
+wrong numbers the catalogue of mistakes (:mod:`engine.mistakes`) predicts for it, so the
+page can say what a wrong answer means the moment the learner checks it, with no round
+trip to the engine. The page words a generated question itself, from the frames; here
+they are only chosen: the seed, then before each backward visit that pushes something,
+the grad of the first node it pushes into.
+"""
+
+from __future__ import annotations
+
+from .mistakes import MAX_DIAGNOSED, MISTAKES, Asked, wrong_answers
+from .text import fmt
+
+
+def questions(graph, backward: list[dict], checkpoints: list[dict] | None) -> list[dict]:
+    """``checkpoints``: a preset's, as presets.py reads them; None for a program (generated)."""
+    if checkpoints is None:
+        return _generated(graph, backward)
+    return [_checkpoint(graph, backward, cp) for cp in checkpoints]
+
+
+def _checkpoint(graph, backward: list[dict], cp: dict) -> dict:
+    asked = {"id": cp["id"], "value": None, "hint": cp.get("hint"), "wrong": []}
+    # A question about other input values or another visit order is answered by its author;
+    # the catalogue's numbers are for the graph on screen.
+    if cp.get("check") and not cp.get("values") and not cp.get("order"):
+        step = None
+        if cp["pass"] == "backward":
+            step = len(backward) - 1 if cp["before_step"] == -1 else cp["before_step"]
+        if step is None or 0 <= step < len(backward):
+            found = wrong_answers(graph, backward, cp["check"], step)
+            asked["value"] = found["value"]
+            asked["wrong"] = found["wrong"]
+            asked["hint"] = asked["hint"] or hint(graph, backward, cp["check"], step)
+    if cp["kind"] == "choice":
+        asked["choices"] = [_choice_text(asked["wrong"], text, mistake) for text, mistake in _choices(cp)]
+    return asked
+
+
+def _choices(cp: dict):
+    return zip(cp["choices"], cp.get("choice_mistakes") or [None] * len(cp["choices"]))
+
+
+def _choice_text(wrong: list[dict], text: str, mistake: str | None) -> str | None:
+    """What picking a distractor says: the catalogue's sentence for its number on this graph
+    if it has one, else the mistake's rule."""
+    if mistake is None:
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        number = None
+    for entry in wrong:
+        if mistake in entry["mistakes"] and number is not None and abs(entry["value"] - number) <= 1e-9:
+            return entry["text"]
+    m = MISTAKES[mistake]
+    return f"That answer comes from {m.name}. {m.rule}"
+
+
+def _generated(graph, backward: list[dict]) -> list[dict]:
+    if not backward:
+        return []
+    out = graph.label(backward[0]["node"])
+    listed = [{"id": "auto-seed", "step": 0, "node": backward[0]["node"], "check": f"{out}.grad"}]
+    for k, frame in enumerate(backward):
+        if k == 0 or not frame.get("pushes"):
+            continue
+        parent = frame["pushes"][0]["parent"]
+        listed.append({"id": f"auto-b{k}", "step": k, "node": parent, "check": f"{graph.label(parent)}.grad"})
+    for i, q in enumerate(listed):
+        if i <= MAX_DIAGNOSED:
+            found = wrong_answers(graph, backward, q["check"], q["step"])
+            q["value"], q["wrong"] = found["value"], found["wrong"]
+            q["hint"] = hint(graph, backward, q["check"], q["step"])
+        else:  # the page reads the answer from the frames; a wrong one gets the neutral line
+            q["value"], q["wrong"], q["hint"] = None, [], None
+    return listed
+
+
+def hint(graph, backward: list[dict], check: str, step: int | None) -> str:
+    """The next hint after a diagnosis: how to work the answer out, without the arithmetic."""
+    asked = Asked(check)
+    ids = {graph.label(i): i for i in range(len(graph))}
+    node = ids[asked.node]
+    x = asked.node
+    if asked.what == "data":
+        value = graph.values[node]
+        operands = [graph.label(graph.edges[e].parent) for e in graph.parent_edges[node]]
+        given = ", ".join(f"{name} = {fmt(graph.values[ids[name]].data)}" for name in dict.fromkeys(operands))
+        return (
+            f"Work it out from what it is made of: {x} = {graph.expressions[node]}"
+            + (f", with {given}." if given else ".")
+            if value._op
+            else f"{x} is an input: its value is given."
+        )
+    if asked.what == "grad":
+        if node == graph.output:
+            return f"Nudge {x} by a small h: by how much does {x} itself move?"
+        step = len(backward) - 1 if step is None else step
+        frame = backward[step]
+        pushes = [p for p in frame.get("pushes", ()) if p["parent"] == node] if frame.get("kind") == "visit" else []
+        if pushes:
+            child = graph.label(frame["node"])
+            rules = "; ".join(dict.fromkeys(p["rule"] for p in pushes))
+            given = [
+                f"{graph.local_texts[p['edge']]} = {fmt(p['local'])}"
+                for p in pushes
+                if not _is_number(graph.local_texts[p["edge"]])
+            ]
+            given.append(f"{child}.grad = {fmt(frame['upstream'])}")
+            held = pushes[0]["before"]
+            twice = f" It runs once for each of the {len(pushes)} uses of {x} in {child}." if len(pushes) > 1 else ""
+            return (
+                f"Use the rule on the edge: {rules}, with {' and '.join(dict.fromkeys(given))}"
+                + (f", added to the {fmt(held)} {x}.grad holds." if held else ".")
+                + twice
+            )
+        uses = [graph.label(graph.edges[e].child) for e in graph.child_edges[node]]
+        return (
+            f"{x}.grad adds one contribution per use of {x} (in {', '.join(dict.fromkeys(uses))}): "
+            "each is the local derivative times the grad of the node that uses it."
+        )
+    child = ids[asked.child]
+    edge = next(graph.edges[e] for e in graph.parent_edges[child] if graph.edges[e].parent == node)
+    if asked.what == "local":
+        return f"The rule on this edge is {graph.rules[edge.id]}: the local derivative is {graph.local_texts[edge.id]}."
+    return (
+        f"It is the local derivative times the upstream grad: {graph.local_texts[edge.id]} × "
+        f"{asked.child}.grad, with {graph.local_texts[edge.id]} = {fmt(edge.local)}."
+    )
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+__all__ = ["hint", "questions"]

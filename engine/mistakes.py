@@ -355,15 +355,19 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
             (x, *children),
         )
     )
-    wrongs.append(
-        _Wrong(
-            "factors-added",
-            right - total + sum(p["local"] + p["upstream"] for _, p, _ in now),
-            f"adds the local derivative and the upstream grad{held}",
-            f"Along a path they multiply: {products}.",
-            (x, *children),
+    # Adding the factors is a mistake worth naming only where the upstream grad is not 1:
+    # "local + 1" is no one's idea of the chain rule, and it would shadow the likelier
+    # mistakes whose number it happens to share.
+    if all(p["upstream"] != 1.0 for _, p, _ in now):
+        wrongs.append(
+            _Wrong(
+                "factors-added",
+                right - total + sum(p["local"] + p["upstream"] for _, p, _ in now),
+                f"adds the local derivative and the upstream grad{held}",
+                f"Along a path they multiply: {products}.",
+                (x, *children),
+            )
         )
-    )
 
     # Several contributions: kept one, multiplied them.
     if len(so_far) >= 2:
@@ -377,12 +381,18 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
                 (x, *dict.fromkeys(g.label(c) for _, _, c in so_far)),
             )
         )
+        children_so_far = [c for _, _, c in so_far]
         for _, p, c in so_far[:-1]:
+            through = (
+                f"one use's contribution alone ({x} is used {children_so_far.count(c)} times in {g.label(c)})"
+                if children_so_far.count(c) > 1
+                else f"one path's contribution alone, through {g.label(c)}"
+            )
             wrongs.append(
                 _Wrong(
                     "one-path",
                     p["contribution"],
-                    f"is one path's contribution alone, through {g.label(c)}",
+                    f"is {through}",
                     adds,
                     (x, g.label(c)),
                 )
@@ -483,14 +493,17 @@ def _edge_wrongs(g: _Graph, child: int, parent: int, what: str) -> tuple[float, 
             f"Multiply it by ∂{c}/∂{x} = {fmt(edge.local)}: {product}.",
             (x, c),
         ),
-        _Wrong(
-            "factors-added",
-            edge.local + upstream,
-            "adds the local derivative and the upstream grad",
-            f"Along a path they multiply: {product}.",
-            (x, c),
-        ),
     ]
+    if upstream != 1.0:  # as for a grad (above)
+        wrongs.append(
+            _Wrong(
+                "factors-added",
+                edge.local + upstream,
+                "adds the local derivative and the upstream grad",
+                f"Along a path they multiply: {product}.",
+                (x, c),
+            )
+        )
     return right, wrongs
 
 
@@ -521,7 +534,7 @@ def _listed(right: float, wrongs: list[_Wrong]) -> list[dict]:
 # the sentence names at most two of them.
 _LIKELIEST = (
     "own-value", "sub-sign", "tanh-input", "tanh-itself", "power-base", "seed-zero", "seed-output",
-    "one-path", "overwrite", "too-early", "no-local", "no-upstream", "factors-added", "paths-multiplied",
+    "overwrite", "one-path", "too-early", "no-local", "no-upstream", "factors-added", "paths-multiplied",
     "output-value",
 )  # fmt: skip
 _NAMED = 2

@@ -55,6 +55,11 @@ export class Learn extends LearnLinks {
         const index = w.graph.nodes?.findIndex((n) => n.g === node) ?? -1;
         if (index >= 0) w.graph.keepInView([index, ...w.graph.kept]);
       },
+      markNamed: (labels) => {
+        const svg = $("graph");
+        const named = new Set(labels);
+        for (const g of svg.querySelectorAll("[data-node]")) g.classList.toggle("is-named", named.has(g.dataset.node));
+      },
       onToggle: (on) => {
         update(w, { type: "questionsEnabled", on }, on
           ? "Questions are on: before a step that reveals something worth predicting, a question appears."

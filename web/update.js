@@ -202,7 +202,7 @@ function graphLoaded(s, { answer, source, kind = "load", place = null, prerender
   const detail = source.preset ? s.presetDetails.get(source.preset) ?? { checkpoints: [] } : null;
   const key = `${source.preset ?? "program"}:${JSON.stringify(source.values ?? {})}:`
     + `${source.preset ? "" : answer.program}`;
-  Object.assign(s.questions, questionsFor(s.questions, answer, stepper.trace, detail, key, v.edited));
+  Object.assign(s.questions, questionsFor(s.questions, answer, detail, key, v.edited));
   if (source.preset) {
     v.lastPreset = source.preset;
     // A preset's own input values, from a load without edits ("Reset values" goes back to them).

@@ -10,10 +10,16 @@
 // (or picks a choice) and presses Check: wrong answers can be tried again, and Show
 // answer reveals it at once.
 //
-// With edited input values, a question whose answer the trace itself holds
+// With edited input values, a question the engine answers on the graph itself
 // (`check = "b.grad"`, no `values`, no `order`) is asked with the new numbers;
 // the others only make sense for the preset's own numbers and wait until the
-// values are reset. A learner's own program has no questions.
+// values are reset. A learner's own program gets questions made from its trace.
+//
+// A wrong answer is diagnosed on the spot: the engine sends, with the graph, each
+// question's right value, a hint and the numbers the mistakes of its catalogue
+// (engine/mistakes.py) give there (answer.questions). A reply that is one of them gets
+// that mistake's sentence under the field and its nodes marked on the graph; another
+// number gets a neutral line. A second wrong answer adds the hint, a third the answer.
 
 import { fmt } from "../lib/format.js";
 import { bringIntoView, h, parseNumber } from "../lib/dom.js";
@@ -31,42 +37,33 @@ import { bringIntoView, h, parseNumber } from "../lib/dom.js";
 // state.questions): {key, list, waiting}.
 //   detail  the preset's detail ({checkpoints}) or null for a program
 //   edited  true if the input values differ from the preset's
-export function questionsFor(questions, answer, trace, detail, sourceKey, edited) {
+export function questionsFor(questions, answer, detail, sourceKey, edited) {
   // A graph's key holds a whole program's text; statuses are keyed by a short
   // number standing for it, so that looking one up does not hash the program.
   if (!questions.graphKeys.has(sourceKey)) questions.graphKeys.set(sourceKey, `g${questions.graphKeys.size + 1}`);
   const key = questions.graphKeys.get(sourceKey);
   let waiting = 0;
   const list = [];
+  const answered = new Map((answer.questions ?? []).map((q) => [q.id, q]));
   for (const cp of detail?.checkpoints ?? []) {
     const frames = cp.pass === "forward" ? answer.forward : answer.backward;
     const step = cp.before_step === -1 ? frames.length - 1 : cp.before_step;
     if (!(step >= 0 && step < frames.length)) continue;
-    const whatIf = cp.values || cp.order;
+    const ahead = answered.get(cp.id);
     let answerValue = cp.answer;
     if (edited) {
-      const live = cp.check && !whatIf ? valueAt(answer, trace, cp.check, cp.pass, step) : null;
-      if (live === null || cp.kind !== "number") {
+      // Only the engine's own answer on this graph fits new values (none for a question
+      // about other values or another visit order).
+      if (ahead?.value == null || cp.kind !== "number") {
         waiting += 1;
         continue;
       }
-      answerValue = live;
+      answerValue = ahead.value;
     }
-    list.push({ ...cp, step, answerValue, edited });
+    list.push({ ...cp, step, answerValue, edited, ahead });
   }
   if (!detail) list.push(...generated(answer));
   return { key, list, waiting };
-}
-
-// The value of "b.grad" / "o.data" after frame `step` of a pass, from the trace.
-function valueAt(answer, t, check, pass, step) {
-  const m = /^(.+)\.(grad|data)$/.exec(check);
-  if (!m) return null;
-  const id = answer.nodes.findIndex((n) => n.label === m[1]);
-  if (id < 0) return null;
-  if (m[2] === "data") return pass === "forward" ? t.forwardStates.at(step).data[id] : t.fullData[id];
-  if (pass !== "backward") return null;
-  return t.backwardStates.at(step).grad[id];
 }
 
 function statusKey(questions, cp) {
@@ -132,12 +129,15 @@ export class Checkpoints {
   /**
    * @param {HTMLElement} box
    * @param {{onTryOrder?: (labels: string[]) => void, onToggle?: (on: boolean) => void,
-   *          markAsked?: (label: string | null) => void,
+   *          markAsked?: (label: string | null) => void, markNamed?: (labels: string[]) => void,
    *          onAnswer?: (key: string, status: import("../state.js").QuestionStatus) => void}} [callbacks]
    */
-  constructor(box, { onTryOrder = () => {}, onToggle = () => {}, markAsked = () => {}, onAnswer = () => {} } = {}) {
+  constructor(box, {
+    onTryOrder = () => {}, onToggle = () => {}, markAsked = () => {}, markNamed = () => {}, onAnswer = () => {},
+  } = {}) {
     this.box = box;
     this.markAsked = markAsked; // outline the node the open question is about (or none)
+    this.markNamed = markNamed; // mark the nodes a diagnosis names (labels; [] for none)
     this.onTryOrder = onTryOrder;
     this.onToggle = onToggle;
     this.onAnswer = onAnswer;
@@ -171,6 +171,9 @@ export class Checkpoints {
     // (every update: a redrawn graph has new elements).
     const open = cards.find((c) => !c.folded)?.cp;
     this.markAsked(askedLabel(open));
+    // ... and the nodes a diagnosed wrong answer names, while it is on the card.
+    const st = open ? this.statusOf(open) : null;
+    this.markNamed(st?.state === "wrong" ? diagnosis(open, st.reply)?.nodes ?? [] : []);
     const shown = cards.map((c) => `${c.cp.id}:${c.mode}:${c.folded}`).join("|")
       + `@${state.questions.key}:${state.questions.enabled}`;
     if (shown === this.shown) return;
@@ -237,6 +240,7 @@ export class Checkpoints {
         group.append(h("div", { class: "cp-choice" },
           h("input", {
             type: "radio", name: `cp-${cp.id}`, id, value: String(i), checked: String(st.reply) === String(i),
+            "aria-describedby": `cp-${cp.id}-fb`,
           }),
           h("label", { for: id }, choice)));
       });
@@ -265,7 +269,7 @@ export class Checkpoints {
       this.answerWith(cp, read(), feedback, card);
     });
     card.append(form);
-    if (st.state === "wrong") feedback.append(this.wrongText(cp, st.reply));
+    if (st.state === "wrong") feedback.append(...this.wrongText(cp, st.reply, st.tries));
     else feedback.append(h("p", { class: "cp-hint" }, "Answer before you step on: the next step shows it."));
     card.append(feedback);
     return card;
@@ -306,21 +310,33 @@ export class Checkpoints {
     } else {
       card.dataset.state = st.state;
       card.className = card.className.replace(/state-\S+/, `state-${st.state}`);
-      feedback.replaceChildren(this.wrongText(cp, st.reply));
+      feedback.replaceChildren(...this.wrongText(cp, st.reply, st.tries));
+      this.markNamed(diagnosis(cp, st.reply)?.nodes ?? []);
     }
   }
 
   tolerance(cp) {
-    const t = Number(cp.tolerance ?? 1e-3);
-    // Edited values (or a learner's program) can make the answer large: allow relative slack too.
-    return cp.edited || cp.auto ? Math.max(t, Math.abs(Number(cp.answerValue)) * 1e-4) : t;
+    return tolerance(cp);
   }
 
-  wrongText(cp, reply) {
+  // What a wrong answer says: the mistake it matches (its sentence names what the
+  // learner did and the fact that fixes it), or a neutral line; from the second wrong
+  // answer on, a hint too, and from the third, the answer.
+  wrongText(cp, reply, tries) {
     const shown = cp.kind === "choice" ? `“${cp.choices[Number(reply)]}”` : reply;
-    return h("p", { class: "cp-wrong" },
-      h("strong", {}, "✗ Not quite. "),
-      `${shown} is not it. Try again, or press Show answer.`);
+    const found = diagnosis(cp, reply);
+    const lines = [found
+      ? h("p", { class: "cp-wrong cp-diagnosis", data: { mistake: found.mistakes.join(" ") } },
+        h("strong", {}, "✗ "), found.text)
+      : h("p", { class: "cp-wrong" },
+        h("strong", {}, "✗ Not quite. "), `${shown} is not it. Try again, or press Show answer.`)];
+    const hint = cp.hint ?? cp.ahead?.hint;
+    if (tries >= 2 && hint) lines.push(h("p", { class: "cp-next-hint" }, h("strong", {}, "Hint: "), hint));
+    if (tries >= 3 || (tries >= 2 && !hint)) {
+      lines.push(h("p", { class: "cp-answer-shown" },
+        h("strong", {}, "The answer: "), this.answerText(cp), `. ${cp.explanation}`));
+    }
+    return lines;
   }
 
   reveal(cp) {
@@ -369,38 +385,62 @@ export class Checkpoints {
   }
 }
 
-// The node a question is about: "d" for check = "d.grad" (a question with no check,
-// such as a choice about why, is about no one node).
+// The node a question is about: "d" for check = "d.grad" or "e->d.local" (a question
+// with no check, such as a choice about why, is about no one node).
 function askedLabel(cp) {
-  return /^(.+)\.(grad|data)$/.exec(cp?.check ?? "")?.[1] ?? null;
+  return /^(?:.+?->)?(.+)\.(grad|data|local|contribution)$/.exec(cp?.check ?? "")?.[1] ?? null;
 }
 
-// Questions for a learner's own program, made from its trace: the seed, then before
-// each backward visit that pushes something, the grad of the first parent it pushes into.
+// A numeric reply is right within the question's tolerance.
+function tolerance(cp) {
+  const t = Number(cp.tolerance ?? 1e-3);
+  // Edited values (or a learner's program) can make the answer large: allow relative slack too.
+  return cp.edited || cp.auto ? Math.max(t, Math.abs(Number(cp.answerValue)) * 1e-4) : t;
+}
+
+// The mistake a wrong reply is, as the engine worked it out ahead ({mistakes, text,
+// nodes}), or null: a choice the preset ties to a mistake, or a number one of the
+// catalogue's mistakes gives here (compared as a right answer is).
+export function diagnosis(cp, reply) {
+  const ahead = cp?.ahead;
+  if (!ahead) return null;
+  if (cp.kind === "choice") {
+    const i = Number(reply);
+    const text = ahead.choices?.[i];
+    return text ? { mistakes: [cp.choice_mistakes?.[i] ?? ""], text, nodes: [] } : null;
+  }
+  const x = parseNumber(reply);
+  if (x === null) return null;
+  const slack = tolerance(cp);
+  return ahead.wrong?.find((entry) => Math.abs(x - entry.value) <= slack) ?? null;
+}
+
+// Questions for a learner's own program, made from its trace: the engine chose them
+// (engine/questions.py: the seed, then before each backward visit that pushes something,
+// the grad of the first node it pushes into) and worked out what wrong answers mean;
+// their words are written here, when a question is shown: a big program has a thousand.
 export function generated(answer) {
   const nodes = answer.nodes;
-  const out = [];
   const backward = answer.backward;
-  if (!backward.length) return out;
-  const seed = backward[0];
-  const outLabel = nodes[seed.node].label;
-  out.push({
-    id: "auto-seed", auto: true, pass: "backward", step: 0, kind: "number", tolerance: 1e-3, check: `${outLabel}.grad`,
-    question: `The backward pass starts by setting the output's grad, ${outLabel}.grad. To what?`,
-    answerValue: seed.after,
-    explanation: `${outLabel}.grad asks how much ${outLabel} moves when ${outLabel} moves: `
-      + "one for one, so the seed is 1.",
-  });
-  backward.forEach((frame, k) => {
-    if (k === 0 || !frame.pushes?.length) return;
-    const parent = frame.pushes[0].parent;
-    const pushes = frame.pushes.filter((p) => p.parent === parent);
-    const node = nodes[frame.node];
-    const label = nodes[parent].label;
+  const out = [];
+  for (const ahead of answer.questions ?? []) {
+    const frame = backward[ahead.step];
+    if (!frame) continue;
+    const label = nodes[ahead.node].label;
+    const base = { id: ahead.id, auto: true, pass: "backward", step: ahead.step, kind: "number", tolerance: 1e-3,
+      check: ahead.check, ahead };
+    if (frame.kind === "seed") {
+      out.push({ ...base,
+        question: `The backward pass starts by setting the output's grad, ${label}.grad. To what?`,
+        answerValue: frame.after,
+        explanation: `${label}.grad asks how much ${label} moves when ${label} moves: one for one, so the seed is 1.`,
+      });
+      continue;
+    }
+    const pushes = frame.pushes.filter((p) => p.parent === ahead.node);
     const after = pushes[pushes.length - 1].after; // its grad after this visit
-    // The texts are written when a question is shown: a big program has a thousand.
-    out.push({
-      id: `auto-b${k}`, auto: true, pass: "backward", step: k, kind: "number", tolerance: 1e-3, check: `${label}.grad`,
+    const node = nodes[frame.node];
+    out.push({ ...base,
       get question() {
         return `Visiting ${node.label} = ${node.expr}: what will ${label}.grad be after this visit?`;
       },
@@ -411,6 +451,6 @@ export function generated(answer) {
           + `Added to what ${label}.grad held (${fmt(pushes[0].before)}), that makes ${fmt(after)}.`;
       },
     });
-  });
+  }
   return out;
 }

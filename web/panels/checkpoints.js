@@ -312,6 +312,7 @@ export class Checkpoints {
       card.className = card.className.replace(/state-\S+/, `state-${st.state}`);
       feedback.replaceChildren(...this.wrongText(cp, st.reply, st.tries));
       this.markNamed(diagnosis(cp, st.reply)?.nodes ?? []);
+      bringIntoView(feedback); // below the field: on a phone it may start off the screen
     }
   }
 

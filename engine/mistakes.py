@@ -377,7 +377,8 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
                 (x, *dict.fromkeys(g.label(c) for _, _, c in so_far)),
             )
         )
-        for _, p, c in so_far[:-1]:
+        # The last one alone is also one path counted alone: both are named.
+        for _, p, c in so_far:
             wrongs.append(
                 _Wrong(
                     "one-path",
@@ -400,23 +401,41 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
             )
         )
 
-    # A node above visited too early: its grad lacked one of its own contributions.
-    for _, p, c in now:
-        for _, q, q_child in g.pushes_into[c]:
-            value = right - p["local"] * q["contribution"]
-            cl, ql = g.label(c), g.label(q_child)
+    # A node above visited too early: its grad lacked what one of its users adds to it, so
+    # each of its pushes into this node (two for c = x * x) was short by local × that.
+    for c in dict.fromkeys(c for _, _, c in now):
+        locals_from_c = sum(p["local"] for _, p, pc in now if pc == c)
+        upstream = next(p["upstream"] for _, p, pc in now if pc == c)
+        for q_child, lost in _users_adding(g, c):
             wrongs.append(
                 _Wrong(
                     "too-early",
-                    value,
-                    f"is what {x}.grad gets if {cl} is visited before {ql} adds its {fmt(q['contribution'])} "
-                    f"to {cl}.grad{held}",
-                    f"Visit {cl} only after every node that uses it: {cl}.grad = {fmt(p['upstream'])} when it "
-                    f"passes it on.",
-                    (x, cl, ql),
+                    right - locals_from_c * lost,
+                    _too_early_did(g, f"{x}.grad gets", c, q_child, lost) + held,
+                    _too_early_fix(g, c, upstream),
+                    (x, g.label(c), g.label(q_child)),
                 )
             )
     return right, wrongs
+
+
+def _users_adding(g: _Graph, c: int) -> list[tuple[int, float]]:
+    """Each node that pushes into ``c`` in the correct pass, with all it adds to c.grad."""
+    adds: dict[int, float] = {}
+    for _, q, q_child in g.pushes_into[c]:
+        adds[q_child] = adds.get(q_child, 0.0) + q["contribution"]
+    return list(adds.items())
+
+
+def _too_early_did(g: _Graph, what: str, c: int, q_child: int, lost: float) -> str:
+    """``what``: "x.grad gets" or "the edge into x carries"."""
+    cl, ql = g.label(c), g.label(q_child)
+    return f"is what {what} if {cl} is visited before {ql} adds its {fmt(lost)} to {cl}.grad"
+
+
+def _too_early_fix(g: _Graph, c: int, upstream: float) -> str:
+    cl = g.label(c)
+    return f"Visit {cl} only after every node that uses it: {cl}.grad = {fmt(upstream)} when it passes it on."
 
 
 def _data_wrongs(g: _Graph, node: int) -> tuple[float, list[_Wrong]]:
@@ -491,6 +510,17 @@ def _edge_wrongs(g: _Graph, child: int, parent: int, what: str) -> tuple[float, 
             (x, c),
         ),
     ]
+    # The child visited too early: it passes on a grad short of what one of its users adds.
+    for q_child, lost in _users_adding(g, child):
+        wrongs.append(
+            _Wrong(
+                "too-early",
+                edge.local * (upstream - lost),
+                _too_early_did(g, f"the edge into {x} carries", child, q_child, lost),
+                _too_early_fix(g, child, upstream),
+                (x, c, g.label(q_child)),
+            )
+        )
     return right, wrongs
 
 

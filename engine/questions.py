@@ -50,7 +50,7 @@ def _choice_text(wrong: list[dict], text: str, mistake: str | None) -> str | Non
     if mistake is None:
         return None
     try:
-        number = float(text)
+        number = float(text.replace("−", "-"))  # a choice may be written with the minus sign −
     except ValueError:
         number = None
     for entry in wrong:

@@ -127,10 +127,9 @@ def hint(graph, backward: list[dict], check: str, step: int | None) -> str:
     edge = next(graph.edges[e] for e in graph.parent_edges[child] if graph.edges[e].parent == node)
     if asked.what == "local":
         return f"The rule on this edge is {graph.rules[edge.id]}: the local derivative is {graph.local_texts[edge.id]}."
-    return (
-        f"It is the local derivative times the upstream grad: {graph.local_texts[edge.id]} × "
-        f"{asked.child}.grad, with {graph.local_texts[edge.id]} = {fmt(edge.local)}."
-    )
+    local = graph.local_texts[edge.id]
+    given = "" if _is_number(local) else f", with {local} = {fmt(edge.local)}"  # not "3 = 3"
+    return f"It is the local derivative times the upstream grad: {local} × {asked.child}.grad{given}."
 
 
 def _is_number(text: str) -> bool:

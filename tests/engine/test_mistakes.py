@@ -430,6 +430,18 @@ def test_a_diagnosis_names_both_mistakes_that_share_a_number():
     assert {"one-path", "overwrite"} <= set(three["mistakes"]), three
 
 
+def test_a_contribution_hint_gives_the_local_derivative_it_needs():
+    """A local derivative written as code gets its number; a plain number is not said twice."""
+    for preset_id, check, step, said in (
+        ("diamond", "c->a.contribution", 2, "3 × c.grad."),
+        ("add-mul", "e->d.contribution", 1, "c.data × e.grad, with c.data = 4."),
+    ):
+        graph, backward = engine_graph(get_preset(preset_id)["program"])
+        asked = {"id": "q", "pass": "backward", "before_step": step, "kind": "number", "check": check}
+        (question,) = questions(graph, backward, [asked])
+        assert question["hint"].endswith(said), question["hint"]
+
+
 # -- presets that name mistakes -------------------------------------------------------------------
 
 PRESET = """
@@ -550,7 +562,7 @@ def test_a_big_program_keeps_its_answer_small():
 def test_the_presets_readme_lists_every_mistake():
     text = (ROOT / "presets" / "README.md").read_text(encoding="utf-8")
     section = text.split("\n## Mistakes\n", 1)[1].split("\n## ", 1)[0]
-    rows = re.findall(r"^\| `([^`]+)` \| ([^|]+) \| ([^|]+) \|$", section, flags=re.M)
+    rows = re.findall(r"^\| `([^`]+)` \| ([^|]+) \| [^|]+ \| ([^|]+) \|$", section, flags=re.M)
     listed = {mistake: (name, rule) for mistake, name, rule in rows}
     assert len(listed) == len(rows), "each mistake once"
     assert sorted(listed) == sorted(MISTAKES)

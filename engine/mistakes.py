@@ -316,7 +316,7 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
         )
     )
     total = sum(p["contribution"] for _, p, _ in now)
-    sums = " + ".join(fmt(p["contribution"]) for _, p, _ in so_far)
+    sums = _terms([p["contribution"] for _, p, _ in so_far], "+")
     adds = f"{x}.grad adds every contribution it receives (+=): {sums} = {fmt(right)}."
     children = tuple(dict.fromkeys(g.label(c) for _, _, c in now))
 
@@ -393,9 +393,7 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
             _Wrong(
                 "paths-multiplied",
                 product,
-                "multiplies the paths' contributions ("
-                + " × ".join(fmt(p["contribution"]) for _, p, _ in so_far)
-                + ")",
+                f"multiplies the paths' contributions ({_terms([p['contribution'] for _, p, _ in so_far], '×')})",
                 f"Paths add: {sums} = {fmt(right)}; only the factors along one path multiply.",
                 (x, *dict.fromkeys(g.label(c) for _, _, c in so_far)),
             )
@@ -417,6 +415,19 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
                 )
             )
     return right, wrongs
+
+
+# A sum or product of more terms than this is written with its first two and last terms: a
+# node used 50 times gets up to 50 one-path entries, and each says the sum.
+_LISTED_TERMS = 6
+
+
+def _terms(numbers: list[float], op: str) -> str:
+    """``1 + 2 + 3``; for many terms ``1 + 2 + … + 50 (50 terms)``."""
+    texts = [fmt(n) for n in numbers]
+    if len(texts) > _LISTED_TERMS:
+        return f" {op} ".join([*texts[:2], "…", texts[-1]]) + f" ({len(texts)} terms)"
+    return f" {op} ".join(texts)
 
 
 def _users_adding(g: _Graph, c: int) -> list[tuple[int, float]]:
@@ -576,8 +587,19 @@ def wrong_answers(graph, backward: list[dict], check: str, step: int | None = No
     ``backward`` is the graph's correct backward frames as :func:`engine.trace.run_backward`
     writes them (pushes whole); ``step`` is the frame after which a grad is asked (by
     default, the end of the pass). Returns ``{"value": right, "wrong": [entries]}``."""
-    asked = Asked(check)
+    return answerer(graph, backward)(check, step)
+
+
+def answerer(graph, backward: list[dict]):
+    """:func:`wrong_answers` for many questions on one graph, which it reads once: a function
+    of (check, step)."""
     g = _Graph(graph, backward)
+    return lambda check, step=None: _answer(g, check, step)
+
+
+def _answer(g: _Graph, check: str, step: int | None) -> dict:
+    asked = Asked(check)
+    backward = g.backward
     if asked.node not in g.ids or (asked.child is not None and asked.child not in g.ids):
         raise ValueError(f'"{check}" names a node the graph does not have')
     node = g.ids[asked.node]
@@ -629,6 +651,7 @@ __all__ = [
     "MAX_DIAGNOSED",
     "Asked",
     "Mistake",
+    "answerer",
     "diagnose",
     "grad_mistake",
     "too_early_text",

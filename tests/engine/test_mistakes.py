@@ -530,26 +530,28 @@ def test_the_questions_survive_json():
 
 
 def big_program(n: int) -> str:
-    """n chained sums and products of two inputs: about 2n nodes."""
-    lines = ["a = 0.5", "b = 1.5", "v0 = a * b"]
-    for i in range(1, n):
-        lines.append(f"v{i} = v{i - 1} * b + a" if i % 2 else f"v{i} = v{i - 1} + a * 0.5")
-    return "\n".join(lines) + "\n"
+    """A chain of n sums, each adding a multiple of the input a: about 2n nodes, and a.grad
+    gets one contribution per sum, the costliest question to diagnose (one path per use)."""
+    return "a = 1.5\nv0 = a * 0.5\n" + "".join(f"v{i} = v{i - 1} + a * {i + 0.25}\n" for i in range(1, n))
 
 
 def test_a_big_program_keeps_its_answer_small():
     """Questions beyond MAX_DIAGNOSED carry no diagnosis; the questions stay a small part of
     the answer (about 1,000 nodes)."""
-    source = big_program(500)
-    text = handle({"cmd": "load", "program": source})
+    text = handle({"cmd": "load", "program": big_program(500)})
     answer = json.loads(text)
-    assert 900 <= len(answer["nodes"]) <= 1100
+    assert len(answer["nodes"]) == 1000
     asked = answer["questions"]
     assert len(asked) > MAX_DIAGNOSED + 1
     diagnosed = [q for q in asked if q["wrong"]]
     assert diagnosed and len(diagnosed) <= MAX_DIAGNOSED + 1
     for q in asked[MAX_DIAGNOSED + 1 :]:
         assert q["wrong"] == [] and q["value"] is None and q["hint"] is None
+    # a.grad with many contributions: a long sum is written short, so no sentence grows with it.
+    most = max(diagnosed, key=lambda q: len(q["wrong"]))
+    assert most["check"] == "a.grad" and len(most["wrong"]) > 40
+    assert any("terms)" in entry["text"] for entry in most["wrong"])
+    assert max(len(entry["text"]) for q in diagnosed for entry in q["wrong"]) < 400
     without = dict(answer)
     del without["questions"]
     size, rest = len(text.encode()), len(json.dumps(without, separators=(",", ":")).encode())

@@ -7,8 +7,8 @@ number for each mistake it lists must be the number this file's own small microg
 when it makes that mistake, and every mistake that micrograd can make at the question, if
 its number is not the right answer, must be listed. The numbers here never come from
 engine.mistakes: the engine lends only the graph's shape (which node is made from which,
-by which operation, with which plain number folded in) and the visit order of its
-backward pass; every value, derivative and grad is this file's own.
+by which operation, with which plain number folded in), the inputs' values and the visit
+order of its backward pass; every other value, derivative and grad is this file's own.
 
 Where a mistake is made. A learner answers one question, so the micrograd makes the
 mistake only where that question looks, and does everything else right:
@@ -46,7 +46,7 @@ import pytest
 from engine import Program
 from engine.api import handle
 from engine.graph import Graph
-from engine.mistakes import MAX_DIAGNOSED, MISTAKES, wrong_answers
+from engine.mistakes import MAX_DIAGNOSED, MISTAKES, diagnose, grad_mistake, too_early_text, wrong_answers
 from engine.presets import PresetError, get_preset, read_presets, visit_order_ids
 from engine.questions import questions
 from engine.trace import correct_backward
@@ -199,7 +199,7 @@ class Oracle:
             if const is not None:  # a plain number written beside the operand: (number, on the left)
                 operands.insert(0 if const[1] else 1, float(const[0]))
             self.nodes.append(V.made(value._op, *operands))
-            assert self.nodes[-1].data == pytest.approx(value.data, rel=1e-12, abs=1e-300), graph.label(i)
+            assert self.nodes[-1].data == pytest.approx(value.data, rel=1e-12), graph.label(i)
         self.by_label = {graph.label(i): self.nodes[i] for i in range(len(graph))}
         self.out = self.nodes[graph.output]
         self.order = [self.nodes[frame["node"]] for frame in backward[1:]]
@@ -406,13 +406,19 @@ def test_every_question_on_a_program_lists_the_numbers_each_mistake_gives(name):
     assert count > len(graph)
 
 
-def test_the_oracle_finds_what_a_wrong_visit_order_loses():
-    """The oracle's too-early is a real wrong order: on the diamond, c visited before d."""
-    graph, backward = engine_graph(get_preset("diamond")["program"])
+@pytest.mark.parametrize("preset_id, early, user", [("diamond", "c", "d"), ("double-diamond", "c", "f")])
+def test_the_oracles_too_early_visit_is_a_wrong_visit_order(preset_id, early, user):
+    """The preset's wrong-order question: the engine's own experiment with that order gives
+    a.grad as the oracle does when what ``user`` adds to ``early`` arrives after its visit."""
+    preset = get_preset(preset_id)
+    cp = next(cp for cp in preset["checkpoint"] if cp.get("order"))
+    answer = json.loads(handle({"cmd": "load", "preset": preset_id, "order": cp["order"]}))
+    a = next(n["id"] for n in answer["nodes"] if n["label"] == "a")
+    graph, backward = engine_graph(preset["program"], preset.get("visit_order"))
     o = Oracle(graph, backward)
-    a, c, d = (o.by_label[x] for x in "acd")
-    assert o.grad_after(a, len(o.order)) == 15
-    assert o.grad_after(a, len(o.order), late=(c, d)) == 6  # the preset's wrong-order answer
+    late = (o.by_label[early], o.by_label[user])
+    assert o.grad_after(o.by_label["a"], len(o.order), late=late) == answer["experiment"]["grads"][a]
+    assert answer["experiment"]["grads"][a] != answer["nodes"][a]["grad"]
 
 
 def test_a_diagnosis_names_both_mistakes_that_share_a_number():
@@ -440,6 +446,19 @@ def test_a_contribution_hint_gives_the_local_derivative_it_needs():
         asked = {"id": "q", "pass": "backward", "before_step": step, "kind": "number", "check": check}
         (question,) = questions(graph, backward, [asked])
         assert question["hint"].endswith(said), question["hint"]
+
+
+def test_a_reply_is_diagnosed_within_the_tolerance_and_checks_words_a_wrong_grad():
+    graph, backward = engine_graph(get_preset("add-mul")["program"])
+    found = wrong_answers(graph, backward, "c.grad", 1)
+    assert diagnose(found["wrong"], 4.0004)["mistakes"] == ["own-value"]
+    assert diagnose(found["wrong"], 4.01) is None and diagnose(found["wrong"], 5.0) is None  # 5 is right
+    d = next(i for i in range(len(graph)) if graph.label(i) == "d")
+    assert grad_mistake(graph, backward, d, 20.0).startswith("20 is the output's value (e)")
+    assert grad_mistake(graph, backward, d, 4.0) is None and grad_mistake(graph, backward, d, 7.5) is None
+    said = too_early_text(graph, d, graph.output, 4.0)
+    assert said["mistakes"] == ["too-early"] and said["nodes"] == ["d", "e"]
+    assert MISTAKES["too-early"].rule in said["text"]
 
 
 # -- presets that name mistakes -------------------------------------------------------------------

@@ -422,7 +422,7 @@ def test_the_oracles_too_early_visit_is_a_wrong_visit_order(preset_id, early, us
 
 
 def test_a_diagnosis_names_both_mistakes_that_share_a_number():
-    """d.grad on (a + b)·c: 1 is the upstream grad alone; on a·a + a, 3 is one path or =."""
+    """d.grad on (a + b)·c: 5 is d's own value or 4 + 1; on a·a + a, 3 is one path or =."""
     graph, backward = engine_graph(get_preset("add-mul")["program"])
     found = wrong_answers(graph, backward, "d.grad", 1)
     by_value = {e["value"]: e for e in found["wrong"]}

@@ -316,7 +316,7 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
         )
     )
     total = sum(p["contribution"] for _, p, _ in now)
-    sums = " + ".join(fmt(p["contribution"]) for _, p, _ in so_far)
+    sums = _terms([p["contribution"] for _, p, _ in so_far], "+")
     adds = f"{x}.grad adds every contribution it receives (+=): {sums} = {fmt(right)}."
     children = tuple(dict.fromkeys(g.label(c) for _, _, c in now))
 
@@ -381,8 +381,9 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
                 (x, *dict.fromkeys(g.label(c) for _, _, c in so_far)),
             )
         )
+        # The last one alone is also one path counted alone: both are named.
         children_so_far = [c for _, _, c in so_far]
-        for _, p, c in so_far[:-1]:
+        for _, p, c in so_far:
             through = (
                 f"one use's contribution alone ({x} is used {children_so_far.count(c)} times in {g.label(c)})"
                 if children_so_far.count(c) > 1
@@ -402,31 +403,60 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
             _Wrong(
                 "paths-multiplied",
                 product,
-                "multiplies the paths' contributions ("
-                + " × ".join(fmt(p["contribution"]) for _, p, _ in so_far)
-                + ")",
+                f"multiplies the paths' contributions ({_terms([p['contribution'] for _, p, _ in so_far], '×')})",
                 f"Paths add: {sums} = {fmt(right)}; only the factors along one path multiply.",
                 (x, *dict.fromkeys(g.label(c) for _, _, c in so_far)),
             )
         )
 
-    # A node above visited too early: its grad lacked one of its own contributions.
-    for _, p, c in now:
-        for _, q, q_child in g.pushes_into[c]:
-            value = right - p["local"] * q["contribution"]
-            cl, ql = g.label(c), g.label(q_child)
+    # A node above visited too early: its grad lacked what one of its users adds to it, so
+    # each of its pushes into this node (two for c = x * x) was short by local × that.
+    for c in dict.fromkeys(c for _, _, c in now):
+        locals_from_c = sum(p["local"] for _, p, pc in now if pc == c)
+        upstream = next(p["upstream"] for _, p, pc in now if pc == c)
+        for q_child, lost in _users_adding(g, c):
             wrongs.append(
                 _Wrong(
                     "too-early",
-                    value,
-                    f"is what {x}.grad gets if {cl} is visited before {ql} adds its {fmt(q['contribution'])} "
-                    f"to {cl}.grad{held}",
-                    f"Visit {cl} only after every node that uses it: {cl}.grad = {fmt(p['upstream'])} when it "
-                    f"passes it on.",
-                    (x, cl, ql),
+                    right - locals_from_c * lost,
+                    _too_early_did(g, f"{x}.grad gets", c, q_child, lost) + held,
+                    _too_early_fix(g, c, upstream),
+                    (x, g.label(c), g.label(q_child)),
                 )
             )
     return right, wrongs
+
+
+# A sum or product of more terms than this is written with its first two and last terms: a
+# node used 50 times gets up to 50 one-path entries, and each says the sum.
+_LISTED_TERMS = 6
+
+
+def _terms(numbers: list[float], op: str) -> str:
+    """``1 + 2 + 3``; for many terms ``1 + 2 + … + 50 (50 terms)``."""
+    texts = [fmt(n) for n in numbers]
+    if len(texts) > _LISTED_TERMS:
+        return f" {op} ".join([*texts[:2], "…", texts[-1]]) + f" ({len(texts)} terms)"
+    return f" {op} ".join(texts)
+
+
+def _users_adding(g: _Graph, c: int) -> list[tuple[int, float]]:
+    """Each node that pushes into ``c`` in the correct pass, with all it adds to c.grad."""
+    adds: dict[int, float] = {}
+    for _, q, q_child in g.pushes_into[c]:
+        adds[q_child] = adds.get(q_child, 0.0) + q["contribution"]
+    return list(adds.items())
+
+
+def _too_early_did(g: _Graph, what: str, c: int, q_child: int, lost: float) -> str:
+    """``what``: "x.grad gets" or "the edge into x carries"."""
+    cl, ql = g.label(c), g.label(q_child)
+    return f"is what {what} if {cl} is visited before {ql} adds its {fmt(lost)} to {cl}.grad"
+
+
+def _too_early_fix(g: _Graph, c: int, upstream: float) -> str:
+    cl = g.label(c)
+    return f"Visit {cl} only after every node that uses it: {cl}.grad = {fmt(upstream)} when it passes it on."
 
 
 def _data_wrongs(g: _Graph, node: int) -> tuple[float, list[_Wrong]]:
@@ -504,6 +534,17 @@ def _edge_wrongs(g: _Graph, child: int, parent: int, what: str) -> tuple[float, 
                 (x, c),
             )
         )
+    # The child visited too early: it passes on a grad short of what one of its users adds.
+    for q_child, lost in _users_adding(g, child):
+        wrongs.append(
+            _Wrong(
+                "too-early",
+                edge.local * (upstream - lost),
+                _too_early_did(g, f"the edge into {x} carries", child, q_child, lost),
+                _too_early_fix(g, child, upstream),
+                (x, c, g.label(q_child)),
+            )
+        )
     return right, wrongs
 
 
@@ -559,8 +600,19 @@ def wrong_answers(graph, backward: list[dict], check: str, step: int | None = No
     ``backward`` is the graph's correct backward frames as :func:`engine.trace.run_backward`
     writes them (pushes whole); ``step`` is the frame after which a grad is asked (by
     default, the end of the pass). Returns ``{"value": right, "wrong": [entries]}``."""
-    asked = Asked(check)
+    return answerer(graph, backward)(check, step)
+
+
+def answerer(graph, backward: list[dict]):
+    """:func:`wrong_answers` for many questions on one graph, which it reads once: a function
+    of (check, step)."""
     g = _Graph(graph, backward)
+    return lambda check, step=None: _answer(g, check, step)
+
+
+def _answer(g: _Graph, check: str, step: int | None) -> dict:
+    asked = Asked(check)
+    backward = g.backward
     if asked.node not in g.ids or (asked.child is not None and asked.child not in g.ids):
         raise ValueError(f'"{check}" names a node the graph does not have')
     node = g.ids[asked.node]
@@ -612,6 +664,7 @@ __all__ = [
     "MAX_DIAGNOSED",
     "Asked",
     "Mistake",
+    "answerer",
     "diagnose",
     "grad_mistake",
     "too_early_text",

@@ -53,6 +53,7 @@ def read_presets(folder: Path) -> tuple[dict, ...]:
             _check_visit_order(preset["visit_order"], preset.get("program", ""), path.name)
         for checkpoint in preset["checkpoint"]:
             _read_checkpoint(checkpoint, path.name)
+        _check_asked_nodes(preset, path.name)
         presets.append(preset)
     return tuple(sorted(presets, key=lambda p: (p.get("position", 999), p["id"])))
 
@@ -98,6 +99,34 @@ def _read_checkpoint(cp: dict, file_name: str) -> None:
     cp["choices"] = texts
     if any(mistakes):
         cp["choice_mistakes"] = mistakes
+
+
+def _check_asked_nodes(preset: dict, file_name: str) -> None:
+    """Refuse a ``check`` naming a node the program doesn't have, or an edge it doesn't have
+    (``"e->d.local"`` with d not an operand of e): the page would have nothing to ask about."""
+    asked = [(cp, Asked(cp["check"])) for cp in preset["checkpoint"] if cp.get("check")]
+    if not asked:
+        return
+    try:
+        program = Program.parse(preset.get("program", ""))
+    except ProgramError as error:
+        raise PresetError(
+            f"{file_name}: its checks can't be read: the program doesn't parse ({error.message})"
+        ) from None
+    try:
+        graph = Graph.of(program.output, program.nodes)
+        ids = {graph.label(i): i for i in range(len(graph))}
+        for cp, question in asked:
+            where = f"{file_name}: checkpoint {cp.get('id', '?')!r}"
+            for name in (question.child, question.node):
+                if name is not None and name not in ids:
+                    raise PresetError(f"{where}: check names {name!r}, which is not a node of the program.")
+            if question.child is not None:
+                child = ids[question.child]
+                if all(graph.edges[e].parent != ids[question.node] for e in graph.parent_edges[child]):
+                    raise PresetError(f"{where}: {question.node} is not an operand of {question.child}.")
+    finally:
+        program.release()
 
 
 def _check_visit_order(order, source: str, file_name: str) -> None:

@@ -11,7 +11,7 @@ the grad of the first node it pushes into.
 
 from __future__ import annotations
 
-from .mistakes import MAX_DIAGNOSED, MISTAKES, Asked, wrong_answers
+from .mistakes import MAX_DIAGNOSED, MISTAKES, Asked, answerer
 from .text import fmt
 
 
@@ -19,10 +19,11 @@ def questions(graph, backward: list[dict], checkpoints: list[dict] | None) -> li
     """``checkpoints``: a preset's, as presets.py reads them; None for a program (generated)."""
     if checkpoints is None:
         return _generated(graph, backward)
-    return [_checkpoint(graph, backward, cp) for cp in checkpoints]
+    answer = answerer(graph, backward)
+    return [_checkpoint(graph, backward, cp, answer) for cp in checkpoints]
 
 
-def _checkpoint(graph, backward: list[dict], cp: dict) -> dict:
+def _checkpoint(graph, backward: list[dict], cp: dict, answer) -> dict:
     asked = {"id": cp["id"], "value": None, "hint": cp.get("hint"), "wrong": []}
     # A question about other input values or another visit order is answered by its author;
     # the catalogue's numbers are for the graph on screen.
@@ -31,7 +32,7 @@ def _checkpoint(graph, backward: list[dict], cp: dict) -> dict:
         if cp["pass"] == "backward":
             step = len(backward) - 1 if cp["before_step"] == -1 else cp["before_step"]
         if step is None or 0 <= step < len(backward):
-            found = wrong_answers(graph, backward, cp["check"], step)
+            found = answer(cp["check"], step)
             asked["value"] = found["value"]
             asked["wrong"] = found["wrong"]
             asked["hint"] = asked["hint"] or hint(graph, backward, cp["check"], step)
@@ -50,7 +51,7 @@ def _choice_text(wrong: list[dict], text: str, mistake: str | None) -> str | Non
     if mistake is None:
         return None
     try:
-        number = float(text)
+        number = float(text.replace("−", "-"))  # a choice may be written with the minus sign −
     except ValueError:
         number = None
     for entry in wrong:
@@ -70,20 +71,27 @@ def _generated(graph, backward: list[dict]) -> list[dict]:
             continue
         parent = frame["pushes"][0]["parent"]
         listed.append({"id": f"auto-b{k}", "step": k, "node": parent, "check": f"{graph.label(parent)}.grad"})
+    answer = answerer(graph, backward)  # the graph read once for all its questions
+    ids = _ids(graph)
     for i, q in enumerate(listed):
         if i <= MAX_DIAGNOSED:
-            found = wrong_answers(graph, backward, q["check"], q["step"])
+            found = answer(q["check"], q["step"])
             q["value"], q["wrong"] = found["value"], found["wrong"]
-            q["hint"] = hint(graph, backward, q["check"], q["step"])
+            q["hint"] = hint(graph, backward, q["check"], q["step"], ids)
         else:  # the page reads the answer from the frames; a wrong one gets the neutral line
             q["value"], q["wrong"], q["hint"] = None, [], None
     return listed
 
 
-def hint(graph, backward: list[dict], check: str, step: int | None) -> str:
-    """The next hint after a diagnosis: how to work the answer out, without the arithmetic."""
+def _ids(graph) -> dict[str, int]:
+    return {graph.label(i): i for i in range(len(graph))}
+
+
+def hint(graph, backward: list[dict], check: str, step: int | None, ids: dict[str, int] | None = None) -> str:
+    """The next hint after a diagnosis: how to work the answer out, without the arithmetic.
+    ``ids``: the graph's node ids by label, if the caller has them already."""
     asked = Asked(check)
-    ids = {graph.label(i): i for i in range(len(graph))}
+    ids = ids if ids is not None else _ids(graph)
     node = ids[asked.node]
     x = asked.node
     if asked.what == "data":
@@ -127,10 +135,9 @@ def hint(graph, backward: list[dict], check: str, step: int | None) -> str:
     edge = next(graph.edges[e] for e in graph.parent_edges[child] if graph.edges[e].parent == node)
     if asked.what == "local":
         return f"The rule on this edge is {graph.rules[edge.id]}: the local derivative is {graph.local_texts[edge.id]}."
-    return (
-        f"It is the local derivative times the upstream grad: {graph.local_texts[edge.id]} × "
-        f"{asked.child}.grad, with {graph.local_texts[edge.id]} = {fmt(edge.local)}."
-    )
+    local = graph.local_texts[edge.id]
+    given = "" if _is_number(local) else f", with {local} = {fmt(edge.local)}"  # not "3 = 3"
+    return f"It is the local derivative times the upstream grad: {local} × {asked.child}.grad{given}."
 
 
 def _is_number(text: str) -> bool:

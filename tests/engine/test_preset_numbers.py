@@ -16,11 +16,15 @@ import re
 import pytest
 
 from engine import Program
+from engine.mistakes import MISTAKES
 from tests.support.presets import PRESET_IDS, agrees, decimals, expected_nodes, expected_with_values, read
 
 REQUIRED_KEYS = {"title": str, "position": int, "summary": str, "lesson": str, "program": str}
 CHECKPOINT_REQUIRED = {"id", "pass", "before_step", "question", "kind", "answer", "explanation"}
-CHECKPOINT_OPTIONAL = {"tolerance", "choices", "check", "values", "order"}
+CHECKPOINT_OPTIONAL = {"tolerance", "choices", "check", "values", "order", "hint"}
+# A checkpoint's check (presets/README.md): a node's data or grad, or an edge's local
+# derivative or contribution ("e->d.local": the edge from d into e).
+CHECK = re.compile(r"(?:(?P<child>.+?)->)?(?P<node>.+)\.(?P<what>data|grad|local|contribution)")
 
 
 def run(source: str, values: dict | None = None) -> Program:
@@ -78,18 +82,30 @@ def test_preset_file_schema(preset_id):
             assert cp["kind"] == "choice", where
             choices = cp.get("choices")
             assert isinstance(choices, list) and len(choices) >= 2, where
-            assert all(isinstance(c, str) and c.strip() for c in choices), where
-            assert len(set(choices)) == len(choices), where
+            for choice in choices:  # a text, or { text = "...", mistake = "<a mistake's id>" }
+                if isinstance(choice, dict):
+                    assert set(choice) == {"text", "mistake"}, where
+                    assert choice["mistake"] in MISTAKES, f"{where}: no mistake called {choice['mistake']!r}"
+            texts = choice_texts(cp)
+            assert all(isinstance(c, str) and c.strip() for c in texts), where
+            assert len(set(texts)) == len(texts), where
             assert isinstance(cp["answer"], int) and 0 <= cp["answer"] < len(choices), where
             assert "tolerance" not in cp, where
         if "check" in cp:
-            assert re.fullmatch(r"[A-Za-z_]\w*\.(grad|data)", cp["check"]), where
+            m = CHECK.fullmatch(cp["check"])
+            assert m, f"{where}: check is x.data, x.grad, e->x.local or e->x.contribution"
+            assert (m["child"] is None) == (m["what"] in ("data", "grad")), where
+            labels = [n.label for n in run(data["program"]).nodes]
+            assert m["node"] in labels and m["child"] in (None, *labels), f"{where}: no such node"
+        if "hint" in cp:
+            assert isinstance(cp["hint"], str) and cp["hint"].strip(), where
         if "values" in cp:
             assert isinstance(cp["values"], dict) and cp["values"], where
         if "order" in cp:
             assert isinstance(cp["order"], list) and cp["pass"] == "backward", where
         if "values" in cp or "order" in cp:
             assert "check" in cp, f"{where}: a what-if checkpoint must say what it checks"
+            assert cp["check"].endswith((".data", ".grad")), f"{where}: a what-if asks a node's data or grad"
 
 
 @pytest.mark.parametrize("preset_id", PRESET_IDS)
@@ -323,10 +339,27 @@ def frame_index(prog: Program, cp: dict) -> int:
     return frame_count(prog, cp["pass"]) - 1 if step == -1 else step
 
 
+def choice_texts(cp: dict) -> list[str]:
+    return [c["text"] if isinstance(c, dict) else c for c in cp["choices"]]
+
+
+def by_label(prog: Program, label: str):
+    """A node by its label: a variable's name, or the text of an unnamed one ("x1-x2")."""
+    return next(n for n in prog.nodes if n.label == label)
+
+
+def edge_of(prog: Program, check: str) -> tuple:
+    """The edge a local or contribution check names: (child, its local derivative)."""
+    m = CHECK.fullmatch(check)
+    child, parent = by_label(prog, m["child"]), by_label(prog, m["node"])
+    slot = next(slot for slot, p in enumerate(child._prev) if p is parent)
+    return child, child._local[slot]
+
+
 def state_after(prog: Program, pass_: str, frame: int, name: str, attr: str, named=None):
     """``name``'s data or grad once frames 0..frame of the pass have been shown."""
     nodes = prog.nodes
-    target = prog.variables[name]
+    target = by_label(prog, name)
     if pass_ == "forward":
         if attr == "grad":
             return 0.0
@@ -340,7 +373,7 @@ def state_after(prog: Program, pass_: str, frame: int, name: str, attr: str, nam
 def frame_touches(prog: Program, pass_: str, frame: int, name: str, attr: str, named=None) -> bool:
     """Does this frame set the quantity (compute the node, seed it, or push into it)?"""
     nodes = prog.nodes
-    target = prog.variables[name]
+    target = by_label(prog, name)
     if pass_ == "forward":
         return attr == "data" and nodes[frame] is target
     if attr != "grad":
@@ -351,19 +384,35 @@ def frame_touches(prog: Program, pass_: str, frame: int, name: str, attr: str, n
     return any(parent is target for parent in visited._prev)
 
 
+def edge_touched(prog: Program, pass_: str, frame: int, check: str, named=None) -> bool:
+    """Does this frame use the edge a local or contribution check names (visit its child)?"""
+    child, _ = edge_of(prog, check)
+    return pass_ == "backward" and frame >= 1 and backward_visits(prog, named)[frame - 1] is child
+
+
 def checked_value(prog_source: str, cp: dict, named=None):
-    name, attr = cp["check"].split(".")
-    if "values" in cp:
-        prog = run(prog_source, cp["values"])
-        return getattr(prog.variables[name], attr)
-    prog = run(prog_source)
+    m = CHECK.fullmatch(cp["check"])
+    name, attr = m["node"], m["what"]
+    prog = run(prog_source, cp.get("values"))
     if "order" in cp:
-        by_label = {n.label: n for n in prog.nodes}
-        assert sorted(cp["order"]) == sorted(by_label), "an order names every node exactly once"
-        order = [by_label[label] for label in cp["order"]]
+        labels = [n.label for n in prog.nodes]
+        assert sorted(cp["order"]) == sorted(labels), "an order names every node exactly once"
+        visits = [by_label(prog, label) for label in cp["order"]]
+    else:
+        visits = backward_visits(prog, named)
+    if attr in ("local", "contribution"):
+        # The local derivative, or it times the child's grad as the child's visit finds it.
+        child, local = edge_of(prog, cp["check"])
+        if attr == "local":
+            return local
+        before = visits[: next(i for i, n in enumerate(visits) if n is child)]
+        return local * simulate_order(prog, before)[id(child)]
+    if "values" in cp:
+        return getattr(by_label(prog, name), attr)
+    if "order" in cp:
         if attr == "data":
-            return prog.variables[name].data
-        return simulate_order(prog, order)[id(prog.variables[name])]
+            return by_label(prog, name).data
+        return simulate_order(prog, visits)[id(by_label(prog, name))]
     return state_after(prog, cp["pass"], frame_index(prog, cp), name, attr, named)
 
 
@@ -389,7 +438,7 @@ def test_checkpoint_answer_matches_engine(preset_id, cp):
         # The tolerance accepts the engine's value, and only values near it.
         assert cp["tolerance"] <= max(1e-3, 1e-3 * abs(actual))
     else:
-        numbers = [float(c.replace("−", "-")) for c in cp["choices"]]
+        numbers = [float(c.replace("−", "-")) for c in choice_texts(cp)]
         right = numbers[cp["answer"]]
         assert right == pytest.approx(actual, abs=1e-9), (right, actual)
         for i, other in enumerate(numbers):
@@ -404,19 +453,22 @@ def test_checkpoint_answer_matches_engine(preset_id, cp):
 def test_checkpoint_asked_just_before_its_answer_appears(preset_id, cp):
     """The frame right after the question is the one that sets the asked quantity."""
     prog = run_preset(preset_id)
-    name, attr = cp["check"].split(".")
-    assert name in prog.variables
+    m = CHECK.fullmatch(cp["check"])
     frame = frame_index(prog, cp)
-    assert frame_touches(prog, cp["pass"], frame, name, attr, read(preset_id).get("visit_order")), (
-        f"frame {frame} of the {cp['pass']} pass doesn't set {cp['check']}"
-    )
+    named = read(preset_id).get("visit_order")
+    if m["what"] in ("local", "contribution"):  # asked just before the visit that uses the edge
+        touched = edge_touched(prog, cp["pass"], frame, cp["check"], named)
+    else:
+        touched = frame_touches(prog, cp["pass"], frame, m["node"], m["what"], named)
+    assert touched, f"frame {frame} of the {cp['pass']} pass doesn't set {cp['check']}"
 
 
 @pytest.mark.parametrize("preset_id, cp", [p for p in ALL_CHECKPOINTS if "order" in p.values[1]])
 def test_wrong_order_checkpoints_are_really_wrong(preset_id, cp):
-    prog = run_preset(preset_id)
-    name, attr = cp["check"].split(".")
-    assert checked_value(read(preset_id)["program"], cp) != getattr(prog.variables[name], attr)
+    preset = read(preset_id)
+    right = {key: value for key, value in cp.items() if key != "order"}
+    named = preset.get("visit_order")
+    assert checked_value(preset["program"], cp, named) != checked_value(preset["program"], right, named)
 
 
 def find_checkpoint(preset_id, **fields):
@@ -477,7 +529,8 @@ def test_what_if_checkpoints_match_api(preset_id, cp):
             request[key] = cp[key]
     answer = json.loads(api.handle(json.dumps(request)))
     assert answer["ok"], answer
-    name, attr = cp["check"].split(".")
+    m = CHECK.fullmatch(cp["check"])
+    name, attr = m["node"], m["what"]
     node = next(n for n in answer["nodes"] if n["label"] == name)
     if "order" in cp:
         assert attr == "grad"

@@ -33,7 +33,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from .text import fmt
+from .text import code_name, fmt
 
 
 @dataclass(frozen=True)
@@ -138,6 +138,16 @@ class Asked:
         self.node, self.what, self.child = m["node"], m["what"], m["child"]
 
 
+def _d(child: str, parent: str) -> str:
+    """∂e/∂d; a label that is an expression is bracketed: ∂(x1-x2)**2/∂(x1-x2)."""
+    return f"∂{code_name(child)}/∂{code_name(parent)}"
+
+
+def _after(x: float) -> str:
+    """A number after an operator: a negative one in brackets, 1 × (−2)."""
+    return f"({fmt(x)})" if x < 0 else fmt(x)
+
+
 # -- the numbers --------------------------------------------------------------------------------
 
 
@@ -210,7 +220,7 @@ def _local_wrongs(g: _Graph, edge) -> list[_Wrong]:
     child, parent = edge.child, edge.parent
     c, x = g.label(child), g.label(parent)
     op, local = g.op(child), edge.local
-    d = f"∂{c}/∂{x}"
+    d = _d(c, x)
     wrongs = []
     if op == "*":
         other = g.other(edge)
@@ -238,7 +248,7 @@ def _local_wrongs(g: _Graph, edge) -> list[_Wrong]:
         )
     elif op == "tanh":
         t = g.data(child)
-        right = f"tanh′ is 1 − t² with the output t = {c} = {fmt(t)}: {d} = 1 − {fmt(t)}² = {fmt(local)}."
+        right = f"tanh′ is 1 − t² with the output t = {c} = {fmt(t)}: {d} = 1 − {_after(t)}² = {fmt(local)}."
         xd = g.data(parent)
         wrongs.append(
             _Wrong(
@@ -289,7 +299,7 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
     x = g.label(node)
     if node == g.out:
         out_data = g.data(node)
-        fix = f"The seed is ∂{x}/∂{x} = 1: nudge {x} by h and {x} moves by h."
+        fix = f"The seed is {_d(x, x)} = 1: nudge {x} by h and {x} moves by h."
         return 1.0, [
             _Wrong("seed-zero", 0.0, f"is what {x}.grad holds before the seed", fix, (x,)),
             _Wrong("seed-output", out_data, f"is {x}'s value, not its grad", fix, (x,)),
@@ -311,7 +321,7 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
             "output-value",
             g.data(g.out),
             f"is the output's value ({out}), not a grad",
-            f"{x}.grad is ∂{out}/∂{x}: how much {out} moves per unit nudge of {x}.",
+            f"{x}.grad is {_d(out, x)}: how much {out} moves per unit nudge of {x}.",
             (out, x),
         )
     )
@@ -329,13 +339,13 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
 
     # The chain rule's two factors: one left out, or added instead of multiplied.
     def one(p, c):
-        return f"∂{g.label(c)}/∂{x} = {fmt(p['local'])}"
+        return f"{_d(g.label(c), x)} = {fmt(p['local'])}"
 
     locals_ = " and ".join(dict.fromkeys(one(p, c) for _, p, c in now))
     ups = [(g.label(c), p["upstream"]) for _, p, c in now]
     up_text = " and ".join(f"{name}.grad = {fmt(u)}" for name, u in dict(ups).items())
     products = ", ".join(
-        dict.fromkeys(f"{fmt(p['local'])} × {fmt(p['upstream'])} = {fmt(p['contribution'])}" for _, p, _ in now)
+        dict.fromkeys(f"{fmt(p['local'])} × {_after(p['upstream'])} = {fmt(p['contribution'])}" for _, p, _ in now)
     )
     wrongs.append(
         _Wrong(
@@ -434,7 +444,7 @@ _LISTED_TERMS = 6
 
 def _terms(numbers: list[float], op: str) -> str:
     """``1 + 2 + 3``; for many terms ``1 + 2 + … + 50 (50 terms)``."""
-    texts = [fmt(n) for n in numbers]
+    texts = [fmt(n) if i == 0 else _after(n) for i, n in enumerate(numbers)]
     if len(texts) > _LISTED_TERMS:
         return f" {op} ".join([*texts[:2], "…", texts[-1]]) + f" ({len(texts)} terms)"
     return f" {op} ".join(texts)
@@ -478,7 +488,7 @@ def _data_wrongs(g: _Graph, node: int) -> tuple[float, list[_Wrong]]:
                 "factors-added",
                 a + b,
                 f"adds {fmt(a)} and {fmt(b)}",
-                f"{x} = {g.graph.expressions[node]} multiplies: {fmt(a)} × {fmt(b)} = {fmt(value)}.",
+                f"{x} = {g.graph.expressions[node]} multiplies: {fmt(a)} × {_after(b)} = {fmt(value)}.",
                 (x, *names),
             )
         ]
@@ -488,7 +498,7 @@ def _data_wrongs(g: _Graph, node: int) -> tuple[float, list[_Wrong]]:
                 "sub-sign",
                 a + b,
                 f"adds {fmt(b)} where {x} = {g.graph.expressions[node]} subtracts it",
-                f"{fmt(a)} − {fmt(b)} = {fmt(value)}.",
+                f"{fmt(a)} − {_after(b)} = {fmt(value)}.",
                 (x, *names),
             )
         ]
@@ -506,13 +516,13 @@ def _edge_wrongs(g: _Graph, child: int, parent: int, what: str) -> tuple[float, 
     upstream = g.backward[k]["upstream"] if k is not None else 0.0
     right = edge.local * upstream
     c, x = g.label(child), g.label(parent)
-    product = f"{fmt(edge.local)} × {fmt(upstream)} = {fmt(right)}"
+    product = f"{fmt(edge.local)} × {_after(upstream)} = {fmt(right)}"
     wrongs = [_Wrong(w.id, w.value * upstream, w.did, w.fix, w.nodes) for w in local_wrongs]
     wrongs += [
         _Wrong(
             "no-upstream",
             edge.local,
-            f"is the local derivative alone, ∂{c}/∂{x} = {fmt(edge.local)}",
+            f"is the local derivative alone, {_d(c, x)} = {fmt(edge.local)}",
             f"The chain rule multiplies it by {c}.grad = {fmt(upstream)}: {product}.",
             (x, c),
         ),
@@ -520,7 +530,7 @@ def _edge_wrongs(g: _Graph, child: int, parent: int, what: str) -> tuple[float, 
             "no-local",
             upstream,
             f"is {c}.grad passed on without the local derivative",
-            f"Multiply it by ∂{c}/∂{x} = {fmt(edge.local)}: {product}.",
+            f"Multiply it by {_d(c, x)} = {fmt(edge.local)}: {product}.",
             (x, c),
         ),
     ]

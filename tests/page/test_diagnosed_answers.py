@@ -42,6 +42,8 @@ CASES = [
     ("cos", "x2-grad", "-2.1411", "sub-sign"),  # x2 is subtracted in x1 - x2
     ("neuron", "through-tanh", "0.2232", "tanh-input"),  # 1 - n² with n = 0.8814
     ("neuron", "through-tanh", "0.7071", "tanh-itself"),  # o itself
+    ("diamond", "c-to-a", "6", "own-value"),  # c = 3·a carries a's own 2 × c.grad 3, not 3 × 3
+    ("cos", "square-local", "2", "power-base"),  # ∂u²/∂u taken at the output u² = 1, not at u = -1
     (POWER_PROGRAM, "auto-b4", "2", "power-base"),  # 2·u with u = (x1 - x2)**2 = 1, not (x1 - x2) = -1
 ]
 
@@ -177,3 +179,22 @@ def test_edited_values_are_diagnosed_with_the_new_numbers(screen, site_url):
     card.wait_for()
     feedback = reply(card, "first-step-d", "50")
     assert "50 is the output's value (e)" in feedback.locator(".cp-diagnosis").inner_text()
+
+
+def test_a_choice_tied_to_a_mistake_names_it(screen, site_url):
+    """square: if _backward used = for +=, a.grad would be 3; "9" is b's value (a·a = 9)."""
+    page = screen
+    card, ahead = open_question(page, site_url, "square", "overwrite")
+    square = engine({"cmd": "preset", "id": "square"})["preset"]
+    choices = next(c for c in square["checkpoints"] if c["id"] == "overwrite")["choices"]
+    card.locator(f"#cp-overwrite-c{choices.index('9')}").check()
+    card.get_by_role("button", name="Check").click()
+    said = card.locator(".cp-diagnosis")
+    assert said.get_attribute("data-mistake") == "output-value"
+    assert said.inner_text().strip() == "✗ " + ahead["choices"][choices.index("9")]
+    assert page.get_attribute("#cp-overwrite-c0", "aria-describedby") == "cp-overwrite-fb"
+    # An untagged distractor gets the neutral line.
+    card.locator(f"#cp-overwrite-c{choices.index('0')}").check()
+    card.get_by_role("button", name="Check").click()
+    assert card.locator(".cp-diagnosis").count() == 0
+    assert "Not quite" in card.locator(".cp-feedback").inner_text()

@@ -80,12 +80,14 @@ def nodes(page):
 
 def snapshot(page):
     """Everything a step changes: every attribute of every node and edge, the table,
-    the step details, the position line and the narration."""
+    the step details, the position line and the narration. A class list is compared as a
+    set (the order its names were added in means nothing)."""
     return page.evaluate(
         """() => ({
           nodes: [...gwRoot().querySelectorAll('svg [data-node]')].map(
-            g => Object.fromEntries([...g.attributes].map(a => [a.name, a.value]))),
-          edges: [...gwRoot().querySelectorAll('svg [data-edge]')].map(g => g.getAttribute('class')),
+            g => Object.fromEntries([...g.attributes].map(a => [a.name, a.name === 'class'
+              ? [...g.classList].sort().join(' ') : a.value]))),
+          edges: [...gwRoot().querySelectorAll('svg [data-edge]')].map(g => [...g.classList].sort().join(' ')),
           labels: [...gwRoot().querySelectorAll('svg .edge-label')]
             .filter(g => g.style.display !== 'none').map(g => g.textContent),
           table: gwRoot().querySelector('#node-rows').innerText,

@@ -77,7 +77,7 @@ async ({ source, deadlineMs }) => {
   const late = new Promise((resolve) => setTimeout(() => resolve({ hung: true }), deadlineMs));
   const out = await Promise.race([outcome, late]);
   return { ...out, ms: performance.now() - started, replaced: runner.replaced, refusals: runner.refusals,
-    boot: runner.bootInfo?.boot ?? null };
+    boot: runner.bootInfo?.boot ?? null, heap: runner.heapBytes };
 }
 """
 
@@ -234,15 +234,20 @@ def test_memory_without_end_is_contained(page, source):
     out = run(page, source)
     assert out["kind"] == "memory", out
     assert out["message"].startswith(f"Your code used more than {MEMORY_LIMIT_MB} MB of memory")
-    # The heap's limit stopped it, not the clock.
+    # The heap's ceiling stopped it, not the clock: Python's heap grew to the limit and
+    # no further (a growth may overshoot the last request by a fifth).
     assert out["ms"] < TIME_LIMIT_MS, out["ms"]
+    print(f"memory limit hit after {out['ms']:.0f} ms, heap {out['heap'] / 2**20:.0f} MiB")
+    assert MEMORY_LIMIT_MB * 0.8 <= out["heap"] / 2**20 <= MEMORY_LIMIT_MB * 1.25, out["heap"]
     assert out["replaced"] == before + 1
     answers_again(page, before + 1)
     assert engine_load(page) == engine_before
 
 
+# An answer with every field right but the nonce, which the learner's code never sees:
+# the id is the one the page gives the hostile run (NEXT_ID, filled in by the test).
 FORGED_ANSWER = {
-    "id": 1,
+    "id": "NEXT_ID",
     "nonce": "0" * 32,
     "result": json.dumps({"ok": True, "result": "'forged'"}),
     "heap": 0,
@@ -258,7 +263,7 @@ HOSTILE = {
     "forges an answer": (
         f"import js, json\njs.postMessage(js.JSON.parse(json.dumps({FORGED_ANSWER!r})))\nresult = 1",
         "protocol",
-        "not this run's",
+        "not this run's nonce",
     ),
     "forges the ready message": (
         'import js\njs.postMessage(js.JSON.parse(\'{"type": "ready", "boot": "fast", "ms": 1, '
@@ -284,7 +289,8 @@ def test_hostile_code_is_contained(page, name):
     source, kind, said = HOSTILE[name]
     engine_before = engine_load(page)
     before = run(page, "result = 0")["replaced"]
-    out = run(page, source)
+    next_id = page.evaluate("() => window.sandbox.runner.nextId") + 1
+    out = run(page, source.replace("'NEXT_ID'", str(next_id)))
     if kind is None:
         assert out.get("result") == {"ok": True, "result": "1"}, out
         out = run(page, "result = 2")

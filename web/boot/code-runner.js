@@ -88,6 +88,7 @@ export class CodeRunner {
     this.tail = Promise.resolve(); // runs go one at a time
     this.nextId = 0;
     this.replaced = 0; // workers thrown away after a run went wrong
+    this.heapBytes = 0; // the size of Python's heap after the last run answered
     this.refusals = []; // why each refused message was refused (the latest few)
     this.terminated = false;
     this.status = { state: "idle", message: null };
@@ -198,6 +199,7 @@ export class CodeRunner {
 
   // A checked answer to the run in flight: its result, or why it must be set aside.
   answered(call, data) {
+    this.heapBytes = data.heap;
     const mb = this.memoryLimitMB;
     if (data.refused || data.heap > mb * 1024 * 1024) {
       this.replace(new CodeRunError("memory", `Your code used more than ${mb} MB of memory (a list that grows `

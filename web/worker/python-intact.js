@@ -23,7 +23,7 @@ def _gradwalk_watch():
     held_before = {
         name: {key: value for key, value in vars(module).items() if callable(value) or type(value) is type(sys)}
         for name, module in modules_before.items()
-        if hasattr(module, "__dict__")
+        if hasattr(module, "__dict__") and module is not builtins  # the built-ins are checked whole
     }
     SYS_HOOKS = ("stdin", "stdout", "stderr", "excepthook", "displayhook", "unraisablehook", "breakpointhook")
     sys_before = {name: getattr(sys, name, None) for name in SYS_HOOKS}

@@ -16,7 +16,10 @@ opens an empty page of the site and starts:
                       once the engine is ready: each one's time to ready from that moment
   code, after engine  the engine first; once it is ready and has kept its memory
                       snapshot, the code worker (the mode opened later in the visit):
-                      it restores that snapshot
+                      it restores that snapshot. Its entry is engine.api.handle, so
+                      that the same request (a load of the diamond) then goes through
+                      each worker in turn, 20 times: the round trip, p50 and p95, what
+                      a run costs the sandbox (its checks) beyond the work itself
 
 Times are ms from the call to ready, measured in the page. The code worker is ready
 once its entry function is imported: engine.yourcode.run when the build has it, else
@@ -43,9 +46,11 @@ BLANK_HTML = (
     + "<link rel='icon' href='data:,'><title>bench</title></head><body></body></html>"
 )
 TIMEOUT_MS = 90_000
+TRIPS = 20  # round trips per round, each way
 
 START = """
-async ({ variant, entry, timeoutMs }) => {
+async ({ variant, entry, timeoutMs, trips }) => {
+  const TRIP = { cmd: "load", preset: "diamond" };
   const { createEngine } = await import("/boot/engine-client.js");
   const { createCodeRunner } = await import("/boot/code-runner.js");
   const timed = (promise, started) => promise.then(() => performance.now() - started);
@@ -79,11 +84,25 @@ async ({ variant, entry, timeoutMs }) => {
     out.code = await timed(runner.start(), started);
     out.codeBoot = runner.bootInfo.boot;
   } else {
-    out.engine = await engineStart().ready;
+    const { engine, ready } = engineStart();
+    out.engine = await ready;
     out.snapshot = await snapshotKept(30000);
-    const code = codeStart();
-    out.code = await code.ready;
-    out.codeBoot = code.runner.bootInfo.boot;
+    const started = performance.now();
+    const runner = createCodeRunner({ entry: "engine.api.handle", bootTimeoutMs: timeoutMs });
+    out.code = await timed(runner.start(), started);
+    out.codeBoot = runner.bootInfo.boot;
+    // The same request through each worker, in turn: what a run costs beyond the work.
+    out.engineTrip = [];
+    out.codeTrip = [];
+    for (let i = 0; i < trips; i++) {
+      let t = performance.now();
+      await engine.call(TRIP);
+      out.engineTrip.push(performance.now() - t);
+      t = performance.now();
+      await runner.run(TRIP);
+      out.codeTrip.push(performance.now() - t);
+    }
+    out.replaced = runner.replaced;
   }
   return out;
 
@@ -117,7 +136,7 @@ def measure(browser, url: str, variant: str, entry: str) -> dict:
         page = context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
         page.goto(url + BLANK_PATH)
-        return page.evaluate(START, {"variant": variant, "entry": entry, "timeoutMs": TIMEOUT_MS})
+        return page.evaluate(START, {"variant": variant, "entry": entry, "timeoutMs": TIMEOUT_MS, "trips": TRIPS})
     finally:
         context.close()
 
@@ -184,6 +203,23 @@ def main(argv=None) -> int:
         f"  {common.verdict(both_ratio, 1.5):<7} started together, code ready <= 1.5 x engine ready "
         f"(median of each round's ratio): {common.fmt_ratio(both_ratio)}"
     )
+    trips = {who: [t for o in results["after"] for t in o[f"{who}Trip"]] for who in ("engine", "code")}
+    print(
+        "\n"
+        + common.table(
+            ["round trip, load diamond", "p50", "p95"],
+            [
+                [
+                    f"{who} worker",
+                    common.fmt_ms(common.percentile(v, 50), 1),
+                    common.fmt_ms(common.percentile(v, 95), 1),
+                ]
+                for who, v in trips.items()
+            ],
+        )
+    )
+    replaced = sum(o["replaced"] for o in results["after"])
+    print(f"  code workers replaced during the round trips (a clean run keeps its worker): {replaced}")
     kept = sum(1 for o in results["after"] if o.get("snapshot"))
     print(f"\n  the engine kept its snapshot before the code worker started: {kept}/{len(results['after'])}")
     return 0

@@ -34,7 +34,7 @@ import { sentence } from "./worker/errors.js";
 import { loadSnapshotCode } from "./worker/fast-boot.js";
 import { limitHeap } from "./worker/heap-limit.js";
 import { watchPython } from "./worker/python-intact.js";
-import { STARTED, timings } from "./worker/timings.js";
+import { mark, STARTED, timings } from "./worker/timings.js";
 
 const post = self.postMessage.bind(self);
 const params = new URL(self.location.href).searchParams;
@@ -57,7 +57,9 @@ const boot = bootPython(MODE, snapshotCode, { makeSnapshot: false })
   .then(async ({ pyodide, how }) => {
     if (MODULE) await installModule(pyodide, MODULE);
     const run = entryFunction(pyodide, ENTRY);
+    mark("import entry");
     const changes = watchPython(pyodide); // the last thing before any learner code
+    mark("watch Python");
     post({ type: "ready", boot: how, ms: performance.now() - STARTED, timings });
     return { run, changes };
   })

@@ -70,6 +70,10 @@ export class CodeRunner {
     module = null, // of the site to import it from (see code-worker.js)
     onStatus = (/** @type {{state: string, message: string|null}} */ _status) => {},
   } = {}) {
+    // The worker takes a whole number of MB in this range (code-worker.js).
+    if (!(Number.isInteger(memoryLimitMB) && memoryLimitMB >= 64 && memoryLimitMB <= 2048)) {
+      throw new RangeError(`The memory limit must be a whole number of MB from 64 to 2048, not ${memoryLimitMB}.`);
+    }
     this.timeLimitMs = timeLimitMs;
     this.memoryLimitMB = memoryLimitMB;
     this.bootTimeoutMs = bootTimeoutMs;
@@ -102,6 +106,7 @@ export class CodeRunner {
     return this.readyPromise;
   }
 
+  // start()'s promise: a worker is booted if none is up.
   get ready() {
     return this.start();
   }

@@ -21,6 +21,7 @@ import pytest
 
 from buildtools import csp
 from engine import api
+from tests.support.page import WIDGET_HELPERS, choose, nodes, snapshot, wait_ready
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,13 +95,12 @@ async (deadlineMs) => Promise.race([
 """
 
 
-@pytest.fixture(scope="module")
-def sandbox(browser, site_url):
-    """One page of the site's origin with an engine and a code runner on it, and what
-    it did that a healthy page never does (console errors, requests off the site)."""
+def guarded_context(browser, site_url, problems):
+    """A browser context that serves the test's pages and the stand-in entry, records
+    in `problems` any request off the site, and whose pages record console errors."""
     context = browser.new_context(service_workers="block")
     context.set_default_timeout(WAIT_MS)
-    problems = []
+    context.add_init_script(WIDGET_HELPERS)
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(site_url))
 
     def guard(route):
@@ -116,9 +116,18 @@ def sandbox(browser, site_url):
         return route.abort()
 
     context.route("**/*", guard)
+    context.on("console", lambda m: m.type == "error" and problems.append(f"console error: {m.text}"))
+    context.on("weberror", lambda e: problems.append(f"page error: {e.error}"))
+    return context
+
+
+@pytest.fixture(scope="module")
+def sandbox(browser, site_url):
+    """One page of the site's origin with an engine and a code runner on it, and what
+    it did that a healthy page never does (console errors, requests off the site)."""
+    problems = []
+    context = guarded_context(browser, site_url, problems)
     page = context.new_page()
-    page.on("console", lambda m: m.type == "error" and problems.append(f"console error: {m.text}"))
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     page.goto(site_url + BLANK_PATH)
     page.evaluate(SETUP, {"timeLimitMs": TIME_LIMIT_MS, "memoryLimitMB": MEMORY_LIMIT_MB, "module": STANDIN_PATH})
     page.problems = problems
@@ -348,6 +357,53 @@ def test_the_code_worker_boots_from_the_engines_memory_snapshot(page):
     booted = page.evaluate(RUNNER_READY, WAIT_MS)
     assert booted == "snapshot"
     answers_again(page, before + 1)
+
+
+def test_the_widget_on_the_page_answers_as_before(browser, site_url):
+    # The real page, its widget on the page's one engine: hostile runs in a code worker
+    # beside it, each ending in a fresh worker, and the widget shows what it showed.
+    problems = []
+    context = guarded_context(browser, site_url, problems)
+    try:
+        page = context.new_page()
+        page.goto(site_url + "?preset=diamond")
+        wait_ready(page)
+        choose(page, "diamond")
+        page.keyboard.press("End")
+        before = snapshot(page)
+        outcomes = page.evaluate(WIDGET_NEIGHBOUR, {"sources": WIDGET_NEIGHBOUR_SOURCES, "module": STANDIN_PATH})
+        assert [o["kind"] for o in outcomes] == ["time", "memory", "changed", "protocol", None], outcomes
+        assert outcomes[-1]["result"] == {"ok": True, "result": "42"}
+        assert page.evaluate("document.documentElement.dataset.engine") == "ready"
+        choose(page, "neuron")
+        choose(page, "diamond")
+        page.keyboard.press("End")
+        assert snapshot(page) == before
+        assert set(nodes(page)) == {node["label"] for node in cpython(LOAD)["nodes"]}
+    finally:
+        context.close()
+    assert not problems, "\n".join(problems)
+
+
+WIDGET_NEIGHBOUR_SOURCES = [
+    "while True:\n    pass\n",
+    "x = []\nwhile True:\n    x.append(' ' * 10**6)\n",
+    "import builtins\ndel builtins.len\nresult = 1",
+    "import js\njs.postMessage('forged')\nresult = 1",
+    "result = 6 * 7",
+]
+WIDGET_NEIGHBOUR = """
+async ({ sources, module }) => {
+  const { createCodeRunner } = await import("/boot/code-runner.js");
+  const runner = createCodeRunner({ entry: "standin.run", module, timeLimitMs: 2000 });
+  const outcomes = [];
+  for (const source of sources) {
+    outcomes.push(await runner.run({ source }).then((result) => ({ kind: null, result }), (e) => ({ kind: e.kind })));
+  }
+  runner.terminate();
+  return outcomes;
+}
+"""
 
 
 SNAPSHOT_KEPT = """

@@ -125,10 +125,16 @@ export class CodeRunner {
   }
 
   async runNow(request) {
-    await this.start();
-    const worker = this.worker;
-    const text = JSON.stringify(request);
+    let text;
+    try {
+      text = JSON.stringify(request);
+    } catch {
+      text = undefined;
+    }
     if (typeof text !== "string") throw new CodeRunError("protocol", "The request to run is not JSON.");
+    // A worker replaced while this one was awaited has a boot of its own to finish first.
+    while (!this.booted) await this.start();
+    const worker = this.worker;
     return new Promise((resolve, reject) => {
       const call = { id: ++this.nextId, nonce: oneOff(), resolve, reject, timer: 0 };
       call.timer = setTimeout(() => {

@@ -56,7 +56,7 @@ def page_modules(root: Path, site: Path) -> list[str]:
     has its whole script after one request instead of a module graph ~25 files wide
     and three imports deep. The modules stay in the site as they are (a host may
     import widget.js itself; the service worker and the tests use them); the worker
-    is bundled on its own (worker_module), started by URL. A bundle sits at the
+    are bundled on their own (worker_modules), started by URL. A bundle sits at the
     site's root like its entry, so site.js's import.meta.url still names the root."""
     done = []
     for name in PAGE_ENTRIES:
@@ -68,18 +68,21 @@ def page_modules(root: Path, site: Path) -> list[str]:
     return done
 
 
-# The engine's worker (started by URL: boot/engine-client.js, boot-early.js): its
-# modules (worker/*.js) bundled into it in place, so that it starts after one request.
-WORKER_ENTRY = "worker.js"
+# The workers, started by URL: the engine's (boot/engine-client.js, boot-early.js)
+# and the code worker, where a learner's own Python runs (boot/code-runner.js). Each
+# has its modules (worker/*.js) bundled into it in place, so that it starts after
+# one request.
+WORKER_ENTRIES = ("worker.js", "code-worker.js")
 
 
-def worker_module(root: Path, site: Path) -> None:
-    """Bundle the site's worker.js with the modules it imports into one file at the
-    same address (the modules stay in the site as they are, like the pages')."""
-    entry = site / WORKER_ENTRY
-    if not entry.is_file():
-        raise BuildError(f"web/{WORKER_ENTRY} is missing; restore it and run the build again.")
-    _esbuild(root, entry, entry, ["--minify"])
+def worker_modules(root: Path, site: Path) -> None:
+    """Bundle each of the site's workers with the modules it imports into one file at
+    the same address (the modules stay in the site as they are, like the pages')."""
+    for name in WORKER_ENTRIES:
+        entry = site / name
+        if not entry.is_file():
+            raise BuildError(f"web/{name} is missing; restore it and run the build again.")
+        _esbuild(root, entry, entry, ["--minify"])
 
 
 def _esbuild(root: Path, entry: Path, out: Path, options: list[str]) -> None:

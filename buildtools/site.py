@@ -144,7 +144,7 @@ def assemble(
         bundle.notebook_module(root, staging, root / bundle.OUTPUT)
         # Each page's module with its imports in one file (no module preloads needed).
         bundle.page_modules(root, staging)
-        bundle.worker_module(root, staging)  # the engine's worker: one file too
+        bundle.worker_modules(root, staging)  # the engine's and the code worker: one file each
         runtime = staging / PYODIDE_DIR / "unhashed"
         _copy_runtime(root, pins.pyodide_version, runtime)
         _add_micropip(micropip_whl, runtime)

@@ -17,6 +17,7 @@
 // fast (the default: worker/fast-boot.js) and stock (worker/stock-boot.js).
 // This file answers requests; the rest is in worker/, one job a module:
 //
+//   boot.js             build.json, then the fast or the stock boot (shared with code-worker.js)
 //   fast-boot.js        precompiled Python, and the memory snapshot for the next visit
 //   stock-boot.js       Pyodide as shipped, micropip installs the engine
 //   downloads.js        build.json, the runtime's loader, every fetch watched
@@ -28,14 +29,11 @@
 // the worker starts after one request, as a single file did. Nothing is fetched
 // from anywhere but this site.
 
-import { siteURL } from "./site.js";
-import { fetchBuildInfo, watchDownloads } from "./worker/downloads.js";
+import { bootPython } from "./worker/boot.js";
 import { sentence } from "./worker/errors.js";
-import { bootFast, loadSnapshotCode } from "./worker/fast-boot.js";
+import { loadSnapshotCode } from "./worker/fast-boot.js";
 import { noteRequest } from "./worker/idle.js";
-import { Progress } from "./worker/progress.js";
-import { bootStock } from "./worker/stock-boot.js";
-import { mark, STARTED, timings } from "./worker/timings.js";
+import { STARTED, timings } from "./worker/timings.js";
 
 const MODE = new URL(self.location.href).searchParams.get("boot") === "stock" ? "stock" : "fast";
 
@@ -47,7 +45,7 @@ self.addEventListener("securitypolicyviolation", (e) =>
 // Loaded beside build.json, as the worker starts (fast path only).
 const snapshotCode = MODE === "fast" ? loadSnapshotCode() : null;
 
-const boot = bootEngine().then(
+const boot = bootPython(MODE, snapshotCode).then(
   ({ handle, how, snapshot, afterReady }) => {
     self.postMessage({ type: "ready", boot: how, ms: performance.now() - STARTED, timings, snapshot });
     // Still before any request is answered (they wait for `boot`, which settles after this).
@@ -76,20 +74,3 @@ self.onmessage = async (event) => {
   }
   noteRequest();
 };
-
-async function bootEngine() {
-  const build = await fetchBuildInfo();
-  mark("build.json");
-  const progress = new Progress(build, MODE);
-  // Pyodide swallows some failures (a 404 for the .wasm only logs a warning and
-  // then waits forever), so every download is watched and the first failure
-  // ends the boot at once, whatever Pyodide does with it.
-  const downloads = watchDownloads(progress);
-  const orFail = (promise) => Promise.race([promise, downloads.failed]);
-
-  progress.stage("downloading");
-  const indexURL = siteURL(build.pyodide_index).href;
-  return MODE === "stock"
-    ? bootStock(build, indexURL, progress, orFail)
-    : bootFast(build, indexURL, progress, orFail, downloads, snapshotCode);
-}

@@ -26,7 +26,10 @@ export function loadSnapshotCode() {
   return import(siteURL("boot/snapshot.js").href).catch(() => null);
 }
 
-export async function bootFast(build, indexURL, progress, orFail, downloads, snapshotCode) {
+// `makeSnapshot: false` (the code worker) restores a kept snapshot but never makes
+// one: only the engine's worker keeps the snapshot for the next visit.
+export async function bootFast(build, indexURL, progress, orFail, downloads, snapshotCode,
+  { makeSnapshot = true } = {}) {
   const stdLibURL = siteURL(build.stdlib_pyc).href;
   // Start every download now, side by side, before the runtime's script has
   // even arrived: the .wasm and the stdlib are handed to Pyodide when it asks
@@ -50,15 +53,16 @@ export async function bootFast(build, indexURL, progress, orFail, downloads, sna
   };
   const { code, store, snapshot } = await kept;
   if (snapshot) {
-    const api = await bootFromSnapshot(code, store, loadPyodide, options, snapshot, build, wheel, orFail);
-    if (api) {
+    const restored = await bootFromSnapshot(code, store, loadPyodide, options, snapshot, build, wheel, orFail);
+    if (restored) {
       progress.done();
-      return { handle: (request) => api.handle(request), how: "snapshot", snapshot: "restored" };
+      const { pyodide, api } = restored;
+      return { pyodide, handle: (request) => api.handle(request), how: "snapshot", snapshot: "restored" };
     }
   }
 
   const pyodide = await orFail(
-    explained(loadPyodide({ ...options, ...(code ? code.makeOptions() : {}) }),
+    explained(loadPyodide({ ...options, ...(code && makeSnapshot ? code.makeOptions() : {}) }),
       "Python could not start; "
         + "a runtime file (pyodide.asm.mjs, pyodide-lock.json or the standard library) may be damaged"),
   );
@@ -77,10 +81,11 @@ export async function bootFast(build, indexURL, progress, orFail, downloads, sna
   mark("import engine");
   progress.done();
   return {
+    pyodide,
     handle: (request) => api.handle(request),
     how: "fast",
     snapshot: store ? store.dropped ?? "none kept" : "unavailable",
-    afterReady: store ? () => keepSnapshot(code, store, pyodide) : null,
+    afterReady: store && makeSnapshot ? () => keepSnapshot(code, store, pyodide) : null,
   };
 }
 
@@ -107,7 +112,7 @@ async function keptSnapshot(build, stdLibURL, snapshotCode) {
   return { code, store, snapshot };
 }
 
-// The engine's API in Python restored from the kept snapshot, or null when that
+// Python restored from the kept snapshot with the engine's API, {pyodide, api}, or null when that
 // fails in any way: the snapshot is then dropped and the caller boots the fast way
 // (which makes a new one).
 async function bootFromSnapshot(code, store, loadPyodide, options, snapshot, build, wheel, orFail) {
@@ -117,7 +122,7 @@ async function bootFromSnapshot(code, store, loadPyodide, options, snapshot, bui
     mark("restore snapshot");
     const api = pyodide.pyimport("engine.api");
     mark("import engine");
-    return api;
+    return { pyodide, api };
   } catch (error) {
     // Pyodide's own errors say what is wrong on their first line (a build id
     // mismatch lists both ids below it); Python's tracebacks on their last.

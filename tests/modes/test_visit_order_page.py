@@ -39,6 +39,14 @@ def assert_b_before_d_result(page):
     # The lost path's edges are marked: a → b and b → d.
     lost = sorted(page.eval_on_selector_all("svg .edge.is-lost", "gs => gs.map(g => g.dataset.edge)"))
     assert lost == sorted([edge_id(page, "a", "b"), edge_id(page, "b", "d")])
+    # The verdict names the mistake as the catalogue words it (d = b * c passes b the 6 of c),
+    # and the graph tags the node visited too early.
+    assert page.get_attribute("#experiment-body .verdict", "data-mistake") == "too-early"
+    mistake = page.inner_text("#experiment-body .mistake")
+    assert mistake.startswith("Mistake: a node visited too early (a lost path).")
+    assert "b was visited before d added its 6 to b.grad, so b passed on an incomplete grad." in mistake
+    named = page.eval_on_selector_all("svg [data-node].is-named", "gs => gs.map(g => g.dataset.node)")
+    assert named == ["b"] and "too early" in page.locator("svg [data-node='b'] .node-tag").text_content()
 
 
 def edge_id(page, parent, child):
@@ -66,6 +74,7 @@ def test_wrong_order_by_keyboard_then_restore(page, site_url):
     wait_for_run(page, 0)
     assert_b_before_d_result(page)
     assert "wrong" in page.inner_text("#narration")
+    assert "Mistake: a node visited too early (a lost path)." in page.inner_text("#narration")
 
     # The wrong-order run is steppable with the same stepper: back to its seed and forward again.
     end = snapshot(page)
@@ -98,6 +107,7 @@ def test_wrong_order_by_keyboard_then_restore(page, site_url):
     assert nodes(page)["a"] == ("2", "15")
     assert "Every grad is right" in result_text(page)
     assert page.locator("svg .edge.is-late").count() == 0
+    assert page.locator("#experiment-body .mistake, #experiment-body [data-mistake], svg .is-named").count() == 0
     page.locator("#visit-order li[data-label='a']").focus()
     page.keyboard.press("Alt+ArrowUp")
     button(page, "Restore correct order").click()

@@ -1,6 +1,7 @@
 // The visit-order experiment's result: the verdict first (it must be in view next to
-// the Run order button), the order that ran, the engine's
-// explanation, the wrong grads, the lost paths and the harmless out-of-order visits.
+// the Run order button) with the mistake it shows in the catalogue's words (a node visited
+// too early: engine/mistakes.py), the order that ran, the engine's explanation, the wrong
+// grads, the lost paths and the harmless out-of-order visits.
 
 import { fmt } from "../lib/format.js";
 import { h } from "../lib/dom.js";
@@ -18,11 +19,16 @@ export function showExperiment(body, exp, answer, playing = false) {
   }
   const label = (id) => answer.nodes[id].label;
   const wrong = wrongGrads(exp.grads, exp.correct_grads);
+  const mistake = exp.mistake ?? null;
   const parts = [
-    h("p", { class: `verdict ${wrong.length ? "is-wrong" : "is-right"}` },
+    h("p", { class: `verdict ${wrong.length ? "is-wrong" : "is-right"}`, "data-mistake": mistake?.id },
       wrong.length
         ? `✗ ${wrong.length === 1 ? "1 grad is" : `${wrong.length} grads are`} wrong`
         : "✓ Every grad is right"),
+    mistake
+      ? h("p", { class: "mistake", "data-mistake": mistake.id },
+        h("strong", { class: "mistake-tag" }, `Mistake: ${mistake.name}.`), " ", mistake.text)
+      : null,
     h("p", { class: "ran-order" }, `Order run: ${exp.order.map(label).join(" → ")}`),
     h("ul", { class: "explanation" }, ...exp.explanation.map((sentence) => h("li", {}, sentence))),
   ];

@@ -437,7 +437,9 @@ def _mistake(graph, late, lost, grads, correct, rule="push") -> dict | None:
     """The order's mistake in the catalogue's words (engine/mistakes.py): a node visited too
     early, told by the first late contribution that lost a path and left an input's grad
     wrong (else the first that lost a path, else the first). None when every grad is right.
-    ``{"id", "name", "mistakes", "text", "nodes"}``: ``nodes`` are the labels it names."""
+    ``{"id", "name", "mistakes", "text", "nodes", "late"}``: ``nodes`` are the labels it
+    names, ``late`` the index in ``late`` of the contribution it tells (the explanation's
+    sentence of the same index says what that contribution lost)."""
     if not late or all(g == c for g, c in zip(grads, correct)):
         return None
 
@@ -450,7 +452,7 @@ def _mistake(graph, late, lost, grads, correct, rule="push") -> dict | None:
     item = next((i for i in late if wrongs_an_input(i)), None) or next((i for i in late if lost_by(i)), late[0])
     entry = too_early_text(graph, item["parent"], item["child"], item["contribution"], rule)
     mistake = MISTAKES["too-early"]
-    return {"id": mistake.id, "name": mistake.name, **entry}
+    return {"id": mistake.id, "name": mistake.name, **entry, "late": late.index(item)}
 
 
 def _join(words: list[str]) -> str:

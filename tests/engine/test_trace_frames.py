@@ -97,10 +97,12 @@ def test_a_wrong_order_names_the_catalogues_mistake_a_visit_too_early():
         "text": "c was visited before d added its 3 to c.grad, so c passed on an incomplete grad. Visit a node only "
         "after every node that uses it, so its grad is complete when it passes it on.",
         "nodes": ["c", "d"],
+        "late": 0,
     }
     # Two nodes too early: the first late contribution is the one named.
     _, result, _ = run(DIAMOND, ["a", "b", "c", "d"])
     assert result["mistake"]["nodes"] == ["b", "d"] and "added its 6 to b.grad" in result["mistake"]["text"]
+    assert result["late"][result["mistake"]["late"]]["parent"] == 1  # b
 
 
 def test_a_pull_run_too_early_says_what_was_pulled_before_it_was_final():

@@ -17,7 +17,8 @@ applies there, with
 
 A number the right answer also gives is left out. The page compares a learner's reply with
 these values; the visit-order experiment and :func:`engine.check.check` word their
-findings with the same sentences (:func:`too_early_text`, :func:`grad_mistake`).
+findings with the same sentences (:func:`too_early_text`, :func:`grad_entry`,
+:func:`local_mistake`).
 
 A question is named the way a preset's checkpoint names it (``check`` in presets/README.md):
 

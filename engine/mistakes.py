@@ -624,8 +624,8 @@ def too_early_text(graph, parent: int, child: int, contribution: float, rule: st
     mistake = MISTAKES["too-early"]
     if rule == "pull":
         did = (
-            f"{p} was visited before {c}, which uses it, so it pulled {fmt(contribution)} from {c} before "
-            f"{c}.grad was final, and {p} passed on an incomplete grad."
+            f"{p} was visited before {c}, which uses it, so {p} pulled {fmt(contribution)} from {c} before "
+            f"{c}.grad was final, and {p}.grad came out incomplete."
         )
     else:
         did = (

@@ -113,7 +113,8 @@ def test_a_pull_run_too_early_says_what_was_pulled_before_it_was_final():
     # a pulls from b before b has pulled its 6 from d: it reads b.grad = 0.
     assert result["mistake"]["id"] == "too-early" and result["mistake"]["nodes"] == ["a", "b"]
     assert result["mistake"]["text"].startswith(
-        "a was visited before b, which uses it, so it pulled 0 from b before b.grad was final"
+        "a was visited before b, which uses it, so a pulled 0 from b before b.grad was final, and a.grad came "
+        "out incomplete."
     )
 
 

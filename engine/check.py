@@ -38,7 +38,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from .foreign import _MISSING, Foreign, ForeignGraphError, close, read, rule, untouched
-from .mistakes import grad_entry, local_mistake
+from .mistakes import grad_entry, local_mistake, too_early_text
 from .text import code_name, expression_text, fmt, local_text
 from .trace import correct_backward, experiment
 
@@ -372,10 +372,13 @@ class _Checker:
         visited = ", ".join(self.labels[i] for i in order)
         # The catalogue's sentence names the first visit made too early and its rule; when no
         # grad came out wrong (the lost paths carried 0) it has none, and the general words stay.
+        # (Said without the grads it left wrong: the sentences after it say which paths and grads.)
         mistake = result["mistake"]
-        why = (
-            mistake["text"] if mistake else "some are visited before every node that uses them has passed its grad on."
-        )
+        if mistake:
+            item = result["late"][mistake["late"]]
+            why = too_early_text(self.right, item["parent"], item["child"], item["contribution"])["text"]
+        else:
+            why = "some are visited before every node that uses them has passed its grad on."
         self.problem(f"backward() visits the nodes in a wrong order ({visited}): {why}", first, "order", "too-early")
         for sentence, node in said.items():
             self.problem(sentence, node, "order", "too-early")

@@ -615,11 +615,12 @@ def local_mistake(graph, child: int, parent: int, given: float) -> dict | None:
     }
 
 
-def too_early_text(graph, parent: int, child: int, contribution: float, rule: str = "push") -> dict:
+def too_early_text(graph, parent: int, child: int, contribution: float, rule: str = "push", effect: str = "") -> dict:
     """The visit-order experiment's mistake: ``parent`` visited before ``child`` added its
     ``contribution`` to parent.grad (push), or, with ``rule="pull"``, before ``child`` was
-    visited, so parent pulled a grad that was not final. As an entry: its id, sentence and
-    the nodes it names."""
+    visited, so parent pulled a grad that was not final. ``effect``, if given, is what it
+    did to the grads ("a.grad is 9, not 15"), said before the rule. As an entry: its id,
+    sentence and the nodes it names."""
     p, c = graph.label(parent), graph.label(child)
     mistake = MISTAKES["too-early"]
     if rule == "pull":
@@ -632,6 +633,8 @@ def too_early_text(graph, parent: int, child: int, contribution: float, rule: st
             f"{p} was visited before {c} added its {fmt(contribution)} to {p}.grad, so {p} passed on an "
             "incomplete grad."
         )
+    if effect:
+        did = f"{did[:-1]}: {effect}."
     return {"mistakes": [mistake.id], "text": f"{did} {mistake.rule}", "nodes": [p, c]}
 
 

@@ -436,7 +436,8 @@ def _explain(graph, late, lost, grads, correct, rule="push", is_topological=True
 def _mistake(graph, late, lost, grads, correct, rule="push") -> dict | None:
     """The order's mistake in the catalogue's words (engine/mistakes.py): a node visited too
     early, told by the first late contribution that lost a path and left an input's grad
-    wrong (else the first that lost a path, else the first). None when every grad is right.
+    wrong (else the first that lost a path, else the first), with the wrong grads it left
+    (those its explanation sentence names). None when every grad is right.
     ``{"id", "name", "mistakes", "text", "nodes", "late"}``: ``nodes`` are the labels it
     names, ``late`` the index in ``late`` of the contribution it tells (the explanation's
     sentence of the same index says what that contribution lost)."""
@@ -446,11 +447,13 @@ def _mistake(graph, late, lost, grads, correct, rule="push") -> dict | None:
     def lost_by(item):
         return [p for p in lost.listed if p["late_edge"] == item["edge"]]
 
-    def wrongs_an_input(item):
-        return any(grads[p["nodes"][0]] != correct[p["nodes"][0]] for p in lost_by(item))
+    def wrong_inputs(item):  # as the explanation names them
+        inputs = sorted({p["nodes"][0] for p in lost_by(item)}, key=graph.inputs.index)
+        return [n for n in inputs if grads[n] != correct[n]]
 
-    item = next((i for i in late if wrongs_an_input(i)), None) or next((i for i in late if lost_by(i)), late[0])
-    entry = too_early_text(graph, item["parent"], item["child"], item["contribution"], rule)
+    item = next((i for i in late if wrong_inputs(i)), None) or next((i for i in late if lost_by(i)), late[0])
+    effect = ", ".join(f"{graph.label(n)}.grad is {fmt(grads[n])}, not {fmt(correct[n])}" for n in wrong_inputs(item))
+    entry = too_early_text(graph, item["parent"], item["child"], item["contribution"], rule, effect)
     mistake = MISTAKES["too-early"]
     return {"id": mistake.id, "name": mistake.name, **entry, "late": late.index(item)}
 

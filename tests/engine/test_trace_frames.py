@@ -94,8 +94,8 @@ def test_a_wrong_order_names_the_catalogues_mistake_a_visit_too_early():
         "id": "too-early",
         "name": "a node visited too early (a lost path)",
         "mistakes": ["too-early"],
-        "text": "c was visited before d added its 3 to c.grad, so c passed on an incomplete grad. Visit a node only "
-        "after every node that uses it, so its grad is complete when it passes it on.",
+        "text": "c was visited before d added its 3 to c.grad, so c passed on an incomplete grad: a.grad is 6, not "
+        "15. Visit a node only after every node that uses it, so its grad is complete when it passes it on.",
         "nodes": ["c", "d"],
         "late": 0,
     }
@@ -114,7 +114,7 @@ def test_a_pull_run_too_early_says_what_was_pulled_before_it_was_final():
     assert result["mistake"]["id"] == "too-early" and result["mistake"]["nodes"] == ["a", "b"]
     assert result["mistake"]["text"].startswith(
         "a was visited before b, which uses it, so a pulled 0 from b before b.grad was final, and a.grad came "
-        "out incomplete."
+        "out incomplete: a.grad is 9, not 15."
     )
 
 

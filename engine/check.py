@@ -20,6 +20,12 @@ at the node where it happens:
    visit-order experiment, which names the contribution that arrived late and the path it
    lost.
 
+Where a problem is one of the mistakes in the catalogue (:mod:`engine.mistakes`), it is
+worded with the catalogue's sentence and carries the mistake's id: a local derivative
+whose number a mistake gives (tanh′ with the input, a product's own value, ...), ``=`` for
+``+=``, a seed of 0 or of the output's value, a visit too early, and a wrong final grad
+whose number a mistake predicts.
+
 The learner's graph is left exactly as it was found: every attribute of every node (grads,
 ``_backward``, everything in its ``__dict__`` and its slots) is put back, and a class
 whose ``_backward`` had to be wrapped on the class itself gets its own back.
@@ -32,9 +38,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from .foreign import _MISSING, Foreign, ForeignGraphError, close, read, rule, untouched
+from .mistakes import grad_entry, local_mistake, too_early_text
 from .text import code_name, expression_text, fmt, local_text
 from .trace import correct_backward, experiment
 
+# The catalogue's mistakes in a local derivative: once every local derivative checks out,
+# none of them explains a wrong grad.
+LOCAL_MISTAKES = ("own-value", "sub-sign", "tanh-input", "tanh-itself", "power-base")
 PROBE = 1000.0  # what each parent's grad is set to before its child's _backward is called
 MAX_GRAD_SENTENCES = 8
 
@@ -42,15 +52,18 @@ MAX_GRAD_SENTENCES = 8
 class Problem(str):
     """One sentence about one mistake; ``node`` is the label of the node it is about and
     ``kind`` one of ``data``, ``local``, ``overwrite``, ``accumulate``, ``backward``,
-    ``seed``, ``repeat``, ``missing``, ``order``, ``grad``."""
+    ``seed``, ``repeat``, ``missing``, ``order``, ``grad``. ``mistake`` is the id of the
+    catalogue's mistake it is (engine/mistakes.py), or None."""
 
     node: str
     kind: str
+    mistake: str | None
 
-    def __new__(cls, text: str, node: str, kind: str):
+    def __new__(cls, text: str, node: str, kind: str, mistake: str | None = None):
         problem = super().__new__(cls, text)
         problem.node = node
         problem.kind = kind
+        problem.mistake = mistake
         return problem
 
 
@@ -96,7 +109,7 @@ class Report:
         return {
             "ok": self.ok,
             "output": self.output,
-            "problems": [{"text": str(p), "node": p.node, "kind": p.kind} for p in self.problems],
+            "problems": [{"text": str(p), "node": p.node, "kind": p.kind, "mistake": p.mistake} for p in self.problems],
             "notes": list(self.notes),
             "visit_order": self.visit_order,
             "order": self.order,
@@ -143,12 +156,12 @@ class _Checker:
             for n in self.nodes
         ]
         self.right = Foreign(right, [], foreign.style).graph()
-        self.correct = correct_backward(self.right)[1]
+        self.correct_frames, self.correct = correct_backward(self.right)
         self.report = Report(labels[foreign.output], correct_grads=dict(zip(labels, self.correct)), foreign=foreign)
         self.local_problems: dict[tuple[int, int], Problem] = {}
 
-    def problem(self, text, node, kind):
-        self.report.problems.append(Problem(text, self.labels[node], kind))
+    def problem(self, text, node, kind, mistake=None):
+        self.report.problems.append(Problem(text, self.labels[node], kind, mistake))
 
     def run(self) -> Report:
         with untouched(self.objects):  # whatever a learner's code touches is put back at the end
@@ -187,15 +200,20 @@ class _Checker:
             if close(given, want):
                 continue
             name = self.labels[parent]
+            found = None
             if len(slots) == 1:
                 rule_text = f"{local_text(self.right.values[i], slots[0])} = {fmt(want)}"
+                found = local_mistake(self.right, i, parent, given)
             else:
                 rule_text = f"{' + '.join(fmt(locals_[s]) for s in slots)} = {fmt(want)}, one term per use of {name}"
+            if found is None:
+                text = f"{head}: {where} {name} a local derivative of {fmt(given)}, but the rule for {node.op} says "
+                text += f"{rule_text}."
+            else:  # the catalogue's mistake: what the learner did, then the rule with these numbers
+                text = f"{head}: {where} {name} a local derivative of {fmt(given)}, which {found['did']}. "
+                text += found["fix"]
             self.local_problems[(i, parent)] = Problem(
-                f"{head}: {where} {name} a local derivative of {fmt(given)}, but the rule for {node.op} says "
-                f"{rule_text}.",
-                self.labels[i],
-                "local",
+                text, self.labels[i], "local", None if found is None else found["mistakes"][0]
             )
             self.report.problems.append(self.local_problems[(i, parent)])
 
@@ -249,6 +267,7 @@ class _Checker:
                 f"{them} (+=)" + "".join(f"; {t}" for t in twice) + ".",
                 i,
                 "overwrite",
+                "overwrite",
             )
         if other:
             self.problem(f"{self.heads[i]}: " + "; ".join(other) + ".", i, "accumulate")
@@ -284,11 +303,10 @@ class _Checker:
                 "visits the nodes in couldn't be recorded; its final grads were checked."
             )
             if not (_is_number(final[out]) and close(final[out], 1.0)):
-                self.problem(
+                self.seed_problem(
                     f"{label}: after backward(), {label}.grad is {_text(final[out])}; backward() must "
                     f"seed it with {label}.grad = 1.",
-                    out,
-                    "seed",
+                    final[out],
                 )
         self.check_grads(final)
 
@@ -307,11 +325,10 @@ class _Checker:
                 f"{label}: backward() never calls {label}._backward(), so the output passes nothing on.", out, "missing"
             )
         elif not (_is_number(first[out]) and close(first[out], 1.0)):
-            self.problem(
+            self.seed_problem(
                 f"{label}: backward() doesn't seed {label}.grad = 1: when {label}'s _backward ran, "
                 f"{label}.grad was {_text(first[out])}.",
-                out,
-                "seed",
+                first[out],
             )
         repeated = [i for i in range(len(self.nodes)) if counts[i] > 1]
         missing = [i for i, n in enumerate(self.nodes) if n.parents and counts[i] == 0 and i != out]
@@ -353,14 +370,48 @@ class _Checker:
                 said.setdefault(sentence, item["parent"])
         first = next(iter(said.values()), result["late"][0]["parent"])
         visited = ", ".join(self.labels[i] for i in order)
-        self.problem(
-            f"backward() visits the nodes in a wrong order ({visited}): some are visited before every node "
-            "that uses them has passed its grad on.",
-            first,
-            "order",
-        )
+        # The catalogue's sentence names the first visit made too early and its rule; when no
+        # grad came out wrong (the lost paths carried 0) it has none, and the general words stay.
+        # (Said without the grads it left wrong: the sentences after it say which paths and grads.)
+        mistake = result["mistake"]
+        if mistake:
+            item = result["late"][mistake["late"]]
+            why = too_early_text(self.right, item["parent"], item["child"], item["contribution"])["text"]
+        else:
+            why = "some are visited before every node that uses them has passed its grad on."
+        self.problem(f"backward() visits the nodes in a wrong order ({visited}): {why}", first, "order", "too-early")
         for sentence, node in said.items():
-            self.problem(sentence, node, "order")
+            self.problem(sentence, node, "order", "too-early")
+
+    def seed_problem(self, text, grad):
+        """A wrong seed; a seed of 0 or of the output's value is the catalogue's mistake, and
+        its sentence follows."""
+        out = self.foreign.output
+        entry = grad_entry(self.right, self.correct_frames, out, grad) if _is_number(grad) else None
+        if entry is None:
+            self.problem(text, out, "seed")
+        else:
+            self.problem(f"{text} {entry['text']}", out, "seed", entry["mistakes"][0])
+
+    def ruled_out(self) -> set[str]:
+        """The catalogue's mistakes check has tested for and found not made: none of them
+        explains a wrong grad."""
+        kinds = {p.kind for p in self.report.problems}
+        # Every _backward was called with its node's grad = 1 (engine/foreign.py measures the local
+        # derivatives so, and check_accumulates): one that leaves out the local derivative,
+        # or adds it to the grad, gave a wrong local derivative there. One that leaves out
+        # the upstream grad gives the right number at grad = 1, so only the final grads show it.
+        every_backward_run = all(n.source == "_backward" for n in self.nodes if n.parents)
+        ruled_out = set()
+        if "local" not in kinds:
+            ruled_out.update(LOCAL_MISTAKES)
+            if every_backward_run:
+                ruled_out.update(("no-local", "factors-added"))
+        if self.report.visit_order is not None and self.report.experiment is None and "order" not in kinds:
+            ruled_out.add("too-early")
+        if every_backward_run and not kinds & {"overwrite", "accumulate"}:
+            ruled_out.update(("overwrite", "one-path"))
+        return ruled_out
 
     def check_grads(self, final):
         """The final grads against the right ones: the inputs' (what training uses), or the
@@ -371,6 +422,7 @@ class _Checker:
         if not wrong:
             wrong = [i for i in reversed(range(len(graph))) if i not in inputs and not self.grad_is_right(final, i)]
         own = correct_backward(self.graph)[1]  # the graph's own local derivatives, in the right order
+        ruled_out = self.ruled_out()
         replayed = self.report.experiment["grads"] if self.report.experiment else None
         if replayed is not None:  # what the order's sentences already said is not said again
             wrong = [i for i in wrong if not (_is_number(final[i]) and close(final[i], replayed[i]))]
@@ -385,8 +437,16 @@ class _Checker:
                 and close(final[i], own[i])
                 and any(p.kind == "local" for p in self.report.problems)
             ):
-                text += " (because of the wrong local derivative above)"
-            self.problem(text + ".", i, "grad")
+                self.problem(text + " (because of the wrong local derivative above).", i, "grad")
+                continue
+            # A number one of the catalogue's mistakes gives: its sentence says what was done.
+            entry = (
+                grad_entry(self.right, self.correct_frames, i, final[i], ruled_out) if _is_number(final[i]) else None
+            )
+            if entry is None:
+                self.problem(text + ".", i, "grad")
+            else:
+                self.problem(f"{text}. {entry['text']}", i, "grad", entry["mistakes"][0])
         if len(wrong) > MAX_GRAD_SENTENCES:
             self.problem(f"{len(wrong) - MAX_GRAD_SENTENCES} more grads are wrong in the same way.", wrong[-1], "grad")
 

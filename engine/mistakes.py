@@ -17,7 +17,8 @@ applies there, with
 
 A number the right answer also gives is left out. The page compares a learner's reply with
 these values; the visit-order experiment and :func:`engine.check.check` word their
-findings with the same sentences (:func:`too_early_text`, :func:`grad_mistake`).
+findings with the same sentences (:func:`too_early_text`, :func:`grad_entry`,
+:func:`local_mistake`).
 
 A question is named the way a preset's checkpoint names it (``check`` in presets/README.md):
 
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from .text import code_name, fmt
@@ -604,23 +606,26 @@ def _entry(group: list[_Wrong]) -> dict:
     }
 
 
-def wrong_answers(graph, backward: list[dict], check: str, step: int | None = None) -> dict:
+def wrong_answers(
+    graph, backward: list[dict], check: str, step: int | None = None, *, ruled_out: Collection[str] = ()
+) -> dict:
     """The right answer to the question ``check`` on ``graph`` and every mistake's number.
 
     ``backward`` is the graph's correct backward frames as :func:`engine.trace.run_backward`
     writes them (pushes whole); ``step`` is the frame after which a grad is asked (by
-    default, the end of the pass). Returns ``{"value": right, "wrong": [entries]}``."""
-    return answerer(graph, backward)(check, step)
+    default, the end of the pass); ``ruled_out``: ids of mistakes known not to have been made
+    (engine.check has tested some), left out. Returns ``{"value": right, "wrong": [entries]}``."""
+    return answerer(graph, backward)(check, step, ruled_out)
 
 
 def answerer(graph, backward: list[dict]):
     """:func:`wrong_answers` for many questions on one graph, which it reads once: a function
-    of (check, step)."""
+    of (check, step, ruled_out)."""
     g = _Graph(graph, backward)
-    return lambda check, step=None: _answer(g, check, step)
+    return lambda check, step=None, ruled_out=(): _answer(g, check, step, ruled_out)
 
 
-def _answer(g: _Graph, check: str, step: int | None) -> dict:
+def _answer(g: _Graph, check: str, step: int | None, ruled_out: Collection[str] = ()) -> dict:
     asked = Asked(check)
     backward = g.backward
     if asked.node not in g.ids or (asked.child is not None and asked.child not in g.ids):
@@ -632,7 +637,7 @@ def _answer(g: _Graph, check: str, step: int | None) -> dict:
         right, wrongs = _grad_wrongs(g, node, len(backward) - 1 if step is None else step)
     else:
         right, wrongs = _edge_wrongs(g, g.ids[asked.child], node, asked.what)
-    return {"value": right, "wrong": _listed(right, wrongs)}
+    return {"value": right, "wrong": _listed(right, [w for w in wrongs if w.id not in ruled_out])}
 
 
 def diagnose(entries: list[dict], reply: float, tolerance: float = 1e-3) -> dict | None:
@@ -643,30 +648,69 @@ def diagnose(entries: list[dict], reply: float, tolerance: float = 1e-3) -> dict
     return None
 
 
-def grad_mistake(graph, backward: list[dict], node: int, reply: float) -> str | None:
-    """What a wrong final grad of ``node`` says, as the catalogue's sentence (or None):
-    for :func:`engine.check.check`, which has the learner's number and the right pass."""
+def grad_entry(graph, backward: list[dict], node: int, reply: float, ruled_out: Collection[str] = ()) -> dict | None:
+    """The entry (mistakes, value, text, nodes) whose number a wrong final grad of ``node``
+    is, or None: for :func:`engine.check.check`, which has the learner's number and the
+    right pass, and knows some mistakes were not made (``ruled_out``)."""
     label = graph.label(node)
     try:
-        found = wrong_answers(graph, backward, f"{label}.grad")
+        found = wrong_answers(graph, backward, f"{label}.grad", ruled_out=ruled_out)
     except ValueError:
         return None
     tolerance = 1e-6 * max(1.0, abs(found["value"]))
-    entry = diagnose(found["wrong"], reply, tolerance)
+    return diagnose(found["wrong"], reply, tolerance)
+
+
+def grad_mistake(graph, backward: list[dict], node: int, reply: float) -> str | None:
+    """What a wrong final grad of ``node`` says, as the catalogue's sentence (or None)."""
+    entry = grad_entry(graph, backward, node, reply)
     return None if entry is None else entry["text"]
 
 
-def too_early_text(graph, parent: int, child: int, contribution: float) -> dict:
+def local_mistake(graph, child: int, parent: int, given: float) -> dict | None:
+    """The mistake a wrong local derivative ``given`` on the edge from ``parent`` into
+    ``child`` is, or None: ``{"mistakes": [ids], "did", "fix", "nodes"}``, where ``did``
+    says what the learner did ("uses 1 − x² with the input n = 0.8814") and ``fix`` the rule
+    with this graph's numbers. For :func:`engine.check.check`, which words its own sentence
+    around them. The number is compared as closely as check compares a local derivative."""
+    g = _Graph(graph, [])  # a local derivative needs no backward pass
+    edge = g.edge(child, parent)
+    if edge is None or _same(given, edge.local):
+        return None
+    tolerance = 1e-6 * max(1.0, abs(given))
+    found = [w for w in _local_wrongs(g, edge) if math.isfinite(w.value) and abs(w.value - given) <= tolerance]
+    if not found:
+        return None
+    found.sort(key=lambda w: _LIKELIEST.index(w.id))
+    return {
+        "mistakes": list(dict.fromkeys(w.id for w in found)),
+        "did": found[0].did,
+        "fix": found[0].fix,
+        "nodes": list(found[0].nodes),
+    }
+
+
+def too_early_text(graph, parent: int, child: int, contribution: float, rule: str = "push", effect: str = "") -> dict:
     """The visit-order experiment's mistake: ``parent`` visited before ``child`` added its
-    ``contribution`` to parent.grad. As an entry: its id, sentence and the nodes it names."""
+    ``contribution`` to parent.grad (push), or, with ``rule="pull"``, before ``child`` was
+    visited, so parent pulled a grad that was not final. ``effect``, if given, is what it
+    did to the grads ("a.grad is 9, not 15"), said before the rule. As an entry: its id,
+    sentence and the nodes it names."""
     p, c = graph.label(parent), graph.label(child)
     mistake = MISTAKES["too-early"]
-    return {
-        "mistakes": [mistake.id],
-        "text": f"{p} was visited before {c} added its {fmt(contribution)} to {p}.grad, so {p} passed on "
-        f"an incomplete grad. {mistake.rule}",
-        "nodes": [p, c],
-    }
+    if rule == "pull":
+        did = (
+            f"{p} was visited before {c}, which uses it, so {p} pulled {fmt(contribution)} from {c} before "
+            f"{c}.grad was final, and {p}.grad came out incomplete."
+        )
+    else:
+        did = (
+            f"{p} was visited before {c} added its {fmt(contribution)} to {p}.grad, so {p} passed on an "
+            "incomplete grad."
+        )
+    if effect:
+        did = f"{did[:-1]}: {effect}."
+    return {"mistakes": [mistake.id], "text": f"{did} {mistake.rule}", "nodes": [p, c]}
 
 
 __all__ = [
@@ -676,7 +720,9 @@ __all__ = [
     "Mistake",
     "answerer",
     "diagnose",
+    "grad_entry",
     "grad_mistake",
+    "local_mistake",
     "too_early_text",
     "wrong_answers",
 ]

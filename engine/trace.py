@@ -10,6 +10,7 @@ they carried are reported as *lost*.
 from __future__ import annotations
 
 from .graph import Graph
+from .mistakes import MISTAKES, too_early_text
 from .ops import OPS
 from .text import add_sentence, fmt, forward_text, not_finite_push_text, prev_text
 
@@ -283,6 +284,7 @@ def experiment(graph: Graph, order: list[int], correct_grads: list[float], rule:
         "lost_path_count": lost.count,
         "harmless": _harmless(graph, position, rule),
         "explanation": _explain(graph, late, lost, grads, correct_grads, rule, is_topological),
+        "mistake": _mistake(graph, late, lost, grads, correct_grads, rule),
     }
 
 
@@ -429,6 +431,31 @@ def _explain(graph, late, lost, grads, correct, rule="push", is_topological=True
     if len(late) > MAX_SENTENCES:
         sentences.append(f"{len(late) - MAX_SENTENCES} more contributions arrived too late in the same way.")
     return sentences
+
+
+def _mistake(graph, late, lost, grads, correct, rule="push") -> dict | None:
+    """The order's mistake in the catalogue's words (engine/mistakes.py): a node visited too
+    early, told by the first late contribution that lost a path and left an input's grad
+    wrong (else the first that lost a path, else the first), with the wrong grads it left
+    (those its explanation sentence names). None when every grad is right.
+    ``{"id", "name", "mistakes", "text", "nodes", "late"}``: ``nodes`` are the labels it
+    names, ``late`` the index in ``late`` of the contribution it tells (the explanation's
+    sentence of the same index says what that contribution lost)."""
+    if not late or all(g == c for g, c in zip(grads, correct)):
+        return None
+
+    def lost_by(item):
+        return [p for p in lost.listed if p["late_edge"] == item["edge"]]
+
+    def wrong_inputs(item):  # as the explanation names them
+        inputs = sorted({p["nodes"][0] for p in lost_by(item)}, key=graph.inputs.index)
+        return [n for n in inputs if grads[n] != correct[n]]
+
+    item = next((i for i in late if wrong_inputs(i)), None) or next((i for i in late if lost_by(i)), late[0])
+    effect = ", ".join(f"{graph.label(n)}.grad is {fmt(grads[n])}, not {fmt(correct[n])}" for n in wrong_inputs(item))
+    entry = too_early_text(graph, item["parent"], item["child"], item["contribution"], rule, effect)
+    mistake = MISTAKES["too-early"]
+    return {"id": mistake.id, "name": mistake.name, **entry, "late": late.index(item)}
 
 
 def _join(words: list[str]) -> str:

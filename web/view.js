@@ -27,7 +27,7 @@ function emptyMarks() {
   return /** @type {any} */ ({
     current: null, visiting: null, visitTag: null,
     receiving: new Map(), pushes: new Map(), feeding: new Set(),
-    late: new Set(), lost: new Set(), wrong: new Set(), shouldBe: null,
+    late: new Set(), lost: new Set(), wrong: new Set(), named: new Map(), shouldBe: null,
   });
 }
 

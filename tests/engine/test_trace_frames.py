@@ -87,6 +87,46 @@ def test_diamond_visiting_c_before_d_loses_the_other_path():
     assert "the path a → c → d never reached a: a.grad is 6, not 15" in result["explanation"][0]
 
 
+def test_a_wrong_order_names_the_catalogues_mistake_a_visit_too_early():
+    # d = b * c adds b = 3 to c.grad; c, visited first, passed on 0 instead.
+    _, result, _ = run(DIAMOND, ["c", "d", "b", "a"])
+    assert result["mistake"] == {
+        "id": "too-early",
+        "name": "a node visited too early (a lost path)",
+        "mistakes": ["too-early"],
+        "text": "c was visited before d added its 3 to c.grad, so c passed on an incomplete grad: a.grad is 6, not "
+        "15. Visit a node only after every node that uses it, so its grad is complete when it passes it on.",
+        "nodes": ["c", "d"],
+        "late": 0,
+    }
+    # Two nodes too early: the first late contribution is the one named.
+    _, result, _ = run(DIAMOND, ["a", "b", "c", "d"])
+    assert result["mistake"]["nodes"] == ["b", "d"] and "added its 6 to b.grad" in result["mistake"]["text"]
+    assert result["late"][result["mistake"]["late"]]["parent"] == 1  # b
+
+
+def test_a_pull_run_too_early_says_what_was_pulled_before_it_was_final():
+    graph = graph_of(DIAMOND)
+    ids = {graph.label(i): i for i in range(len(graph))}
+    _, correct = correct_backward(graph)
+    result = experiment(graph, [ids[x] for x in ["d", "c", "a", "b"]], correct, rule="pull")
+    # a pulls from b before b has pulled its 6 from d: it reads b.grad = 0.
+    assert result["mistake"]["id"] == "too-early" and result["mistake"]["nodes"] == ["a", "b"]
+    assert result["mistake"]["text"].startswith(
+        "a was visited before b, which uses it, so a pulled 0 from b before b.grad was final, and a.grad came "
+        "out incomplete: a.grad is 9, not 15."
+    )
+
+
+def test_an_order_that_leaves_every_grad_right_names_no_mistake():
+    for order in (["d", "b", "c", "a"], ["a", "d", "b", "c"]):
+        _, result, _ = run(DIAMOND, order)
+        assert result["mistake"] is None
+    # A late contribution whose lost path carried 0 changes no grad: no mistake to name.
+    _, result, _ = run("a = -1\nr = relu(a)\ns = r * 3 + a", ["s", "r", "r*3", "a"])
+    assert result["late"] and result["mistake"] is None
+
+
 def test_diamond_in_a_correct_order_gives_15_and_no_late_pushes():
     for order in (["d", "b", "c", "a"], ["d", "c", "b", "a"]):
         _, result, grads = run(DIAMOND, order)

@@ -1,6 +1,6 @@
 """The visit-order experiment on the page: reorder by keyboard, mouse and touch, run
 the order, and see the wrong grad, the late contribution, the lost path and the
-engine's explanation; a correct order gives the right grads again."""
+mistake it shows, in the catalogue's words; a correct order gives the right grads again."""
 
 from tests.support.page import (
     button,
@@ -26,7 +26,7 @@ def assert_b_before_d_result(page):
     assert page.inner_text("tr[data-row='a'] .row-grad").replace("\n", " ") == "✗ 9 (should be 15)"
     text = result_text(page)
     assert "a → b → d" in text  # the lost path
-    assert "a.grad is 9, not 15" in text  # the engine's explanation sentence
+    assert "a.grad is 9, not 15" in text  # the engine's explanation, said by the mistake's sentence
     # The late edge (b → d) is dashed and labelled, not only coloured.
     late = page.locator("svg .edge.is-late")
     assert late.count() == 1
@@ -39,6 +39,14 @@ def assert_b_before_d_result(page):
     # The lost path's edges are marked: a → b and b → d.
     lost = sorted(page.eval_on_selector_all("svg .edge.is-lost", "gs => gs.map(g => g.dataset.edge)"))
     assert lost == sorted([edge_id(page, "a", "b"), edge_id(page, "b", "d")])
+    # The verdict names the mistake as the catalogue words it (d = b * c passes b the 6 of c),
+    # and the graph tags the node visited too early.
+    assert page.get_attribute("#experiment-body .verdict", "data-mistake") == "too-early"
+    mistake = page.inner_text("#experiment-body .mistake")
+    assert mistake.startswith("Mistake: a node visited too early (a lost path).")
+    assert "b was visited before d added its 6 to b.grad, so b passed on an incomplete grad: a.grad is 9" in mistake
+    named = page.eval_on_selector_all("svg [data-node].is-named", "gs => gs.map(g => g.dataset.node)")
+    assert named == ["b"] and "too early" in page.locator("svg [data-node='b'] .node-tag").text_content()
 
 
 def edge_id(page, parent, child):
@@ -66,6 +74,7 @@ def test_wrong_order_by_keyboard_then_restore(page, site_url):
     wait_for_run(page, 0)
     assert_b_before_d_result(page)
     assert "wrong" in page.inner_text("#narration")
+    assert "Mistake: a node visited too early (a lost path)." in page.inner_text("#narration")
 
     # The wrong-order run is steppable with the same stepper: back to its seed and forward again.
     end = snapshot(page)
@@ -98,6 +107,7 @@ def test_wrong_order_by_keyboard_then_restore(page, site_url):
     assert nodes(page)["a"] == ("2", "15")
     assert "Every grad is right" in result_text(page)
     assert page.locator("svg .edge.is-late").count() == 0
+    assert page.locator("#experiment-body .mistake, #experiment-body [data-mistake], svg .is-named").count() == 0
     page.locator("#visit-order li[data-label='a']").focus()
     page.keyboard.press("Alt+ArrowUp")
     button(page, "Restore correct order").click()
@@ -155,3 +165,24 @@ def test_wrong_order_by_touch_drag(page, site_url):
     # c visited before d: the path a → c → d (worth 9) is lost, a.grad is 6.
     assert nodes(page)["a"] == ("2", "6")
     assert "a → c → d" in result_text(page)
+
+
+def test_the_mistake_tells_one_late_push_and_the_explanation_the_others(page, site_url):
+    open_page(page, site_url, "diamond")
+    show_tab(page, "Visit order")
+    page.locator("#visit-order li[data-label='d']").focus()
+    for _ in range(3):
+        page.keyboard.press("Alt+ArrowDown")
+    assert order(page) == ["c", "b", "a", "d"]
+    run_order(page)
+    # d, visited last, pushes late into both b and c: the mistake tells the first (its 6 into
+    # b), the explanation the other, and each sentence is said once.
+    mistake = page.inner_text("#experiment-body .mistake")
+    assert "b was visited before d added its 6 to b.grad" in mistake
+    explanation = page.eval_on_selector_all("#experiment-body .explanation li", "lis => lis.map(li => li.innerText)")
+    assert explanation == [
+        "c was visited before d had added its contribution to c, so the path a → c → d never reached a: "
+        "a.grad is 0, not 15."
+    ]
+    assert "Step back and forward" not in result_text(page)  # the narration says how to replay
+    assert "Step back to replay it" in page.inner_text("#narration")

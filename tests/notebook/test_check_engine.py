@@ -1,6 +1,8 @@
 """gradwalk.check on a learner's engine: nothing to say about a correct one, each classic
 mistake named at the node where it happens, and the learner's graph left exactly as it was."""
 
+import math
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -93,8 +95,14 @@ def test_an_overwriting_backward_is_named_at_each_node():
     assert "b = a + 1: its _backward overwrites a.grad and (1).grad (=) instead of adding to them (+=)." in overwrites
     assert "d = b * c: its _backward overwrites b.grad and c.grad (=) instead of adding to them (+=)." in overwrites
     # a is used by b and by c: only the contribution that comes last survives.
+    assert {p.mistake for p in overwrites} == {"overwrite"}
     [grad] = by_kind(report, "grad")
-    assert grad.node == "a" and grad.endswith("but it should be 15.") and ("is 9," in grad or "is 6," in grad)
+    assert grad.node == "a" and ("a.grad is 9, but" in grad or "a.grad is 6, but" in grad)
+    assert "but it should be 15." in grad
+    # It kept one of the two contributions (9 through c, 6 through b): the catalogue says so,
+    # and, the visit order being right, not that a node was visited too early.
+    assert grad.mistake in ("overwrite", "one-path") and "too early" not in grad
+    assert grad.endswith("a.grad adds every contribution it receives (+=): 9 + 6 = 15.")
     assert not by_kind(report, "local")
 
 
@@ -106,8 +114,12 @@ def test_overwriting_in_a_times_a_keeps_one_of_the_two_contributions():
     assert report.problems == [
         "b = a * a: its _backward overwrites a.grad (=) instead of adding to it (+=); a is used 2 times here, so "
         "only the last of its 2 contributions survives.",
-        "a: after your backward(), a.grad is 3, but it should be 6.",
+        "a: after your backward(), a.grad is 3, but it should be 6. 3 is only the last contribution, as if = had "
+        "replaced what a.grad held, or is one use's contribution alone (a is used 2 times in b). a.grad adds every "
+        "contribution it receives (+=): 3 + 3 = 6.",
     ]
+    assert [p.mistake for p in report.problems] == ["overwrite", "overwrite"]
+    assert report.as_dict()["problems"][1]["mistake"] == "overwrite"
 
 
 # -- mistake 2: the visit order ---------------------------------------------------------------------
@@ -138,8 +150,17 @@ def test_without_a_visited_set_a_shared_input_is_visited_twice_harmlessly():
 def test_a_sort_walked_forwards_loses_the_paths_and_says_which():
     report = checked(diamond(NotReversed))
     order = by_kind(report, "order")
+    assert {p.mistake for p in order} == {"too-early"}
     assert order[0].startswith("backward() visits the nodes in a wrong order (")
-    assert order[0].endswith("d): some are visited before every node that uses them has passed its grad on.")
+    # The catalogue's sentence for the first node visited too early: b or c, by the set order.
+    # d = b * c passes b the 6 of c, and c the 3 of b.
+    assert order[0].endswith(
+        "d): b was visited before d added its 6 to b.grad, so b passed on an incomplete grad. Visit a node only "
+        "after every node that uses it, so its grad is complete when it passes it on."
+    ) or order[0].endswith(
+        "d): c was visited before d added its 3 to c.grad, so c passed on an incomplete grad. "
+        "Visit a node only after every node that uses it, so its grad is complete when it passes it on."
+    )
     late = {p.node: p for p in order[1:]}
     assert set(late) == {"b", "c"}
     assert late["b"].startswith("b was visited before d had added its contribution to b, so the paths a → b → d")
@@ -172,7 +193,11 @@ class OnlyTheOutput(Lecture):
 def test_a_backward_that_forgets_the_seed():
     report = checked(diamond(NoSeed))
     [seed] = by_kind(report, "seed")
-    assert seed == "d: backward() doesn't seed d.grad = 1: when d's _backward ran, d.grad was 0."
+    assert seed == (
+        "d: backward() doesn't seed d.grad = 1: when d's _backward ran, d.grad was 0. 0 is what d.grad holds "
+        "before the seed. The seed is ∂d/∂d = 1: nudge d by h and d moves by h."
+    )
+    assert seed.mistake == "seed-zero"
     assert {p.node for p in by_kind(report, "grad")} == {"a", "1", "3"}
 
 
@@ -190,12 +215,210 @@ def test_a_wrong_tanh_derivative_is_named_at_the_tanh_node():
     [local] = by_kind(report, "local")
     assert local.node == "o"
     assert local == (
-        "o = tanh(n): its _backward gives n a local derivative of 0.2232, but the rule for tanh says "
-        "(1 - o.data**2) = 0.5."
+        "o = tanh(n): its _backward gives n a local derivative of 0.2232, which uses 1 − x² with the input "
+        "n = 0.8814. tanh′ is 1 − t² with the output t = o = 0.7071: ∂o/∂n = 1 − 0.7071² = 0.5."
     )
+    assert local.mistake == "tanh-input"
     grads = by_kind(report, "grad")
     assert [p.node for p in grads] == ["x1", "w1", "x2", "b"]  # w2's grad is 0 either way (x2 = 0)
     assert all(p.endswith("(because of the wrong local derivative above).") for p in grads)
+
+
+# -- the catalogue's mistakes (engine/mistakes.py), each in a learner's engine ---------------------------
+#
+# Each engine below is the lecture's class with one bug; the numbers the tests expect are worked
+# out here from the bug itself, not read from the catalogue.
+
+
+def labelled(value, label):
+    value.label = label
+    return value
+
+
+class TanhItself(Lecture):
+    @staticmethod
+    def tanh_local(x, t):
+        return t
+
+
+class OwnValue(Lecture):
+    def __mul__(self, other):
+        other = self._wrap(other)
+        out = self._new(self.data * other.data, (self, other), "*")
+
+        def _backward():
+            self.grad += self.data * out.grad  # its own value, not the other factor's
+            other.grad += other.data * out.grad
+
+        out._backward = _backward
+        return out
+
+
+class PowerAtTheOutput(Lecture):
+    def __pow__(self, n):
+        out = self._new(self.data**n, (self,), f"**{n}")
+
+        def _backward():
+            self.grad += n * out.data ** (n - 1) * out.grad  # the power rule at the output, not the base
+
+        out._backward = _backward
+        return out
+
+    def exp(self):
+        x = self.data
+        out = self._new(math.exp(x), (self,), "exp")
+
+        def _backward():
+            self.grad += x * out.grad  # exp' taken as the input
+
+        out._backward = _backward
+        return out
+
+
+class Subtracting(Lecture):
+    def __sub__(self, other):
+        other = self._wrap(other)
+        out = self._new(self.data - other.data, (self, other), "-")
+
+        def _backward():
+            self.grad += out.grad
+            other.grad += out.grad  # the minus sign lost
+
+        out._backward = _backward
+        return out
+
+
+class NoUpstream(Lecture):
+    """Every _backward adds its local derivative alone, without out.grad."""
+
+    def __add__(self, other):
+        other = self._wrap(other)
+        out = self._new(self.data + other.data, (self, other), "+")
+
+        def _backward():
+            self.grad += 1.0
+            other.grad += 1.0
+
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other):
+        other = self._wrap(other)
+        out = self._new(self.data * other.data, (self, other), "*")
+
+        def _backward():
+            self.grad += other.data
+            other.grad += self.data
+
+        out._backward = _backward
+        return out
+
+
+class SeedWithTheValue(Lecture):
+    def backward(self):
+        topo = self.topological_order()
+        self.grad = self.data  # the output's value, not 1
+        for node in reversed(topo):
+            node._backward()
+
+
+def test_tanh_written_with_its_input_or_as_tanh_itself_gets_the_catalogues_sentence():
+    o = neuron(WrongTanh)
+    n = next(iter(o._prev))
+    [local] = by_kind(checked(o), "local")
+    assert local.mistake == "tanh-input"
+    assert f"a local derivative of {1 - n.data**2:.4f}, which uses 1 − x² with the input n = 0.8814." in local
+    [local] = by_kind(checked(neuron(TanhItself)), "local")
+    assert local.mistake == "tanh-itself"
+    assert local == (
+        f"o = tanh(n): its _backward gives n a local derivative of {math.tanh(n.data):.4f}, which takes tanh "
+        "itself, o = 0.7071, as its derivative. tanh′ is 1 − t² with the output t = o = 0.7071: ∂o/∂n = "
+        "1 − 0.7071² = 0.5."
+    )
+
+
+def test_a_product_that_passes_each_side_its_own_value():
+    a, b = OwnValue(2.0, label="a"), OwnValue(3.0, label="b")
+    report = checked(labelled(a * b, "c"))
+    locals_ = by_kind(report, "local")
+    assert [p.mistake for p in locals_] == ["own-value", "own-value"]
+    assert locals_[0] == (
+        "c = a * b: its _backward gives a a local derivative of 2, which uses a's own value, 2, for ∂c/∂a. "
+        "A product passes each side the other side's value: ∂c/∂a = b = 3."
+    )
+    assert report.as_dict()["problems"][0]["mistake"] == "own-value"
+
+
+def test_a_power_or_exp_differentiated_at_the_wrong_base():
+    a = PowerAtTheOutput(2.0, label="a")
+    [local] = by_kind(checked(labelled(a**3, "c")), "local")
+    assert local.mistake == "power-base"
+    wrong = 3 * (2.0**3) ** 2  # n·cⁿ⁻¹ with c = a³ = 8
+    assert local == (
+        f"c = a ** 3: its _backward gives a a local derivative of {wrong:g}, which takes the power rule at the "
+        "output c = 8 instead of the base a. d(xⁿ)/dx = n·xⁿ⁻¹ at the base a = 2: ∂c/∂a = 12."
+    )
+    a = PowerAtTheOutput(1.0, label="a")
+    [local] = by_kind(checked(labelled(a.exp(), "c")), "local")
+    assert local.mistake == "power-base"
+    assert "a local derivative of 1, which uses the input a = 1 as exp′. exp′ is exp itself" in local
+
+
+def test_a_subtraction_that_loses_its_minus_sign():
+    a, b = Subtracting(5.0, label="a"), Subtracting(3.0, label="b")
+    report = checked(labelled(labelled(a - b, "c") * a, "d"))
+    [local] = by_kind(report, "local")
+    assert local.mistake == "sub-sign" and local.node == "c"
+    assert local.endswith(
+        "which misses the minus sign: b is subtracted in c = a - b. The right side of a "
+        "subtraction gets the grad with its sign flipped: ∂c/∂b = −1."
+    )
+    [grad] = by_kind(report, "grad")
+    assert (
+        grad
+        == "b: after your backward(), b.grad is 5, but it should be -5 (because of the wrong local derivative above)."
+    )
+
+
+def test_an_engine_that_leaves_out_the_upstream_grad():
+    # Measured one node at a time (with out.grad = 1) each local derivative is right: only the
+    # final grads show the mistake, and the catalogue names it.
+    report = checked(diamond(NoUpstream))
+    assert not by_kind(report, "local") and not by_kind(report, "overwrite")
+    grads = {p.node: p for p in by_kind(report, "grad")}
+    # a gets ∂b/∂a + ∂c/∂a = 1 + 3 instead of 1 × b.grad + 3 × c.grad = 6 + 9.
+    assert grads["a"].startswith(
+        "a: after your backward(), a.grad is 4, but it should be 15. 4 is the local derivative alone"
+    )
+    assert {p.mistake for p in grads.values()} == {"no-upstream"}
+
+
+def test_a_seed_of_the_outputs_value():
+    report = checked(diamond(SeedWithTheValue))
+    [seed] = by_kind(report, "seed")
+    assert seed.mistake == "seed-output"
+    assert seed == (
+        "d: backward() doesn't seed d.grad = 1: when d's _backward ran, d.grad was 18. 18 is d's value, not its "
+        "grad. The seed is ∂d/∂d = 1: nudge d by h and d moves by h."
+    )
+
+
+def test_a_karpathy_micrograd_with_the_tanh_input_bug():
+    class Buggy(Micrograd):
+        def tanh(self):
+            x = self.data
+            out = Buggy(math.tanh(x), (self,), "tanh")
+
+            def _backward():
+                self.grad += (1 - x**2) * out.grad
+
+            out._backward = _backward
+            return out
+
+    x = Buggy(0.5)
+    report = checked(x.tanh() * 2)
+    [local] = by_kind(report, "local")
+    assert local.mistake == "tanh-input" and f"a local derivative of {1 - 0.5**2:g}, which uses 1 − x²" in local
 
 
 class WrongForward(Lecture):

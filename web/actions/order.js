@@ -47,10 +47,12 @@ export async function runOrder(w) {
   }
   const exp = answer.experiment;
   const wrong = wrongGrads(exp.grads, exp.correct_grads).length;
+  // The mistake is named as the result box names it (panels/experiment.js).
+  const mistake = exp.mistake ? ` Mistake: ${exp.mistake.name}.` : "";
   const verdict = wrong === 0
     ? "every grad came out right."
     : `${wrong === 1 ? "1 grad is" : `${wrong} grads are`} wrong ` +
-      "(marked ✗ on the graph and in the table; the result says why).";
+      `(marked ✗ on the graph and in the table; the result says why).${mistake}`;
   orderStatus(w, `Ran ${order.join(", ")} with ${rule}.`);
   const result = `Ran the backward pass (${rule}) in the order ${order.join(", ")}: ${verdict} ` +
     "Step back to replay it one visit at a time.";

@@ -1,9 +1,10 @@
 // The visit-order experiment: the backward pass run in the learner's own order
 // ({cmd: "load", order, rule: "push" | "pull"}). The engine replays it frame by frame
 // and says which contributions arrived late and which input → output paths they cut;
-// the graph marks them as the replay reaches them, and the grads that came out wrong
-// at the end. Running it is an action (actions/order.js); its list is
-// panels/visit-order.js, its result panels/experiment.js.
+// the graph marks them as the replay reaches them, and at the end the grads that came
+// out wrong and the node the verdict's mistake names as visited too early. Running it
+// is an action (actions/order.js); its list is panels/visit-order.js, its result
+// panels/experiment.js.
 
 import passes from "./passes.js";
 import { h, list, wrongGrads } from "./shared.js";
@@ -30,6 +31,10 @@ export default {
     if (view.final) {
       for (const i of wrongGrads(exp.grads, exp.correct_grads)) marks.wrong.add(i);
       marks.shouldBe = exp.correct_grads;
+      // The node the verdict's mistake names as visited too early (the other end of its
+      // late edge is already marked).
+      const early = answer.nodes.findIndex((n) => n.label === exp.mistake?.nodes[0]);
+      if (early >= 0) marks.named.set(early, "⚠ too early");
     }
     return marks;
   },

@@ -4,7 +4,8 @@
 //   const panel = new CheckReport(box, report, { show: (problem) => ... });
 //   panel.open();   // list the problems and show the first one on the graph
 //
-// report = {ok, problems: [{text, node, kind}], notes: [...], order: [labels] | null}
+// report = {ok, problems: [{text, node, kind, mistake}], notes: [...], order: [labels] | null}
+// (mistake: the id of the catalogue's mistake a problem is, engine/mistakes.py, or null)
 // (engine/check.py, Report.as_dict). Each problem has a Show button; `show` puts the
 // graph where that problem can be seen: the learner's own visit order run as the
 // experiment for an order problem, the node's own backward visit for a wrong rule,
@@ -27,7 +28,8 @@ export class CheckReport {
       : h("p", { class: "check-verdict is-wrong" },
         `✗ check found ${count} problem${count === 1 ? "" : "s"} in your engine:`);
     const items = problems.map((problem, i) => h("li",
-      { class: "check-problem", data: { kind: problem.kind, node: problem.node } },
+      { class: "check-problem", data: { kind: problem.kind, node: problem.node },
+        "data-mistake": problem.mistake ?? null },
       h("span", { class: "check-text" }, problem.text), " ",
       h("button", { type: "button", class: "button small", "aria-label": `Show problem ${i + 1} on the graph`,
         onclick: () => this.select(i) }, "Show")));

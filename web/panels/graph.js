@@ -314,7 +314,8 @@ export class GraphView {
 
   // view: from Stepper.view(). marks: {current, visiting, receiving: Map(nodeId -> text),
   // pushes: Map(edgeId -> {lines, late}), feeding: Set(edgeIds), late: Set(edgeIds),
-  // lost: Set(edgeIds), wrong: Set(nodeIds)}; optional for teaching modes: notes:
+  // lost: Set(edgeIds), wrong: Set(nodeIds), named: Map(nodeId -> tag) for the nodes a
+  // diagnosis names (the visit-order verdict's mistake)}; optional for teaching modes: notes:
   // Map(nodeId -> text under the node), path: Set(edgeIds) highlighted as a path,
   // resent: Set(edgeIds) that carried a re-sent total; a push may bring its own
   // tag (instead of "⚠ late") and kind (an extra class, is-<kind>).
@@ -353,6 +354,7 @@ export class GraphView {
       if (marks.current === i) [tag, kind] = ["new", "current"];
       if (marks.visiting === i) [tag, kind] = [marks.visitTag ?? "visiting", "visiting"];
       if (marks.receiving.has(i)) [tag, kind] = [marks.receiving.get(i), "receiving"];
+      if (marks.named.has(i) && !tag) [tag, kind] = [marks.named.get(i), "named"];
       if (marks.wrong.has(i) && !tag) [tag, kind] = ["✗ wrong", "wrong"];
       const wrong = marks.wrong.has(i);
       if (last.tag === tag && last.kind === kind && last.wrong === wrong) return;
@@ -361,6 +363,7 @@ export class GraphView {
       n.g.classList.toggle("is-visiting", kind === "visiting");
       n.g.classList.toggle("is-receiving", kind === "receiving");
       n.g.classList.toggle("is-wrong", marks.wrong.has(i));
+      n.g.classList.toggle("is-named", kind === "named");
       if (n.parts) setTag(n, tag, kind);
     });
 

@@ -58,7 +58,9 @@ export class Learn extends LearnLinks {
       markNamed: (labels) => {
         const svg = $("graph");
         const named = new Set(labels);
-        for (const g of svg.querySelectorAll("[data-node]")) g.classList.toggle("is-named", named.has(g.dataset.node));
+        for (const g of svg.querySelectorAll("[data-node]")) {
+          g.classList.toggle("is-mentioned", named.has(g.dataset.node));
+        }
       },
       onToggle: (on) => {
         update(w, { type: "questionsEnabled", on }, on

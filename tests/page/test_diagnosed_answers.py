@@ -130,7 +130,7 @@ def test_each_mistake_gets_its_own_sentence_and_marks_its_nodes(screen, site_url
         assert page.get_attribute(f"#{field_id}", "aria-describedby") == feedback.get_attribute("id"), what
         assert feedback.get_attribute("aria-live") == "polite", what
         # The nodes the sentence names are marked on the graph, and only those.
-        marked = page.eval_on_selector_all("#graph [data-node].is-named", "gs => gs.map(g => g.dataset.node)")
+        marked = page.eval_on_selector_all("#graph [data-node].is-mentioned", "gs => gs.map(g => g.dataset.node)")
         assert sorted(marked) == sorted(expected["nodes"]), what
         # The sentence is on screen, not under the sticky controls or off the bottom (the
         # page scrolls it there at the next frame).
@@ -146,7 +146,7 @@ def test_a_number_no_mistake_gives_is_neutral_then_hint_then_answer_and_a_right_
     feedback = reply(card, "first-step-d", "7")
     assert "Not quite. 7 is not it" in feedback.inner_text()
     assert feedback.locator(".cp-diagnosis").count() == 0
-    assert page.locator("#graph .is-named").count() == 0
+    assert page.locator("#graph .is-mentioned").count() == 0
     assert feedback.locator(".cp-next-hint").count() == 0
     # The second wrong answer: its diagnosis and the hint.
     reply(card, "first-step-d", "5")
@@ -164,7 +164,7 @@ def test_a_number_no_mistake_gives_is_neutral_then_hint_then_answer_and_a_right_
     assert answered.get_attribute("data-state") == "right"
     assert "✓ Right: 4" in answered.inner_text()
     assert page.locator("#checkpoints .cp-diagnosis").count() == 0
-    assert page.locator("#graph .is-named").count() == 0
+    assert page.locator("#graph .is-mentioned").count() == 0
 
 
 def test_edited_values_are_diagnosed_with_the_new_numbers(screen, site_url):

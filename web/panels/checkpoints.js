@@ -137,7 +137,7 @@ export class Checkpoints {
   } = {}) {
     this.box = box;
     this.markAsked = markAsked; // outline the node the open question is about (or none)
-    this.markNamed = markNamed; // mark the nodes a diagnosis names (labels; [] for none)
+    this.markNamed = markNamed; // mark the nodes a diagnosis mentions (labels; [] for none)
     this.onTryOrder = onTryOrder;
     this.onToggle = onToggle;
     this.onAnswer = onAnswer;

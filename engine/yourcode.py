@@ -53,7 +53,7 @@ from .trace import correct_backward
 LEARNER_FILE = "<your code>"  # the file name their code is compiled under, and recognised by
 MAX_REQUEST_CHARS = 200_000
 MAX_SOURCE_CHARS = 50_000
-MAX_STEPS = 1_000_000  # lines of their code one run may execute before it is stopped
+MAX_STEPS = 5_000_000  # instructions of their code one run may execute before it is stopped
 FULL_SWEEP_NODES = 200  # up to this many nodes, every grad is compared after every line
 EXERCISES = ("mul", "backward", "tanh", "engine")
 _EXERCISE_DIR = Path(__file__).resolve().parent / "exercises"
@@ -167,8 +167,9 @@ def _request(request_json) -> dict:
 
 def _run(request: dict) -> dict:
     tree = _checked_program(request["program"].removeprefix("\ufeff"), request["values"])
-    watch = _Watch(request["source"])
-    value_class = _load(request["source"], watch)
+    code = _compiled(request["source"])
+    watch = _Watch(_grad_stores(request["source"]))
+    value_class = _load(code, watch)
     missing = [need for need in _needs(tree, request["values"]) if not _has(value_class, need.method)]
     if missing:
         message, where = _missing_text(missing)
@@ -187,7 +188,10 @@ def _run(request: dict) -> dict:
     try:
         report = watch.guarded(_check.check, root, built.names)
     except ForeignGraphError as error:
-        raise _Refusal("graph", str(error), **_place_of(error.__context__)) from None
+        raised = error.__context__  # an exception of their code that made the graph unreadable
+        if _place_of(raised):
+            raise _Refusal("runtime", _raised_text(raised), type=type(raised).__name__, **_place_of(raised)) from None
+        raise _Refusal("graph", str(error)) from None
     foreign = report.foreign
     right = _right(foreign)
     right_graph = right.graph()
@@ -238,8 +242,8 @@ def _right(foreign: Foreign) -> Foreign:
 # -- their module ------------------------------------------------------------------------------------
 
 
-def _load(source: str, watch: _Watch) -> type:
-    """Compile and run their module in a fresh namespace; its class Value."""
+def _compiled(source: str):
+    """Their module, compiled under the name <your code>; a syntax error at its line and column."""
     try:
         code = compile(source, LEARNER_FILE, "exec", dont_inherit=True)
     except SyntaxError as error:
@@ -252,6 +256,11 @@ def _load(source: str, watch: _Watch) -> type:
         ) from None
     except (ValueError, MemoryError, RecursionError) as error:  # a NUL character; nesting too deep
         raise _Refusal("syntax", f"Python can't read your code: {error}", line=1, col=1) from None
+    return code
+
+
+def _load(code, watch: _Watch) -> type:
+    """Run their compiled module in a fresh namespace; its class Value."""
     namespace = {"__name__": "yourcode"}
     watch.guarded(exec, code, namespace, runtime=True)
     value_class = namespace.get("Value")
@@ -299,6 +308,12 @@ def _place_of(error) -> dict:
     return {} if line is None else {"line": line}
 
 
+def _raised_text(error: BaseException) -> str:
+    """An exception in Python's own words: ``ZeroDivisionError: division by zero``."""
+    detail = str(error)
+    return f"{type(error).__name__}: {detail}" if detail else type(error).__name__
+
+
 def _def_line(function) -> int | None:
     """The line of their code where ``function`` (a function, method or closure) is defined."""
     function = getattr(function, "__func__", function)
@@ -311,9 +326,9 @@ def _def_line(function) -> int | None:
 class _Watch:
     """Their code, traced: a step budget always, and while a :class:`_Run` records, its events."""
 
-    def __init__(self, source: str):
+    def __init__(self, stores: dict):
         self.steps = 0
-        self.stores = _grad_stores(source)
+        self.stores = stores  # _grad_stores of their code
         self.recorder: _Run | None = None
         self.line = None  # the line of theirs that ran last
 
@@ -329,7 +344,7 @@ class _Watch:
         except _OutOfSteps:
             raise _Refusal(
                 "steps",
-                f"Your code ran more than {MAX_STEPS:,} lines without finishing: is there an endless loop?",
+                f"Your code ran {MAX_STEPS:,} steps without finishing: is there an endless loop?",
                 **({} if self.line is None else {"line": self.line}),
             ) from None
         except (Exception, SystemExit) as error:
@@ -345,16 +360,20 @@ class _Watch:
     def _call(self, frame, event, arg):
         if frame.f_code.co_filename != LEARNER_FILE:
             return None
+        # Each instruction counts: a loop on one line (while True: pass) makes no line events.
+        frame.f_trace_opcodes = True
         if self.recorder is not None:
             self.recorder.on_call(frame)
         return self._local
 
     def _local(self, frame, event, arg):
-        if event == "line":
+        if event == "opcode":
             self.steps += 1
-            self.line = frame.f_lineno
             if self.steps > MAX_STEPS:
+                self.line = frame.f_lineno
                 raise _OutOfSteps
+        elif event == "line":
+            self.line = frame.f_lineno
             if self.recorder is not None:
                 self.recorder.on_line(frame)
         elif self.recorder is not None:
@@ -955,7 +974,10 @@ class _Findings:
         writes = self.writes_into(node)
         line = writes[-1].line if writes else self.loop_line()
         got = self.ran.grads[node]
-        entry = self.catalogue(f"{self.labels[node]}.grad", got) if isinstance(got, numbers.Real) else None
+        # The catalogue says why a grad is wrong only when nothing else did: a wrong local
+        # derivative or order upstream makes numbers a mistake of the catalogue may share.
+        alone = all(p.kind == "grad" for p in self.report.problems)
+        entry = self.catalogue(f"{self.labels[node]}.grad", got) if alone and isinstance(got, numbers.Real) else None
         if entry is None:
             return self.finding(node, line, None, str(problem), "grad")
         return self.finding(node, line, entry["mistakes"][0], f"{problem} {entry['text']}", "grad")

@@ -13,19 +13,23 @@ A run:
    checked by :mod:`engine.program`'s parser (never run), then its syntax tree is walked here
    and each operation is a call of their operator (``a * b`` calls ``a.__mul__(b)``,
    ``3 * a`` calls ``a.__rmul__(3)``, ``tanh(a)`` calls ``a.tanh()``). An operation their
-   class lacks is named before anything runs, with the presets their class can build;
+   class lacks is named before the graph is built, with the presets their class can build;
 3. checks their engine with :func:`engine.check.check` (local derivatives against the
    rules, ``=`` against ``+=``, the visit order, the grads), on the graph read by
    :mod:`engine.foreign` with the program's names;
 4. runs their ``backward()`` once more, watched by ``sys.settrace`` on their frames: each
    ``_backward`` call is a visit (recorded by :mod:`engine.check`'s wrapping, which leaves
-   their code as it is), and each write to a ``.grad`` is recorded with the line of the
+   their code as it is; a class without ``_backward``, microgpt's way, visits the node whose
+   grad its pushes pass on), and each write to a ``.grad`` is recorded with the line of the
    statement that made it, ``=`` or ``+=`` as their statement says, the grad before and after,
    and the visit it belongs to;
-5. turns each problem the check found into one sentence that starts with their line.
+5. turns each problem the check found into one sentence that starts with their line (and,
+   for a class without ``_backward``, whose visits the check can't see, judges the visits
+   seen here the way the check judges its own).
 
-Their code runs under a step budget (lines executed), so an endless loop in plain Python
-ends here too; the worker's time limit is the real guard, for loops inside C as well.
+Their code runs under a step budget (its loops' turns, or its instructions before Python
+3.12), so an endless loop in plain Python ends here too; the worker's time limit is the real
+guard, for loops inside C as well.
 Every object of theirs is put back as it was after each phase (:func:`engine.foreign.untouched`).
 """
 
@@ -48,17 +52,24 @@ from .ops import INFIX, OPS
 from .presets import get_preset, load_presets
 from .program import MAX_LITERAL, Program, ProgramError
 from .text import code_name, fmt
-from .trace import correct_backward
+from .trace import correct_backward, experiment
 
 LEARNER_FILE = "<your code>"  # the file name their code is compiled under, and recognised by
 MAX_REQUEST_CHARS = 200_000
 MAX_SOURCE_CHARS = 50_000
-MAX_STEPS = 5_000_000  # instructions of their code one run may execute before it is stopped
+# How much of their code one run may execute before it is stopped as endless: jumps back (a
+# loop's turns) where sys.monitoring can count them (Python 3.12 and later, so Pyodide), else
+# instructions (Python 3.11's tracing; a loop on one line makes no line events to count).
+MAX_JUMPS = 1_000_000
+MAX_INSTRUCTIONS = 5_000_000
+_MONITORING = getattr(sys, "monitoring", None)
+_TOOL_NAME = "gradwalk: your code"
 FULL_SWEEP_NODES = 200  # up to this many nodes, every grad is compared after every line
 EXERCISES = ("mul", "backward", "tanh", "engine")
 _EXERCISE_DIR = Path(__file__).resolve().parent / "exercises"
 _WRITE_HERE = "# >>> write here:"
 _END = "# <<<"
+_NO_BACKWARD_NOTE = "doesn't call a _backward on each node"  # engine.check's note, untrue once pushes show visits
 _CHECK_FILE = _check.__file__  # frames of engine/check.py's wrapping sit between a visit and its caller
 
 # How Python's syntax tree writes each operator the engine knows.
@@ -212,7 +223,7 @@ def _run(request: dict) -> dict:
         "grads": dict(zip(labels, (_number_or_none(g) for g in ran.grads))),
         "expected": dict(report.correct_grads),
         "findings": findings,
-        "notes": list(report.notes),
+        "notes": [note for note in report.notes if not (ran.visits and _NO_BACKWARD_NOTE in note)],
         "graph": graph,
     }
 
@@ -328,6 +339,7 @@ class _Watch:
 
     def __init__(self, stores: dict):
         self.steps = 0
+        self.tool: int | None = None  # the sys.monitoring tool counting their loops' turns, if any
         self.stores = stores  # _grad_stores of their code
         self.recorder: _Run | None = None
         self.line = None  # the line of theirs that ran last
@@ -336,6 +348,7 @@ class _Watch:
         """``function(*args)`` with their frames traced. An endless run is refused; with
         ``runtime``, so is an exception from their code, at its line, in Python's words."""
         trace, profile = sys.gettrace(), sys.getprofile()
+        self.tool = _start_counting_jumps(self.jump)
         sys.settrace(self._call)
         if self.recorder is not None:
             sys.setprofile(self.recorder.on_profile)
@@ -344,24 +357,34 @@ class _Watch:
         except _OutOfSteps:
             raise _Refusal(
                 "steps",
-                f"Your code ran {MAX_STEPS:,} steps without finishing: is there an endless loop?",
+                "Your code ran too long without finishing: is there an endless loop?",
                 **({} if self.line is None else {"line": self.line}),
             ) from None
         except (Exception, SystemExit) as error:
             if not runtime:
                 raise
-            detail = str(error)
-            name = type(error).__name__
-            raise _Refusal("runtime", f"{name}: {detail}" if detail else name, type=name, **_place_of(error)) from None
+            raise _Refusal("runtime", _raised_text(error), type=type(error).__name__, **_place_of(error)) from None
         finally:
             sys.settrace(trace)
             sys.setprofile(profile)
+            _stop_counting_jumps(self.tool)
+            self.tool = None
+
+    def jump(self, code, offset, destination):
+        """sys.monitoring's JUMP event: a loop of theirs turning once more."""
+        if code.co_filename != LEARNER_FILE:
+            return _MONITORING.DISABLE  # never asked again for this place in code that isn't theirs
+        self.steps += 1
+        if self.steps > MAX_JUMPS:
+            self.line = next((line for start, end, line in code.co_lines() if start <= offset < end), self.line)
+            raise _OutOfSteps
+        return None
 
     def _call(self, frame, event, arg):
         if frame.f_code.co_filename != LEARNER_FILE:
             return None
-        # Each instruction counts: a loop on one line (while True: pass) makes no line events.
-        frame.f_trace_opcodes = True
+        if self.tool is None:  # no sys.monitoring: count each instruction instead
+            frame.f_trace_opcodes = True
         if self.recorder is not None:
             self.recorder.on_call(frame)
         return self._local
@@ -369,7 +392,7 @@ class _Watch:
     def _local(self, frame, event, arg):
         if event == "opcode":
             self.steps += 1
-            if self.steps > MAX_STEPS:
+            if self.steps > MAX_INSTRUCTIONS:
                 self.line = frame.f_lineno
                 raise _OutOfSteps
         elif event == "line":
@@ -382,6 +405,27 @@ class _Watch:
             elif event == "exception":
                 self.recorder.pending.pop(frame, None)  # the statement under way didn't finish
         return self._local
+
+
+def _start_counting_jumps(callback) -> int | None:
+    """Have sys.monitoring call ``callback`` on every jump back, with a free tool id (None
+    where there is no sys.monitoring, or no free id)."""
+    if _MONITORING is None:
+        return None
+    for tool in (4, 3):
+        if _MONITORING.get_tool(tool) is None:
+            _MONITORING.use_tool_id(tool, _TOOL_NAME)
+            _MONITORING.register_callback(tool, _MONITORING.events.JUMP, callback)
+            _MONITORING.set_events(tool, _MONITORING.events.JUMP)
+            return tool
+    return None
+
+
+def _stop_counting_jumps(tool: int | None):
+    if tool is not None:
+        _MONITORING.set_events(tool, 0)
+        _MONITORING.register_callback(tool, _MONITORING.events.JUMP, None)
+        _MONITORING.free_tool_id(tool)
 
 
 # -- the program, built with their class ------------------------------------------------------------
@@ -825,11 +869,57 @@ class _Findings:
         self.ids = {label: i for i, label in enumerate(self.labels)}
         self.frames = correct_backward(right)[0]
         self.correct = [report.correct_grads[label] for label in self.labels]
+        self.replayed: list[float] | None = None  # the grads the visit order seen here gives
+
+    def pushes_order(self) -> list[dict]:
+        """For a class without _backward: the visits seen in its pushes, judged as engine.check
+        judges the _backward calls it records (a node visited twice; a contribution too late)."""
+        visits = self.ran.visits
+        counts = Counter(v.node for v in visits)
+        found = []
+        lost = {}  # node -> the first push that overwrote what it held (engine.check can't probe these)
+        for w in self.ran.writes:
+            if w.op == "=" and w.visit is not None and not _same(w.before, 0.0):
+                lost.setdefault(w.node, w)
+        found += [self.overwrote(w) for w in lost.values()]
+        for node, count in counts.items():
+            if count > 1:
+                x = self.labels[node]
+                text = (
+                    f"{self.head(node)}: backward() passes {x}'s grad on {count} times; a topological sort lists "
+                    "each node once (is its visited set missing?)."
+                )
+                found.append(self.finding(node, self.again(node), None, text, "repeat"))
+        if any(f["kind"] == "repeat" for f in found) or not visits:
+            return found
+        order = list(dict.fromkeys(v.node for v in visits))
+        full = order + [i for i in reversed(range(len(self.labels))) if i not in order]
+        result = experiment(self.right, full, self.correct)
+        if result["late"]:
+            self.replayed = result["grads"]
+        rule_text = MISTAKES["too-early"].rule
+        for item, sentence in zip(result["late"], result["explanation"]):
+            if "never reached" in sentence:
+                node = item["parent"]
+                line = next(v.line for v in visits if v.node == node) if node in counts else self.loop_line()
+                found.append(self.finding(node, line, "too-early", f"{sentence} {rule_text}", "order"))
+        return found
+
+    def again(self, node: int) -> int | None:
+        """The line that listed ``node`` a second time (a sort's append), else that visited it again."""
+        appended: Counter = Counter()
+        for target, i, line in self.ran.appends:
+            appended[(target, i)] += 1
+            if i == node and appended[(target, i)] == 2:
+                return line
+        visits = [v for v in self.ran.visits if v.node == node]
+        return visits[1].line if len(visits) > 1 else self.loop_line()
 
     def all(self) -> list[dict]:
         problems = self.report.problems
         kinds = {p.kind for p in problems}
-        found: list[dict] = []
+        found: list[dict] = self.pushes_order() if self.ran.infer else []
+        replayed = self.replayed
         specific_order = any(p.kind == "order" and "never reached" in p for p in problems)
         for problem in problems:
             node = self.ids.get(problem.node, self.foreign.output)
@@ -841,6 +931,8 @@ class _Findings:
                     continue  # its node already has the mistake that made it wrong
                 if "seed" in kinds and _same(self.ran.grads[node], 0.0):
                     continue  # no seed, so nothing was passed on: said once, at the output
+                if replayed is not None and _same(self.ran.grads[node], replayed[node]):
+                    continue  # the order's sentences already said it
             if kind == "local":
                 found += self.local(node, problem)
             elif kind == "overwrite":
@@ -921,14 +1013,7 @@ class _Findings:
         writes = [w for w in writes if self.ran.visits[w.visit].node == child]
         lost = [w for w in writes if not _same(w.before, 0.0) and not _same(w.before, 0)]
         if lost:
-            w = lost[0]
-            x, target = self.labels[w.node], w.target or code_name(self.labels[w.node])
-            final, right = self.ran.grads[w.node], self.correct[w.node]
-            text = (
-                f"`{target}.grad = …` overwrote {x}'s {_text(w.before)} with {_text(w.after)}, so {x}.grad ends at "
-                f"{_text(final)} instead of {fmt(right)}. {rule_text}"
-            )
-            return self.finding(w.node, w.line, "overwrite", text, "overwrite")
+            return self.overwrote(lost[0])
         if writes:
             w = writes[0]
             x, target = self.labels[w.node], w.target or code_name(self.labels[w.node])
@@ -939,20 +1024,19 @@ class _Findings:
             return self.finding(w.node, w.line, "overwrite", text, "overwrite")
         return self.finding(child, self.method_line(child), "overwrite", f"{problem} {rule_text}", "overwrite")
 
+    def overwrote(self, w: _Write) -> dict:
+        x, target = self.labels[w.node], w.target or code_name(self.labels[w.node])
+        final, right = self.ran.grads[w.node], self.correct[w.node]
+        text = (
+            f"`{target}.grad = …` overwrote {x}'s {_text(w.before)} with {_text(w.after)}, so {x}.grad ends at "
+            f"{_text(final)} instead of {fmt(right)}. {MISTAKES['overwrite'].rule}"
+        )
+        return self.finding(w.node, w.line, "overwrite", text, "overwrite")
+
     def repeat(self, node: int, problem) -> dict:
         """A node visited more than once: at the line that put it in the order a second time
         (a sort without a visited set), else at the call that visited it again."""
-        appended: Counter = Counter()
-        line = None
-        for target, i, at in self.ran.appends:
-            appended[(target, i)] += 1
-            if i == node and appended[(target, i)] == 2:
-                line = at
-                break
-        if line is None:
-            visits = [v for v in self.ran.visits if v.node == node]
-            line = visits[1].line if len(visits) > 1 else self.loop_line()
-        return self.finding(node, line, None, str(problem), "repeat")
+        return self.finding(node, self.again(node), None, str(problem), "repeat")
 
     def order(self, node: int, problem) -> dict:
         visits = [v for v in self.ran.visits if v.node == node]

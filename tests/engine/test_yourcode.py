@@ -474,3 +474,41 @@ def test_the_engine_api_never_imports_or_dispatches_to_yourcode():
     assert done.stdout.strip() == "False"
     answer = json.loads(handle(json.dumps({"cmd": "run", "exercise": "engine", "source": "", "preset": "diamond"})))
     assert answer["ok"] is False and answer["error"]["kind"] == "request"
+
+
+# -- the same mistakes in microgpt's way, where the pushes show the visits ---------------------------------------
+
+
+def test_microgpt_walking_forwards_is_named_at_the_push_loop():
+    source, _ = changed(MICROGPT, "for v in reversed(topo):", "for v in topo:")
+    answer = run(source, preset="diamond")
+    orders = findings(answer, "order")
+    assert {(f["node"], f["line"], f["mistake"]) for f in orders} == {
+        (node, line_of(source, "child.grad += local_grad"), "too-early") for node in ("b", "c")
+    }
+    assert not findings(answer, "grad")  # the order's sentences say which grads are wrong
+    assert not answer["notes"]
+
+
+def test_microgpt_equals_instead_of_plus_equals_is_named_where_it_overwrote():
+    source, line = changed(MICROGPT, "child.grad += local_grad * v.grad", "child.grad = local_grad * v.grad")
+    answer = run(source, preset="diamond")  # a gets 9 through c, then 6 through b
+    [finding] = findings(answer)
+    assert (finding["node"], finding["line"], finding["mistake"]) == ("a", line, "overwrite")
+    assert finding["text"].startswith(f"line {line}: `child.grad = …` overwrote a's ")
+
+
+def test_microgpt_without_a_visited_set_is_named_where_it_lists_a_node_again():
+    source, _ = changed(
+        MICROGPT,
+        "            if v not in visited:\n"
+        "                visited.add(v)\n"
+        "                for child in v._children:\n"
+        "                    build_topo(child)\n"
+        "                topo.append(v)\n",
+        "            for child in v._children:\n                build_topo(child)\n            topo.append(v)\n",
+    )
+    answer = run(source, preset="double-diamond")
+    repeats = findings(answer, "repeat")
+    assert {f["node"] for f in repeats} == {"c", "d"}
+    assert {f["line"] for f in repeats} == {line_of(source, "topo.append(v)")}

@@ -96,19 +96,24 @@ class _OutOfSteps(BaseException):
 def run(request_json: str) -> str:
     """Answer one request (docs/yourcode.md) with one JSON string; never raises."""
     try:
-        answer = {"ok": True, **_run(_request(request_json))}
-    except _Refusal as refusal:
-        answer = {"ok": False, "error": refusal.error}
-    except BaseException as error:  # a bug of ours, or their code broke Python itself: data, not a traceback
-        if isinstance(error, (SystemExit, KeyboardInterrupt)):
-            message = "The run was stopped before it finished."
-        else:
+        try:
+            answer = {"ok": True, **_run(_request(request_json))}
+        except _Refusal as refusal:
+            answer = {"ok": False, "error": refusal.error}
+        except (SystemExit, KeyboardInterrupt):
+            answer = {"ok": False, "error": {"kind": "internal", "message": "The run was stopped before it finished."}}
+        except Exception as error:  # a bug of ours, or their code broke what ours needs: data, not a traceback
             message = f"Something went wrong inside Gradwalk ({type(error).__name__}: {error})."
-        answer = {"ok": False, "error": {"kind": "internal", "message": message}}
-    try:
+            answer = {"ok": False, "error": {"kind": "internal", "message": message}}
         return _dumps(answer)
-    except Exception as error:  # their objects made an answer that isn't JSON
-        return _dumps({"ok": False, "error": {"kind": "internal", "message": f"The answer isn't JSON ({error})."}})
+    except BaseException:  # even writing the answer failed (their code may have broken json itself)
+        return _BROKEN
+
+
+_BROKEN = (
+    '{"ok":false,"error":{"kind":"internal","message":"Your code broke the Python it runs in, '
+    'so this run could not be answered."}}'
+)
 
 
 def exercise(exercise_id: str) -> dict:
@@ -344,9 +349,10 @@ class _Watch:
         self.recorder: _Run | None = None
         self.line = None  # the line of theirs that ran last
 
-    def guarded(self, function, *args, runtime: bool = False):
+    def guarded(self, function, *args, runtime: bool = False, line: int | None = None):
         """``function(*args)`` with their frames traced. An endless run is refused; with
-        ``runtime``, so is an exception from their code, at its line, in Python's words."""
+        ``runtime``, so is an exception from their code, at its line, in Python's words
+        (``line`` when no line of theirs ran: a call that doesn't fit their method's signature)."""
         trace, profile = sys.gettrace(), sys.getprofile()
         self.tool = _start_counting_jumps(self.jump)
         sys.settrace(self._call)
@@ -363,7 +369,8 @@ class _Watch:
         except (Exception, SystemExit) as error:
             if not runtime:
                 raise
-            raise _Refusal("runtime", _raised_text(error), type=type(error).__name__, **_place_of(error)) from None
+            place = _place_of(error) or ({} if line is None else {"line": line})
+            raise _Refusal("runtime", _raised_text(error), type=type(error).__name__, **place) from None
         finally:
             sys.settrace(trace)
             sys.setprofile(profile)
@@ -600,7 +607,8 @@ class _Builder(_Walk):
 
     def input(self, number, label, name, node):
         number = self.values.get(name, float(number))
-        value = self.watch.guarded(self.value_class, number, runtime=True)
+        init = _def_line(getattr(self.value_class, "__init__", None))
+        value = self.watch.guarded(self.value_class, number, runtime=True, line=init)
         self.made.append(value)
         self.places[id(value)] = (node.lineno, node.col_offset + 1)
         self.named(value, label)
@@ -610,7 +618,7 @@ class _Builder(_Walk):
         entry = OPS[op]
         method = entry.reflected if reflected else entry.method
         function = self.watch.guarded(getattr, value, method, runtime=True)
-        result = self.watch.guarded(function, *args, runtime=True)
+        result = self.watch.guarded(function, *args, runtime=True, line=_def_line(function))
         if result is None or result is NotImplemented or isinstance(result, (numbers.Number, str)):
             raise _Refusal(
                 "graph",

@@ -512,3 +512,39 @@ def test_microgpt_without_a_visited_set_is_named_where_it_lists_a_node_again():
     repeats = findings(answer, "repeat")
     assert {f["node"] for f in repeats} == {"c", "d"}
     assert {f["line"] for f in repeats} == {line_of(source, "topo.append(v)")}
+
+
+def test_a_constructor_that_doesnt_take_one_number_is_named_at_its_def():
+    source = "class Value:\n    def __init__(self, data, label):\n        self.data = data\n" + "\n".join(
+        solution("mul").split("class Value:\n", 1)[1].splitlines()[5:]
+    )
+    answer = run(source, "mul", preset="reuse")
+    assert answer["error"]["kind"] == "runtime" and answer["error"]["type"] == "TypeError"
+    assert answer["error"]["line"] == 2
+    assert "label" in answer["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "import json\njson.dumps = None\njson.loads = None\nclass Value: pass\n",
+        "import builtins\ndel builtins.isinstance\nclass Value: pass\n",
+        "import sys\nsys.modules.clear()\nclass Value: pass\n",
+    ],
+    ids=["breaks json", "deletes a builtin", "clears sys.modules"],
+)
+def test_code_that_breaks_its_own_python_still_gets_an_answer(hostile):
+    # In a fresh interpreter: the damage must not reach this one.
+    script = (
+        "import json, sys\n"
+        "from engine import yourcode\n"
+        "request = json.dumps({'exercise': 'engine', 'source': sys.argv[1], 'preset': 'diamond'})\n"
+        "answer = yourcode.run(request)\n"
+        "sys.stdout.write(answer)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", script, hostile], cwd=root, capture_output=True, text=True, timeout=60, check=True
+    )
+    answer = json.loads(done.stdout)
+    assert answer["ok"] is False and answer["error"]["message"]

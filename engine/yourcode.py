@@ -7,10 +7,10 @@ an exception (docs/yourcode.md has the request and the answer).
 
 A run:
 
-1. compiles the learner's module (a syntax error comes back at its line and column) and
+1. checks the request's program with :mod:`engine.program`'s parser (it is never run), then
+   compiles the learner's module (a syntax error comes back at its line and column) and
    runs it in a fresh namespace under the file name ``<your code>``;
-2. builds the graph of the request's program with **their** ``Value``: the program is
-   checked by :mod:`engine.program`'s parser (never run), then its syntax tree is walked here
+2. builds the program's graph with **their** ``Value``: the program's syntax tree is walked here
    and each operation is a call of their operator (``a * b`` calls ``a.__mul__(b)``,
    ``3 * a`` calls ``a.__rmul__(3)``, ``tanh(a)`` calls ``a.tanh()``). An operation their
    class lacks is named before the graph is built, with the presets their class can build;
@@ -70,7 +70,9 @@ _EXERCISE_DIR = Path(__file__).resolve().parent / "exercises"
 _WRITE_HERE = "# >>> write here:"
 _END = "# <<<"
 _NO_BACKWARD_NOTE = "doesn't call a _backward on each node"  # engine.check's note, untrue once pushes show visits
-_CHECK_FILE = _check.__file__  # frames of engine/check.py's wrapping sit between a visit and its caller
+# Frames of engine/check.py's wrapping sit between a visit and its caller; the file name its
+# code objects carry (a precompiled engine's too) is the one to compare with.
+_CHECK_FILE = _check._recorder.__code__.co_filename
 
 # How Python's syntax tree writes each operator the engine knows.
 _BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}

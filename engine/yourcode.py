@@ -930,6 +930,7 @@ class _Findings:
         kinds = {p.kind for p in problems}
         found: list[dict] = self.pushes_order() if self.ran.infer else []
         replayed = self.replayed
+        judged: set[int] = set()  # the nodes whose local derivatives have been judged
         specific_order = any(p.kind == "order" and "never reached" in p for p in problems)
         for problem in problems:
             node = self.ids.get(problem.node, self.foreign.output)
@@ -944,7 +945,9 @@ class _Findings:
                 if replayed is not None and _same(self.ran.grads[node], replayed[node]):
                     continue  # the order's sentences already said it
             if kind == "local":
-                found += self.local(node, problem)
+                if node not in judged:  # engine.check says one sentence per parent; all are said at once
+                    judged.add(node)
+                    found += self.local(node, problem)
             elif kind == "overwrite":
                 found.append(self.overwrite(node, problem))
             else:
@@ -1001,7 +1004,12 @@ class _Findings:
             if close(given, want):
                 continue
             writes = self.writes_into(parent, child)
-            line = writes[0].line if writes and node.source == "_backward" else self.method_line(child)
+            if node.source != "_backward":
+                line = self.method_line(child)
+            elif writes:
+                line = writes[0].line
+            else:  # it wrote nothing there: its _backward is where the push is missing
+                line = _def_line(getattr(self.foreign.objects[child], "_backward", None)) or self.method_line(child)
             c, x = self.labels[child], self.labels[parent]
             entry = self.catalogue(f"{c}->{x}.local", given)
             text = f"in {self.head(child)}, your code gives {x} the local derivative {fmt(given)}"

@@ -349,6 +349,19 @@ def test_the_scaffolds_run_and_their_empty_parts_are_found_wanting():
     assert answer["error"]["kind"] == "missing" and answer["error"]["buildable"] == []
 
 
+def test_an_empty_backward_closure_is_named_once_per_input_at_its_def():
+    scaffold = yourcode.exercise("mul")["scaffold"]
+    answer = run(scaffold, "mul", preset="add-mul")  # d = a + b, e = d * c
+    at = {
+        "+": line_of(scaffold, "def _backward():", after="def __add__"),
+        "*": line_of(scaffold, "def _backward():", after="def __mul__"),
+    }
+    found = sorted((f["node"], f["line"], f["kind"]) for f in findings(answer))
+    assert found == sorted(
+        [("a", at["+"], "local"), ("b", at["+"], "local"), ("c", at["*"], "local"), ("d", at["*"], "local")]
+    )
+
+
 def test_a_scaffold_is_its_solution_with_each_marked_part_left_to_write():
     for exercise_id in yourcode.EXERCISES:
         found = yourcode.exercise(exercise_id)

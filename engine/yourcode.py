@@ -358,7 +358,7 @@ class _Watch:
         trace, profile = sys.gettrace(), sys.getprofile()
         self.tool = _start_counting_jumps(self.jump)
         sys.settrace(self._call)
-        if self.recorder is not None:
+        if self.recorder is not None and profile is None:  # a profiler already there is left alone
             sys.setprofile(self.recorder.on_profile)
         try:
             return function(*args)
@@ -375,7 +375,8 @@ class _Watch:
             raise _Refusal("runtime", _raised_text(error), type=type(error).__name__, **place) from None
         finally:
             sys.settrace(trace)
-            sys.setprofile(profile)
+            if profile is None:
+                sys.setprofile(None)
             _stop_counting_jumps(self.tool)
             self.tool = None
 

@@ -3,6 +3,7 @@ solutions, micrograd's own file, a microgpt-style class) gets the right grads an
 every preset it can build; each classic mistake is named at its node and at its line; errors
 come back as data at the learner's line; the engine's own door never reaches this module."""
 
+import cProfile
 import inspect
 import json
 import subprocess
@@ -561,3 +562,16 @@ def test_code_that_breaks_its_own_python_still_gets_an_answer(hostile):
     )
     answer = json.loads(done.stdout)
     assert answer["ok"] is False and answer["error"]["message"]
+
+
+def test_a_profiler_already_running_keeps_running_and_the_run_still_answers():
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        answer = run(solution("mul"), "mul", program=PR64)
+        still = sys.getprofile()
+    finally:
+        profiler.disable()
+    assert still is not None
+    assert answer["ok"] and answer["grads"] == answer["expected"]
+    assert answer["visits"] == ["c", "b", "a"]

@@ -278,7 +278,8 @@ def _compiled(source: str):
 
 
 def _load(code, watch: _Watch) -> type:
-    """Run their compiled module in a fresh namespace; its class Value."""
+    """Run their compiled module in a fresh namespace; its class Value. (Its __name__ is not
+    "__main__", so a block of theirs under ``if __name__ == "__main__":`` doesn't run.)"""
     namespace = {"__name__": "yourcode"}
     watch.guarded(exec, code, namespace, runtime=True)
     value_class = namespace.get("Value")
@@ -294,6 +295,14 @@ def _has(value_class: type, method: str) -> bool:
         return False
 
 
+# Each augmented assignment as it is written: += for ast.Add, and so on.
+_AUGMENTED = {
+    ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/=", ast.FloorDiv: "//=", ast.Mod: "%=",
+    ast.Pow: "**=", ast.MatMult: "@=", ast.LShift: "<<=", ast.RShift: ">>=", ast.BitOr: "|=",
+    ast.BitXor: "^=", ast.BitAnd: "&=",
+}  # fmt: skip
+
+
 def _grad_stores(source: str) -> dict[int, list[tuple[str | None, str]]]:
     """Each line of their code that writes a .grad: (the name it writes through, when it is a
     plain name such as ``self``; the operator, "=" or "+=")."""
@@ -302,7 +311,7 @@ def _grad_stores(source: str) -> dict[int, list[tuple[str | None, str]]]:
         if isinstance(node, ast.Assign):
             targets, op = node.targets, "="
         elif isinstance(node, ast.AugAssign):
-            targets, op = [node.target], _AUGMENTED.get(type(node.op), "op=")
+            targets, op = [node.target], _AUGMENTED[type(node.op)]
         else:
             continue
         for target in targets:
@@ -310,9 +319,6 @@ def _grad_stores(source: str) -> dict[int, list[tuple[str | None, str]]]:
                 name = target.value.id if isinstance(target.value, ast.Name) else None
                 stores.setdefault(node.lineno, []).append((name, op))
     return stores
-
-
-_AUGMENTED = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/="}
 
 
 def _place_of(error) -> dict:
@@ -575,7 +581,8 @@ def _needs(tree: ast.Module, values: dict) -> list[_Need]:
 def _missing_text(missing: list[_Need]) -> tuple[str, dict]:
     listed = [f"{need.text}, used on line {need.line}" for need in missing]
     joined = listed[0] if len(listed) == 1 else "; ".join(listed[:-1]) + "; and " + listed[-1]
-    return f"Your Value class can't build this graph: it has no {joined} of the program.", {"line": missing[0].line}
+    message = f"Your Value class can't build this graph: it has no {joined} of the program."
+    return message, {"program_line": missing[0].line}
 
 
 _PRESET_NEEDS: dict[str, tuple[str, ...]] = {}
@@ -625,7 +632,8 @@ class _Builder(_Walk):
         if result is None or result is NotImplemented or isinstance(result, (numbers.Number, str)):
             raise _Refusal(
                 "graph",
-                f"Your {method} returned {result!r} instead of a new Value (line {node.lineno} of the program).",
+                f"Your {method} returned {repr(result)[:40]} instead of a new Value (line {node.lineno} of the "
+                "program).",
                 line=_def_line(getattr(self.value_class, method, None)),
             )
         self.made.append(result)

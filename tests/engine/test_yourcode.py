@@ -132,6 +132,26 @@ def assert_right(answer, preset_id):
     labels = {node["label"] for node in answer["graph"]["nodes"]}
     assert labels == set(answer["grads"])
     assert sorted(answer["visits"]) and set(answer["visits"]) <= labels
+    assert_writes_add_up(answer)
+
+
+def assert_writes_add_up(answer):
+    """Each write sits on an edge from the node being visited into the node written, and the
+    writes into a node end at the grad it ends with: the run on screen is the whole run."""
+    nodes = [node["label"] for node in answer["graph"]["nodes"]]
+    edges = {edge["id"]: edge for edge in answer["graph"]["edges"]}
+    last = {}
+    for write in answer["writes"]:
+        assert write["op"] in ("=", "+=") and isinstance(write["line"], int)
+        if write["edge"] is not None:
+            edge = edges[write["edge"]]
+            assert nodes[edge["parent"]] == write["node"]
+            assert nodes[edge["child"]] == answer["visits"][write["visit"]]
+        if write["node"] in last:
+            assert write["before"] == last[write["node"]]
+        last[write["node"]] = write["after"]
+    for label, grad in answer["grads"].items():
+        assert last.get(label, 0.0) == grad, label
 
 
 # -- a right engine: right grads, no finding -----------------------------------------------------------------

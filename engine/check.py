@@ -118,10 +118,11 @@ class Report:
         }
 
 
-def check(loss) -> Report:
-    """Test the engine that built ``loss`` against Gradwalk's rules; see the module's doc."""
+def check(loss, names: dict[int, str] | None = None) -> Report:
+    """Test the engine that built ``loss`` against Gradwalk's rules; see the module's doc.
+    ``names`` labels nodes by ``id()``, as :func:`engine.foreign.read` takes them."""
     try:
-        return _Checker(read(loss)).run()
+        return _Checker(read(loss, names)).run()
     except ForeignGraphError:
         raise
     except Exception as error:  # a bug of ours: still one clear error, never a traceback from inside

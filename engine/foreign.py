@@ -273,10 +273,13 @@ class _Raw:
     fingerprint: str = ""
 
 
-def read(value) -> Foreign:
-    """Read the graph of ``value`` (any micrograd-style value, or a Program) without changing it."""
+def read(value, names: dict[int, str] | None = None) -> Foreign:
+    """Read the graph of ``value`` (any micrograd-style value, or a Program) without changing it.
+
+    ``names`` gives some nodes their label by ``id()``, in place of the node's own ``label``
+    (a graph built from a program, whose variables name its nodes, by a class without labels)."""
     try:
-        return _read(value.output if isinstance(value, Program) else value)
+        return _read(value.output if isinstance(value, Program) else value, names or {})
     except ForeignGraphError:
         raise
     except Exception as error:  # a bug of ours: still one clear error, never a traceback from inside
@@ -286,8 +289,10 @@ def read(value) -> Foreign:
         ) from error
 
 
-def _read(value) -> Foreign:
+def _read(value, names: dict[int, str]) -> Foreign:
     raws, post = _discover(value)
+    for key, raw in raws.items():
+        raw.label = names.get(key, raw.label)
     root = raws[id(value)]
     with untouched([raw.obj for raw in raws.values()]):
         for key in post:

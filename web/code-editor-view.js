@@ -163,10 +163,9 @@ const theme = EditorView.theme({
     backgroundColor: "var(--panel, #ffffff)",
     border: "1px solid var(--line, #d9dde3)",
     borderRadius: "6px",
-    fontSize: "0.92rem",
   },
   "&.cm-focused": { outline: "2px solid var(--accent, #1f5fbf)", outlineOffset: "1px" },
-  ".cm-scroller": { fontFamily: "var(--mono, monospace)", lineHeight: "1.5" },
+  ".cm-scroller": { fontFamily: "var(--mono, monospace)", fontSize: "0.92rem", lineHeight: "1.5" },
   ".cm-content": { minHeight: "9em", padding: "6px 0" },
   ".cm-gutters": {
     backgroundColor: "var(--soft, #f1f3f6)",
@@ -197,7 +196,7 @@ const theme = EditorView.theme({
   ".cm-gutterElement.cm-marked-line-number": { color: "var(--recv, #a44f00)", fontWeight: "700" },
   ".cm-matchingBracket": { outline: "1px solid var(--muted, #555d6b)" },
   // A phone zooms into a text field whose text is under 16 px when it takes focus.
-  "@media (pointer: coarse)": { "&": { fontSize: "16px" } },
+  "@media (pointer: coarse)": { ".cm-scroller": { fontSize: "16px" } },
 });
 
 /**

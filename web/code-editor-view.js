@@ -35,13 +35,14 @@ import { pythonLanguage } from "@codemirror/lang-python";
 /**
  * @typedef {object} CodeEditor
  * @property {() => string} getText  the whole text
- * @property {(text: string) => void} setText  replace the whole text (undoable; onChange is not called)
+ * @property {(text: string) => void} setText  replace the whole text (undoable; onChange is not called),
+ *   clearing the error and the marked lines
  * @property {(line: number, message: string) => void} markError  mark a line (1-based) and show the
  *   message under it; the next edit, setText or clearError() removes it
  * @property {() => void} clearError
  * @property {(lines: number[], kind?: string) => void} markLines  highlight these lines (1-based) as
- *   `kind`, in place of the lines marked as `kind` before; [] clears them. The marks follow
- *   their text through edits.
+ *   `kind` ("finding" unless named), in place of the lines marked as `kind` before; [] clears
+ *   them. The marks follow their text through the learner's edits; the first is scrolled into view.
  * @property {() => void} focus
  * @property {() => void} destroy
  */
@@ -127,6 +128,7 @@ const setMarks = StateEffect.define();
 const marksField = StateField.define({
   create: () => ({ lines: Decoration.none, numbers: RangeSet.empty }),
   update(marks, tr) {
+    if (tr.annotation(programmatic)) return { lines: Decoration.none, numbers: RangeSet.empty }; // a new text
     let { lines, numbers } = tr.docChanged
       ? { lines: marks.lines.map(tr.changes), numbers: marks.numbers.map(tr.changes) }
       : marks;
@@ -199,6 +201,20 @@ const theme = EditorView.theme({
   "@media (pointer: coarse)": { ".cm-scroller": { fontSize: "16px" } },
 });
 
+// Text typed or inserted over a selection is put in by the editor itself: Chrome's own
+// editing would keep the style of the highlighted text it replaces in a style=""
+// attribute, which the site's CSP blocks (a violation on the console). Typing with no
+// selection, pasting and deleting never reach the browser's editing in this way.
+const replaceSelectionOnInput = EditorView.domEventHandlers({
+  beforeinput(event, view) {
+    if (event.inputType !== "insertText" || event.isComposing || !event.data) return false;
+    if (view.state.selection.ranges.every((range) => range.empty)) return false;
+    event.preventDefault();
+    view.dispatch(view.state.replaceSelection(event.data), { scrollIntoView: true, userEvent: "input.type" });
+    return true;
+  },
+});
+
 /**
  * A code editor for Python in `parent`, which must be inside a shadow root.
  * @param {HTMLElement} parent
@@ -231,6 +247,10 @@ export function createEditor(parent, { doc = "", label, onChange, onRun }) {
         Prec.highest(keymap.of([{ key: "Mod-Enter", run }])),
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
         EditorView.contentAttributes.of({ "aria-label": label }),
+        // While an error is shown the text is marked invalid (its message is read with the line).
+        EditorView.contentAttributes.compute([errorField], (state) =>
+          state.field(errorField) ? { "aria-invalid": "true" } : {}),
+        replaceSelectionOnInput,
         errorField,
         marksField,
         theme,
@@ -271,7 +291,10 @@ export function createEditor(parent, { doc = "", label, onChange, onRun }) {
       const count = view.state.doc.lines;
       const numbers = [...new Set(lines)].filter((n) => Number.isInteger(n) && n >= 1 && n <= count);
       const starts = numbers.map((n) => view.state.doc.line(n).from);
-      view.dispatch({ effects: setMarks.of({ kind: String(kind), starts }) });
+      /** @type {StateEffect<any>[]} */
+      const effects = [setMarks.of({ kind: String(kind), starts })];
+      if (starts.length) effects.push(EditorView.scrollIntoView(starts[0], { y: "nearest" }));
+      view.dispatch({ effects });
     },
     focus: () => view.focus(),
     destroy: () => view.destroy(),

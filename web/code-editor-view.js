@@ -237,6 +237,9 @@ export function createEditor(parent, { doc = "", label, onChange, onRun }) {
       doc,
       extensions: [
         lineNumbers(),
+        // A long line wraps (under its number) instead of running off a phone's screen,
+        // and so does an error's message under it.
+        EditorView.lineWrapping,
         history(),
         bracketMatching(),
         indentOnInput(),

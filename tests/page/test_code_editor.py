@@ -26,6 +26,7 @@ SIZES = {
 BLANK_HTML = (
     "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
     + csp.META_TAG
+    + "<meta name='viewport' content='width=device-width, initial-scale=1'>"
     + "<link rel='icon' href='data:,'><title>code editor</title></head><body></body></html>"
 )
 SOURCE = "class Value:\n    def __init__(self, data):\n        self.data = data\n        self.grad = 0.0\n"
@@ -235,7 +236,7 @@ def test_an_error_shows_its_line_number_and_message_until_the_next_edit(sized, s
     # A line past the end is marked on the last line.
     page.evaluate("() => editor.markError(99, 'SyntaxError: unexpected EOF')")
     assert error_on_screen(page)["number"] == "5"
-    page.evaluate("(m) => editor.markError(3, m)", message)
+    page.evaluate("(m) => { editor.markError(3, m); editor.markLines([2]); }", message)
     page.screenshot(path=str(SCREENSHOTS / f"code-editor-error-{page.size_name}.png"))
     # The next edit clears it; so does clearError().
     box.focus()

@@ -93,12 +93,14 @@ LAZY_ENTRIES = ("code-editor-view.js",)
 
 def lazy_modules(root: Path, site: Path) -> None:
     """Bundle each module the page loads on demand with what it imports (npm packages
-    included) into one self-contained file at the same address."""
+    included) into one self-contained file at the same address in `site`. Bundled from
+    web/ itself, not from the site's copy: esbuild finds an npm package in the
+    node_modules/ of a folder above the module, and the site may be built anywhere."""
     for name in LAZY_ENTRIES:
-        entry = site / name
+        entry = root / "web" / name
         if not entry.is_file():
             raise BuildError(f"web/{name} is missing; restore it and run the build again.")
-        _esbuild(root, entry, entry, ["--minify"])
+        _esbuild(root, entry, site / name, ["--minify"])
 
 
 def _esbuild(root: Path, entry: Path, out: Path, options: list[str]) -> None:

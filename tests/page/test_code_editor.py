@@ -184,6 +184,17 @@ def test_set_text_replaces_the_text_without_telling_on_change(editor):
     assert page.evaluate("() => seen.changes") == []
 
 
+def test_focus_puts_the_keyboard_in_the_editor_and_destroy_removes_it(editor):
+    page, box = editor
+    page.evaluate("() => editor.focus()")
+    assert page.evaluate("() => gwActive()?.getAttribute('role')") == "textbox"
+    page.keyboard.type("#")
+    assert text(page) == "#" + SOURCE
+    page.evaluate("() => editor.destroy()")
+    assert box.count() == 0
+    assert page.evaluate("() => document.getElementById('host').shadowRoot.querySelector('.cm-editor')") is None
+
+
 def error_on_screen(page):
     return page.evaluate(
         """() => {

@@ -299,7 +299,7 @@ export class Checkpoints {
         card.dataset.state = "invalid";
         return;
       }
-      right = Math.abs(x - Number(cp.answerValue)) <= this.tolerance(cp);
+      right = Math.abs(x - Number(cp.answerValue)) <= tolerance(cp);
     }
     st.state = right ? "right" : "wrong";
     this.onAnswer(key, st);
@@ -314,10 +314,6 @@ export class Checkpoints {
       this.markNamed(diagnosis(cp, st.reply)?.nodes ?? []);
       bringIntoView(feedback); // below the field: on a phone it may start off the screen
     }
-  }
-
-  tolerance(cp) {
-    return tolerance(cp);
   }
 
   // What a wrong answer says: the mistake it matches (its sentence names what the

@@ -214,6 +214,8 @@ function graphLoaded(s, { answer, source, kind = "load", place = null, prerender
     Object.assign(s.questions, { key: "code", list: [], waiting: 0 });
     return;
   }
+  // Any other graph: the learner's last run (or its error) was about the one before.
+  if (s.code.status !== "running") Object.assign(s.code, { status: null, result: null, error: null, picked: null });
   const detail = source.preset ? s.presetDetails.get(source.preset) ?? { checkpoints: [] } : null;
   const key = `${source.preset ?? "program"}:${JSON.stringify(source.values ?? {})}:`
     + `${source.preset ? "" : answer.program}`;

@@ -324,10 +324,8 @@ def test_the_code_is_kept_per_exercise_and_travels_in_links(screen, site_url):
     page.wait_for_function("location.search.includes('code=')", timeout=5_000)
     link = page.evaluate("location.href")
     assert "exercise=tanh" in link and "start=code" in link
-    # A reload: kept in the browser's storage.
-    page.reload()
-    wait_ready(page)
-    editor(page).wait_for()
+    # The page opened again without the code in its link: kept in the browser's storage.
+    open_mode(page, site_url, "exercise=tanh&preset=neuron")
     assert editor(page).input_value() == mine
     # Another exercise keeps its own.
     choose_exercise(page, "mul")

@@ -220,10 +220,11 @@ export async function runCode(w) {
     return;
   }
   try {
-    decodeAnswer(result.graph);
-    const mode = runOf(result, result.graph);
+    // Their graph is a load answer without its "ok" (docs/yourcode.md): a whole one here.
+    const answer = decodeAnswer({ ok: true, ...result.graph });
+    const mode = runOf(result, answer);
     update(w, [
-      { type: "graph", answer: result.graph, source, kind: "code" },
+      { type: "graph", answer, source, kind: "code" },
       { type: "codeRun", result, run: mode },
     ]);
   } catch (error) {

@@ -187,6 +187,11 @@ export default {
 
 // ---------------------------------------------------------------- the panel
 
+// The line of their code an error is at (a program's error is at a line of the program).
+function theirLine(error) {
+  return error && error.kind !== "program" && Number.isInteger(error.line) ? error.line : null;
+}
+
 // The mode's panel in the stage's side column (#stage-code): the exercise chooser, the
 // editor (panels/code-editor.js, loaded when the mode opens), Run my code, Show a
 // solution and Reset, the run's status, its findings or its error.
@@ -261,7 +266,7 @@ export class YourCode {
     const error = code.status === "error" ? code.error : null;
     if (error !== this.drawn.error) {
       this.drawn.error = error;
-      if (error?.line) editor.markError(error.line, error.message);
+      if (theirLine(error)) editor.markError(error.line, error.message);
       else editor.clearError();
     }
     if (code.picked !== this.drawn.picked || code.result !== this.drawn.pickedOf) {
@@ -280,9 +285,11 @@ export class YourCode {
     }
     if (code.status === "error") {
       const error = code.error;
-      this.status.textContent = error.line ? `Your code stopped at line ${error.line}.` : "Your code did not run.";
-      const parts = [h("p", { class: "code-error", role: "alert" }, error.line ? `Line ${error.line}: ` : "",
-        error.message)];
+      const line = theirLine(error);
+      this.status.textContent = line ? `Your code stopped at line ${line}.` : "Your code did not run.";
+      const programLine = error.kind === "program" && error.line;
+      const where = line ? `Line ${line}: ` : programLine ? `The program, line ${error.line}: ` : "";
+      const parts = [h("p", { class: "code-error", role: "alert" }, where, error.message)];
       if (error.kind === "missing" && error.buildable?.length) {
         const title = (id) => s.presets.find((p) => p.id === id)?.title ?? id;
         parts.push(h("p", {}, "Graphs your class can build:"),

@@ -196,6 +196,7 @@ export async function runCode(w) {
       "This graph came from elsewhere (a notebook's kernel): pick a preset to run your code on." } } }, false);
     return;
   }
+  const program = s.answer.program; // the program on screen, which their class builds
   const kept = own(w);
   const run = ++kept.runs;
   const request = { exercise: s.code.exercise, source: editor.getText(), ...graph,
@@ -220,8 +221,9 @@ export async function runCode(w) {
     return;
   }
   try {
-    // Their graph is a load answer without its "ok" (docs/yourcode.md): a whole one here.
-    const answer = decodeAnswer({ ok: true, ...result.graph });
+    // Their graph is a load answer without "ok" and, read from their objects, without its
+    // program (docs/yourcode.md): a whole one here, with the program it was built from.
+    const answer = decodeAnswer({ ...result.graph, ok: true, program: result.graph.program ?? program });
     const mode = runOf(result, answer);
     update(w, [
       { type: "graph", answer, source, kind: "code" },

@@ -244,7 +244,9 @@ export class YourCode {
     else host.removeAttribute("data-code");
     if (code.exercises !== this.drawn.exercises) {
       this.drawn.exercises = code.exercises;
-      this.select.replaceChildren(...(code.exercises ?? []).map((e) => h("option", { value: e.id }, e.title)));
+      // The chooser names each by its title's head ("tanh"); the line below says it whole.
+      this.select.replaceChildren(...(code.exercises ?? []).map((e) =>
+        h("option", { value: e.id }, e.title.split(":")[0])));
     }
     if (this.select.value !== code.exercise) this.select.value = code.exercise;
     this.title.textContent = code.exercises?.find((e) => e.id === code.exercise)?.title ?? "";

@@ -20,15 +20,15 @@ let made = 0;
 // Its own styles, so that this file is the whole stand-in.
 const CSS = `
 .code-editor-frame { display: grid; grid-template-columns: auto minmax(0, 1fr); border: 1px solid #8f98a6;
-  border-radius: 6px; background: var(--panel, #fff); overflow: hidden; }
+  border-radius: 6px; background: var(--panel, #fff); overflow: hidden; height: min(24rem, 60dvh); }
 .code-editor-frame:focus-within { outline: 3px solid var(--accent); outline-offset: 1px; }
 .code-editor-gutter { margin: 0; padding: 0.4rem 0.45rem; background: var(--soft, #f3f5f8); color: var(--muted);
   text-align: right; font: 0.82rem/1.45 var(--mono); overflow: hidden; user-select: none; min-width: 2.4em;
   white-space: pre; }
 .code-editor-gutter .is-error, .code-editor-gutter .is-finding { color: #fff; background: var(--late);
   font-weight: 700; }
-.code-editor-area { font: 0.82rem/1.45 var(--mono); border: 0; padding: 0.4rem 0.5rem; resize: vertical;
-  width: 100%; min-height: 12rem; color: var(--ink); background: transparent; white-space: pre; overflow: auto;
+.code-editor-area { font: 0.82rem/1.45 var(--mono); border: 0; padding: 0.4rem 0.5rem; resize: none;
+  width: 100%; height: 100%; color: var(--ink); background: transparent; white-space: pre; overflow: auto;
   tab-size: 4; }
 .code-editor-area:focus { outline: none; }
 .code-editor-error { color: var(--late); font-weight: 600; margin: 0.3rem 0 0; font-size: 0.88rem; }
@@ -47,9 +47,13 @@ export function createEditor(parent, { doc = "", label = "Code", onChange = (_te
   }));
   area.value = doc;
   const error = h("p", { class: "code-editor-error", id: `${id}-error`, hidden: true });
-  const frame = h("div", { class: "code-editor" }, h("style", {}, CSS),
-    h("div", { class: "code-editor-frame" }, gutter, area), error);
+  const frame = h("div", { class: "code-editor" }, h("div", { class: "code-editor-frame" }, gutter, area), error);
   parent.append(frame);
+  // Its styles, adopted by the widget's shadow root (a <style> element would break the CSP).
+  const root = /** @type {ShadowRoot | Document} */ (parent.getRootNode());
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(CSS);
+  root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
   /** @type {{error: number | null, lines: Map<number, string>}} */
   const marked = { error: null, lines: new Map() };
 
@@ -120,6 +124,9 @@ export function createEditor(parent, { doc = "", label = "Code", onChange = (_te
       if (lines.length) select(lines[0]);
     },
     focus: () => area.focus(),
-    destroy: () => frame.remove(),
+    destroy() {
+      frame.remove();
+      root.adoptedStyleSheets = root.adoptedStyleSheets.filter((s) => s !== sheet);
+    },
   };
 }

@@ -320,8 +320,15 @@ def test_a_sandbox_error_shows_its_message_and_the_next_run_works(screen, site_u
 def test_the_code_is_kept_per_exercise_and_travels_in_links(screen, site_url):
     page = open_mode(screen, site_url, "exercise=tanh&preset=neuron")
     mine = solution("tanh").replace('"""', '"""Mine. ', 1)
+    page.wait_for_function("location.search.includes('start=code')", timeout=5_000)
+    before = page.evaluate("location.search")
     write(page, mine)
-    page.wait_for_function("location.search.includes('code=')", timeout=5_000)
+    page.wait_for_function(
+        "([mine, before]) => localStorage.getItem('gradwalk:your-code:tanh') === mine"
+        " && location.search !== before && location.search.includes('code=')",
+        arg=[mine, before],
+        timeout=5_000,
+    )
     link = page.evaluate("location.href")
     assert "exercise=tanh" in link and "start=code" in link
     # The page opened again without the code in its link: kept in the browser's storage.
@@ -329,9 +336,13 @@ def test_the_code_is_kept_per_exercise_and_travels_in_links(screen, site_url):
     assert editor(page).input_value() == mine
     # Another exercise keeps its own.
     choose_exercise(page, "mul")
-    assert editor(page).input_value() == yourcode.exercise("mul")["scaffold"]
+    other = solution("mul").replace('"""', '"""Mine too. ', 1)
+    write(page, other)
     choose_exercise(page, "tanh")
     assert editor(page).input_value() == mine
+    choose_exercise(page, "mul")
+    assert editor(page).input_value() == other
+    choose_exercise(page, "tanh")
     # The link alone, in a browser with nothing stored.
     fresh_page = sized_page(page.context.browser, SIZES[page.size_name], page.size_name)
     fresh = next(fresh_page)

@@ -222,8 +222,11 @@ export async function runCode(w) {
   }
   try {
     // Their graph is a load answer without "ok" and, read from their objects, without its
-    // program (docs/yourcode.md): a whole one here, with the program it was built from.
-    const answer = decodeAnswer({ ...result.graph, ok: true, program: result.graph.program ?? program });
+    // preset and program (docs/yourcode.md): a whole one here, with what it was built from.
+    const answer = decodeAnswer({
+      ...result.graph, ok: true, preset: result.graph.preset ?? source.preset ?? null,
+      program: result.graph.program ?? program,
+    });
     const mode = runOf(result, answer);
     update(w, [
       { type: "graph", answer, source, kind: "code" },

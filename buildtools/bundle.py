@@ -85,6 +85,24 @@ def worker_modules(root: Path, site: Path) -> None:
         _esbuild(root, entry, entry, ["--minify"])
 
 
+# Modules the page imports only when it needs them, by URL: the "Your code" mode's code
+# editor (panels/code-editor.js loads it), CodeMirror bundled in, so that a page that
+# never opens the mode never requests or parses it.
+LAZY_ENTRIES = ("code-editor-view.js",)
+
+
+def lazy_modules(root: Path, site: Path) -> None:
+    """Bundle each module the page loads on demand with what it imports (npm packages
+    included) into one self-contained file at the same address in `site`. Bundled from
+    web/ itself, not from the site's copy: esbuild finds an npm package in the
+    node_modules/ of a folder above the module, and the site may be built anywhere."""
+    for name in LAZY_ENTRIES:
+        entry = root / "web" / name
+        if not entry.is_file():
+            raise BuildError(f"web/{name} is missing; restore it and run the build again.")
+        _esbuild(root, entry, site / name, ["--minify"])
+
+
 def _esbuild(root: Path, entry: Path, out: Path, options: list[str]) -> None:
     """esbuild `entry` with its imports into `out` (written whole or not at all)."""
     staged = _unique_partial(out)  # builds running at once (serve, pip, tests) never share one

@@ -1,11 +1,11 @@
 """The npm packages the build and the checks use, installed exactly as package-lock.json says.
 
 package.json names them (the Pyodide runtime, esbuild, linkedom, the JavaScript linter
-and type checker) and package-lock.json pins every package, with npm's sha512 integrity,
-for every platform npm supports (esbuild's binary is one optional package per platform,
-and npm installs the one this machine runs). `npm ci` installs them into node_modules/
-and checks every download against its integrity, so nothing here knows a platform or a
-hash of its own.
+and type checker, CodeMirror for the site's code editor) and package-lock.json pins every
+package, with npm's sha512 integrity, for every platform npm supports (esbuild's binary
+is one optional package per platform, and npm installs the one this machine runs).
+`npm ci` installs them into node_modules/ and checks every download against its
+integrity, so nothing here knows a platform or a hash of its own.
 
 ensure() runs `npm ci` only when node_modules/ differs from package-lock.json: npm keeps a
 record of what it installed there (node_modules/.package-lock.json, each package as the

@@ -148,6 +148,7 @@ def assemble(
         # Each page's module with its imports in one file (no module preloads needed).
         bundle.page_modules(root, staging)
         bundle.worker_modules(root, staging)  # the engine's and the code worker: one file each
+        bundle.lazy_modules(root, staging)  # the code editor, CodeMirror included, fetched when used
         runtime = staging / PYODIDE_DIR / "unhashed"
         _copy_runtime(root, pins.pyodide_version, runtime)
         _add_micropip(micropip_whl, runtime)

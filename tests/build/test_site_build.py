@@ -482,6 +482,18 @@ def test_the_engine_worker_is_one_bundled_file(built_dist):
     assert "boot/snapshot.js" in bundled
 
 
+def test_the_code_editor_is_one_file_that_no_page_bundles(built_dist):
+    # web/code-editor-view.js with CodeMirror bundled in: one self-contained module, which
+    # the page fetches by URL only when the "Your code" mode asks for it (panels/code-editor.js).
+    bundled = (built_dist / "code-editor-view.js").read_text()
+    assert not re.search(r'\bimport\s*(?:\(|[^;]*?from\s*)["\']', bundled)
+    assert re.search(r"export\s*\{[^}]*\bas createEditor\b|export\s*\{[^}]*\bcreateEditor\b", bundled)
+    assert "cm-scroller" in bundled  # CodeMirror's own
+    for entry in ("page.js", "gradwalk.js", "widget.js"):
+        assert "cm-scroller" not in (built_dist / entry).read_text(), entry
+    assert "code-editor-view.js" in (built_dist / "sw.js").read_text()  # precached like the workers
+
+
 def test_server_sends_small_files_without_nagle_delays():
     from buildtools import serve
 

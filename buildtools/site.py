@@ -34,6 +34,7 @@ from . import (
     bundle,
     compress,
     exclusive,
+    exercises,
     graph_svg,
     mode_registry,
     npm,
@@ -139,6 +140,8 @@ def assemble(
         _copy_web(root / "web", staging)
         # What the page knows of the modes comes from their engine modules (engine/modes/).
         mode_registry.write(staging, mode_registry.describe(root))
+        # The "Your code" exercises as data, so the page needs no Python to show them.
+        exercises.write(staging, exercises.describe(root))
         widget_markup.write(staging)
         # The notebook's front end: the same widget, one module, in the Python package.
         bundle.notebook_module(root, staging, root / bundle.OUTPUT)

@@ -6,9 +6,10 @@
 // Attributes (the iframe embed's options, panels/embed.js and url.js):
 //   preset     a preset id                  program  a program of your own (its text)
 //   values     new input values, a:3,b:-1   order    a visit order to run, d,b,c,a
-//   pass, step where to start in the trace  start    forward | backward | end | order
+//   pass, step where to start in the trace  start    forward | backward | end | order | code
+//   exercise   "Your code"'s exercise (mul | backward | tanh | engine), with start="code"
 //   hide       parts to leave out, comma-separated (presets, questions, values, nudge,
-//              editor, code, table, order, why, lesson, share)
+//              editor, code, table, order, why, lesson, share, exercises)
 //   questions  "off" turns the checkpoint questions off
 // Changing an attribute rebuilds the widget. Every <grad-walk> on a page shares one
 // engine (one Python); each element carries data-engine="loading" | "ready" |
@@ -21,7 +22,7 @@ import { toBase64url } from "./url.js";
 
 // prog and src (a link's compressed and plain program) pass through as the Embed dialog writes them.
 const ATTRIBUTES = [
-  "preset", "program", "prog", "src", "values", "order", "pass", "step", "start", "hide", "questions",
+  "preset", "program", "prog", "src", "values", "order", "pass", "step", "start", "hide", "questions", "exercise",
 ];
 const SPELLED = { values: "v" }; // attribute → permalink parameter, where they differ
 

@@ -10,6 +10,7 @@ import { update } from "./update.js";
 import { narrate } from "./render.js";
 import { loadSource } from "./actions/load.js";
 import { whyFromParams, whyLinkParams } from "./actions/why.js";
+import { codeLinkParams } from "./actions/code.js";
 import { PASSES, decodeProgram, encodeProgram, formatLink, parseLink } from "./url.js";
 
 export class LearnLinks {
@@ -88,7 +89,7 @@ export class LearnLinks {
     if (!this.live || !this.w.state.answer) return;
     const state = this.linkState();
     const prog = state.program !== null ? await this.programParam(state.program) : null;
-    const other = whyLinkParams(this.w, this.link.other); // + Why reverse mode's
+    const other = codeLinkParams(this.w, whyLinkParams(this.w, this.link.other)); // + Why reverse mode's, Your code's
     const query = formatLink(state, { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other });
     const first = this.replaceNext; // the first write after a restore only tidies the address
     this.replaceNext = false;

@@ -35,6 +35,7 @@ function draw(w, s) {
   const view = stepper?.view() ?? null;
   w.stageTabs.show(s.tab);
   w.why.draw(s, view);
+  w.yourCode.draw(s, view, w.host);
   for (const radio of w.ui.orderRules) radio.checked = radio.value === s.why.rule; // push or pull
   if (!stepper) return;
   const answer = s.answer;

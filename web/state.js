@@ -107,7 +107,8 @@ export function createState() {
     source: null, // what that answer was made from: {preset, values?}, {program}, or {values?} (a kernel's graph)
     /** @type {import("./stepper.js").Stepper | null} */
     stepper: null, // the trace of that answer and the position in it
-    // How that graph came: "load" | "preset" | "program" | "editor" | "values" | "reset" | "link" | "graph".
+    // How that graph came: "load" | "preset" | "program" | "editor" | "values" | "reset" | "link" | "graph"
+    // | "code" (the graph a learner's own Value class built: "Your code").
     kind: "load",
     graphs: 0, // graph answers shown so far
     /** @type {string | null} */
@@ -124,7 +125,7 @@ export function createState() {
     orderStatus: { text: "", say: true, said: 0 }, // the visit order's status line; said counts its changes
     // "What just happened"; said counts what was said (the same words twice are announced twice).
     narration: { text: "", said: 0 },
-    tab: "passes", // the stage's tab: "passes" | "order" | "why" (actions/stage.js)
+    tab: "passes", // the stage's tab: "passes" | "order" | "why" | "code" (actions/stage.js)
     /** @type {string | null} */
     tabOwner: null, // the tab of the experiment on the stepper, if any
     digits: false, // "More digits": numbers with five decimals instead of 4 significant digits
@@ -154,6 +155,23 @@ export function createState() {
     },
     /** @type {{asked: {kind: string, wrt?: string, h: string}, shown: any, stale: boolean} | null} */
     nudge: null, // the nudge check: what was asked (redone with a new graph's numbers) and its result
+    code: {
+      // "Your code" (modes/your-code.js, actions/code.js). The code itself is the editor's
+      // (and the browser's storage); its run on the stepper is the Stepper's mode "code".
+      opened: false, // the mode has been opened (its worker started, its exercises asked for)
+      /** @type {any[] | null} */
+      exercises: null, // the exercises ({id, title, scaffold, solution}), once fetched
+      exercise: "mul", // the exercise chosen
+      /** @type {null | "running" | "done" | "error"} */
+      status: null, // the last run's (also the host's data-code)
+      /** @type {any} */
+      result: null, // the last run's answer, when it ran (engine.yourcode's, ok)
+      /** @type {{kind: string, message: string, line?: number | null, [more: string]: any} | null} */
+      error: null, // why the last run gave no result: an error of their code, or of its sandbox
+      /** @type {number | null} */
+      picked: null, // the finding the learner picked (its index), marked in the editor and on the graph
+      runs: 0, // runs answered
+    },
     why: {
       // The "Why reverse mode" section's choices (modes/why-reverse.js's WHY_CHOICES);
       // which experiment is on the stepper is the Stepper's (state.stepper.trace.mode).

@@ -123,6 +123,16 @@ function apply(s, c) {
     case "tab":
       s.tab = c.tab;
       break;
+    case "code": // "Your code"'s state: {set: {opened, exercises, exercise, status, error, picked}}
+      Object.assign(s.code, c.set);
+      // The finding picked is marked on the graph by the run's frames (modes/your-code.js).
+      if ("picked" in c.set && stepper?.trace.mode?.name === "code") stepper.trace.mode.picked = c.set.picked;
+      break;
+    case "codeRun": // a run of the learner's code answered: {result, run}, their run on the stepper, at its end
+      stepper.setMode(c.run);
+      stepper.toEnd("mode");
+      Object.assign(s.code, { status: "done", result: c.result, error: null, picked: null, runs: s.code.runs + 1 });
+      break;
     case "order": // the visit order list, arranged: {labels}
       s.order = c.labels;
       break;
@@ -198,7 +208,14 @@ function graphLoaded(s, { answer, source, kind = "load", place = null, prerender
   if (kind !== "values") v.programOrigin = null; // "Reset values" went back to it
   v.edited = Boolean(source.preset || source.program === undefined
     ? source.values && Object.keys(source.values).length : v.programOrigin);
-  // A program gets questions made from its trace; a preset has its own (maybe none).
+  // A program gets questions made from its trace; a preset has its own (maybe none). The
+  // graph a learner's own class built gets none: a preset's questions may not fit it.
+  if (kind === "code") {
+    Object.assign(s.questions, { key: "code", list: [], waiting: 0 });
+    return;
+  }
+  // Any other graph: the learner's last run (or its error) was about the one before.
+  if (s.code.status !== "running") Object.assign(s.code, { status: null, result: null, error: null, picked: null });
   const detail = source.preset ? s.presetDetails.get(source.preset) ?? { checkpoints: [] } : null;
   const key = `${source.preset ?? "program"}:${JSON.stringify(source.values ?? {})}:`
     + `${source.preset ? "" : answer.program}`;
@@ -242,7 +259,8 @@ function move(stepper, { to, pass, offset, pos, leaveExperiment = false }) {
 // question drawn where the learner can see it counts as seen.
 function follow(s) {
   const view = s.stepper?.view();
-  const owner = view?.pass === "experiment" ? "order" : view?.pass === "mode" ? "why" : null;
+  const owner = view?.pass === "experiment" ? "order"
+    : view?.pass === "mode" ? (view.mode.name === "code" ? "code" : "why") : null;
   if (owner && owner !== s.tabOwner) s.tab = owner;
   s.tabOwner = owner;
   if (view && s.tab === "passes") for (const key of questionsOnScreen(s, view)) s.questions.seen.add(key);

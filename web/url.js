@@ -10,7 +10,11 @@
 //   order   a visit order that was run (node labels, first visited first)
 //   cp      0 turns the checkpoint questions off (on is the default)
 //   embed   1 for the embedded widget; hide (parts to hide, comma-separated) and
-//           start (forward | backward | end | order) go with it
+//           start (forward | backward | end | order | code) go with it
+//
+//   start=code opens "Your code" (embedded or not); exercise (mul | backward | tanh |
+//   engine) picks its exercise, and code holds the learner's code, compressed like prog
+//   (actions/code.js reads and writes them)
 //
 //   why     the "Why reverse mode" tab (a mode's id)    run  the mode on the stepper
 //   wstep   the step of that mode's frames
@@ -32,11 +36,13 @@ const MAX_VALUE = 1e12;
 export const PASSES = ["start", "forward", "backward", "experiment"];
 export const HIDEABLE = [
   "presets", "questions", "values", "nudge", "editor", "code", "table", "order", "why", "lesson", "share",
+  "exercises",
 ];
-export const STARTS = ["forward", "backward", "end", "order"];
+export const STARTS = ["forward", "backward", "end", "order", "code"];
 // Every URL parameter a widget knows, in one table, by who reads and writes it:
 //   link  the widget's state (parseLink and formatLink, below; learn.js and links.js)
 //   why   the "Why reverse mode" section's state (modes/why-reverse.js and each mode's params)
+//   code  "Your code" (actions/code.js): its exercise and the learner's code
 //   boot  how the page starts, never rewritten (boot/engine-client.js, boot/sw-register.js,
 //         the time limits in widget.js)
 // A parameter not in the table passes through a rewritten link untouched.
@@ -46,6 +52,7 @@ export const PARAMETERS = {
   gw: "link", preset: "link", prog: "link", src: "link", v: "link", pass: "link", step: "link",
   order: "link", cp: "link", embed: "link", hide: "link", start: "link",
   why: "why", run: "why", wstep: "why", ...Object.fromEntries([...MODE_PARAMS.keys()].map((key) => [key, "why"])),
+  exercise: "code", code: "code",
   boot: "boot", sw: "boot", boottimeout: "boot", calltimeout: "boot",
 };
 export const parametersOf = (owner) => Object.keys(PARAMETERS).filter((key) => PARAMETERS[key] === owner);

@@ -7,6 +7,7 @@
 import passes from "./modes/passes.js";
 import visitOrder from "./modes/visit-order.js";
 import { MODES } from "./modes/index.js";
+import yourCode from "./modes/your-code.js";
 import { wrongGrads } from "./modes/shared.js";
 
 /**
@@ -15,7 +16,11 @@ import { wrongGrads } from "./modes/shared.js";
  * @typedef {import("./state.js").Mode} Mode
  */
 
+// The modes whose frames go on the stepper as its "mode" pass: the "Why reverse mode"
+// experiments, and a run of the learner's own code ("Your code").
+/** @type {Map<string, Mode>} */
 const WHY = new Map(MODES.map((mode) => [mode.id, mode]));
+WHY.set(yourCode.id, yourCode);
 
 /** @param {View} view @returns {Mode} */
 function modeOf(view) {

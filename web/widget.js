@@ -34,6 +34,7 @@ import { CheckReport } from "./panels/check-report.js";
 import { StageTabs } from "./panels/stage-tabs.js";
 import { Learn } from "./learn.js";
 import { WhyReverse } from "./modes/why-reverse.js";
+import { YourCode } from "./modes/your-code.js";
 import { createState } from "./state.js";
 import { update } from "./update.js";
 import { render } from "./render.js";
@@ -42,6 +43,9 @@ import { reset, showProblem, startBackward, stepBack, stepForward, stepTo } from
 import { chooseTab } from "./actions/stage.js";
 import { orderChanged, orderStatus, restoreOrder, runOrder } from "./actions/order.js";
 import { chooseRule, leaveMode, modeContext, selectWhy, whyFromParams } from "./actions/why.js";
+import {
+  buildPreset, chooseExercise, openCode, pickFinding, resetCode, runCode, showSolution,
+} from "./actions/code.js";
 import { dropAll, requestKinds } from "./actions/requests.js";
 import { WIDGET_HTML } from "./widget-template.js";
 import { parametersOf } from "./url.js";
@@ -153,16 +157,32 @@ function createWidget(host, shadow, options) {
     select: (id) => selectWhy(w, id),
     leave: () => leaveMode(w),
   });
+  // "Your code": the learner's own Value class, run on the graph (its actions: actions/code.js).
+  w.yourCode = new YourCode(shadow, {
+    choose: (id) => chooseExercise(w, id),
+    run: () => runCode(w),
+    solution: () => showSolution(w),
+    reset: () => resetCode(w),
+    pick: (index) => pickFinding(w, index),
+    build: (id) => buildPreset(w, id).catch((error) => engineFailed(w, error)),
+  });
+  // A notebook has no site to start the code worker from: no "Your code" there.
+  const codeOn = !options.css;
+  if (!codeOn) $("stage-tab-code").hidden = true;
   // What the widget starts with: the link's questions switch, its experiment, its tab.
-  // A link into an experiment, or an embed that starts at the visit order, opens on its tab.
-  const tab = parametersOf("why").some((k) => params.has(k))
-    ? "why"
-    : host.classList.contains("start-order") ? "order" : null;
+  // A link into an experiment, or an embed that starts at the visit order, opens on its
+  // tab; start=code (a link or the element's attribute, embedded or not) opens "Your code".
+  const tab = codeOn && params.get("start") === "code"
+    ? "code"
+    : parametersOf("why").some((k) => params.has(k))
+      ? "why"
+      : host.classList.contains("start-order") ? "order" : null;
   update(w, [
     ...(w.learn.link.state.cp === false ? [{ type: "questionsEnabled", on: false }] : []),
     ...(tab ? [{ type: "tab", tab }] : []),
   ], false);
   render(w); // the widget as it starts, before any graph
+  if (tab === "code") openCode(w);
   disposers.push(w.engine.subscribe((status) => status.state === "loading" && onProgress(w, status)));
   whyFromParams(w, params);
   disposers.push(watchScrollable($("table-scroll")));
@@ -207,7 +227,7 @@ function createWidget(host, shadow, options) {
     w.learn.destroy();
     dropAll(w); // any answer still on its way is dropped
     shadow.replaceChildren();
-    for (const name of ["data-engine", "data-pass", "data-step", "data-questions", "aria-busy"]) {
+    for (const name of ["data-engine", "data-pass", "data-step", "data-questions", "data-code", "aria-busy"]) {
       host.removeAttribute(name);
     }
     if (hostClasses) host.className = hostClasses;

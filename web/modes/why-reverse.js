@@ -84,8 +84,10 @@ export class WhyReverse {
     else this.section.removeAttribute("aria-busy");
     if (why.runs) this.section.dataset.runs = String(why.runs); // tests wait on these
     if (why.compared) this.section.dataset.compared = String(why.compared);
-    // The stepper's mode is ours while it is on; a new graph or a visit-order run turns it off.
-    const on = state.stepper?.trace.mode ?? null;
+    // The stepper's mode is ours while it is on (a run of "Your code" is not); a new graph
+    // or a visit-order run turns it off.
+    const mode = state.stepper?.trace.mode ?? null;
+    const on = mode && mode.name !== "code" ? mode : null;
     this.section.dataset.active = on?.name ?? "";
     this.$("why-active").hidden = !on;
     if (on) {

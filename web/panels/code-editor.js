@@ -18,12 +18,16 @@ let loading = null;
 
 // Resolves to the editor's module, { createEditor }; it is fetched once, and again
 // after a failure (a lost connection), not kept as failed.
-/** @returns {Promise<{ createEditor: typeof import("../code-editor-view.js").createEditor }>} */
+/** @returns {Promise<typeof import("../code-editor-view.js")>} */
 export async function loadCodeEditor() {
   loading ??= import(siteURL("code-editor-view.js").href).then(
     // Resolved in a task of its own, so that the caller's createEditor() does not run in
-    // the task that evaluated the module: each stays well under 50 ms.
-    (module) => new Promise((resolve) => setTimeout(() => resolve(module))),
+    // the task that evaluated the module, after a task that warms the editor up (its
+    // first creation is the slowest): each stays well under 50 ms.
+    (module) => new Promise((resolve) => setTimeout(() => {
+      module.warmUp();
+      setTimeout(() => resolve(module));
+    })),
     (error) => {
       loading = null;
       throw error;

@@ -31,6 +31,7 @@ const PART_NAMES = {
   why: "Why reverse mode experiments",
   lesson: "Title and notes",
   share: "Link buttons",
+  exercises: "Your code's exercise chooser",
 };
 
 const START_NAMES = {
@@ -38,6 +39,7 @@ const START_NAMES = {
   backward: "At the seed of the backward pass",
   end: "With every grad filled in",
   order: "In the visit-order experiment",
+  code: "In Your code",
 };
 
 // Mark the widget's element with the embedding classes (its stylesheet hides the

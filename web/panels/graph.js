@@ -316,7 +316,8 @@ export class GraphView {
   // pushes: Map(edgeId -> {lines, late}), feeding: Set(edgeIds), late: Set(edgeIds),
   // lost: Set(edgeIds), wrong: Set(nodeIds), named: Map(nodeId -> tag) for the nodes a
   // diagnosis names (the visit-order verdict's mistake)}; optional for teaching modes: notes:
-  // Map(nodeId -> text under the node), path: Set(edgeIds) highlighted as a path,
+  // Map(nodeId -> text under the node), expected: the right grads (each node's data-expected),
+  // path: Set(edgeIds) highlighted as a path,
   // resent: Set(edgeIds) that carried a re-sent total; a push may bring its own
   // tag (instead of "⚠ late") and kind (an extra class, is-<kind>).
   update(view, marks) {
@@ -348,6 +349,13 @@ export class GraphView {
           showValues(n);
           if (noteChanged) setNote(n, note);
         }
+      }
+      // A run of the learner's code ("Your code") says the right grad beside theirs.
+      const expected = marks.expected ? exact(marks.expected[i]) : null;
+      if (last.expected !== expected) {
+        last.expected = expected;
+        if (expected === null) n.g.removeAttribute("data-expected");
+        else n.g.setAttribute("data-expected", expected);
       }
       let tag = null;
       let kind = null;

@@ -1,0 +1,31 @@
+"""buildtools/exercises.py: the "Your code" exercises the build writes into the site as
+exercises.json are engine.yourcode's own, in its order, and the page's copy is not hand-made."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from buildtools import BuildError, exercises
+from engine import yourcode
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_exercises_are_the_engines_in_its_order(tmp_path):
+    exercises.write(tmp_path, exercises.describe(ROOT))
+    written = json.loads((tmp_path / exercises.EXERCISES_JSON).read_text(encoding="utf-8"))["exercises"]
+    assert [e["id"] for e in written] == list(yourcode.EXERCISES)
+    for exercise in written:
+        assert exercise == yourcode.exercise(exercise["id"])
+        assert exercise["scaffold"] != exercise["solution"] and "# >>> write here:" in exercise["scaffold"]
+
+
+def test_a_hand_made_copy_in_web_is_refused(tmp_path):
+    (tmp_path / exercises.EXERCISES_JSON).write_text("{}")
+    with pytest.raises(BuildError, match="written by the build"):
+        exercises.write(tmp_path, [])
+
+
+def test_web_holds_no_copy_of_its_own():
+    assert not (ROOT / "web" / exercises.EXERCISES_JSON).exists()

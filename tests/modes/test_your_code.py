@@ -1,0 +1,420 @@
+"""The "Your code" mode (web/modes/your-code.js, web/actions/code.js) in headless Chromium,
+at 1280×800 and on a 390×844 touch phone, driven by its DOM contract (docs/page.md): the tab
+"Your code", the mode's one multi-line textbox, "Run my code", the nodes' data-grad (the
+learner's) and data-expected (the right grads), [data-findings] with one [data-finding] per
+problem, and the host's data-code.
+
+Every exercise's solution gets the right grads (the engine's own load answer is the oracle)
+and no finding on every preset it can build; each classic mistake is named at its node and
+at its line (the line found in the source here, by hand); errors show where they belong; the
+code is kept in the browser's storage and in links. The broken sources are the ones
+tests/engine/test_yourcode.py runs in CPython.
+"""
+
+import base64
+import json
+import time
+import zlib
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from engine import api, yourcode
+from engine.presets import load_presets
+from tests.support.page import BOOT_TIMEOUT_MS, axe_audit, axe_report, sized_page, wait_ready
+
+SIZES = {
+    "desktop": {"viewport": {"width": 1280, "height": 800}},
+    "phone": {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True},
+}
+PRESETS = [preset["id"] for preset in load_presets()]
+PR64 = "a = 1\nb = a + a\nc = b + b"  # plain recursion visits b twice
+RUN_TIMEOUT_MS = 60_000  # the first run waits for the code worker's boot
+
+
+@pytest.fixture(scope="module", params=sorted(SIZES))
+def screen(browser, request):
+    yield from sized_page(browser, SIZES[request.param], request.param)
+
+
+def solution(exercise_id):
+    return yourcode.exercise(exercise_id)["solution"]
+
+
+def changed(source, old, new):
+    """``source`` with ``old`` replaced (it must be there once), and the line ``new`` starts on."""
+    assert source.count(old) == 1, old
+    edited = source.replace(old, new)
+    return edited, edited[: edited.index(new)].count("\n") + 1
+
+
+def line_of(source, text, after=""):
+    start = source.index(after) if after else 0
+    return source[: source.index(text, start)].count("\n") + 1
+
+
+def src(program):
+    return base64.urlsafe_b64encode(program.encode()).decode().rstrip("=")
+
+
+def open_mode(page, site_url, query=""):
+    page.goto(f"{site_url}?start=code&{query}")
+    wait_ready(page)
+    editor(page).wait_for(timeout=BOOT_TIMEOUT_MS)
+    return page
+
+
+def editor(page):
+    return page.locator("#stage-code").get_by_role("textbox")
+
+
+def write(page, text):
+    """Replace the editor's whole text, as a paste over select-all does."""
+    editor(page).focus()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.insert_text(text)
+
+
+# A copy event on the editor (what Ctrl+C sends it), with clipboard data of its own: the
+# editor puts the selected text there.
+COPY = """box => {
+  const data = new DataTransfer();
+  box.dispatchEvent(new ClipboardEvent("copy", { clipboardData: data, bubbles: true, composed: true,
+                                                  cancelable: true }));
+  return data.getData("text/plain");
+}"""
+
+
+def text_of(box):
+    """The editor's whole text, as a learner copies it out: select-all, then copy. (The
+    editor draws only the lines near its visible part; a copy gives its whole text.)"""
+    box.focus()
+    box.page.keyboard.press("ControlOrMeta+a")
+    return box.evaluate(COPY)
+
+
+def reset_button(page):
+    return page.locator("#stage-code").get_by_role("button", name="Reset", exact=True)
+
+
+def choose_exercise(page, exercise_id):
+    page.locator("#stage-code").get_by_label("Exercise").select_option(exercise_id)
+
+
+def choose_preset(page, preset_id):
+    """Load a preset from the chooser and wait until its own graph (not a run's) is on screen."""
+    page.get_by_label("Preset", exact=True).select_option(preset_id)
+    page.wait_for_function(
+        "(id) => gwRoot().getElementById('graph').dataset.graph === id && gwHost().dataset.pass !== 'mode'"
+        " && !gwHost().hasAttribute('aria-busy')",
+        arg=preset_id,
+        timeout=20_000,
+    )
+
+
+def run(page):
+    """Click Run my code and wait for its answer; returns every data-code the host took."""
+    page.evaluate(
+        """() => {
+          const host = gwHost();
+          window.__codeStates = [];
+          new MutationObserver(() => window.__codeStates.push(host.dataset.code ?? null))
+            .observe(host, { attributes: true, attributeFilter: ["data-code"] });
+        }"""
+    )
+    page.locator("#stage-code").get_by_role("button", name="Run my code", exact=True).click()
+    page.wait_for_function("gwHost().dataset.code && gwHost().dataset.code !== 'running'", timeout=RUN_TIMEOUT_MS)
+    return page.evaluate("window.__codeStates")
+
+
+def graph_grads(page):
+    """{label: (data-grad, data-expected)} of every node on the graph."""
+    return {
+        label: (grad, expected)
+        for label, grad, expected in page.eval_on_selector_all(
+            "#graph [data-node]", "gs => gs.map(g => [g.dataset.node, g.dataset.grad, g.dataset.expected])"
+        )
+    }
+
+
+def findings(page):
+    return page.eval_on_selector_all(
+        "[data-findings] [data-finding]", "lis => lis.map(li => [li.dataset.node, li.dataset.line])"
+    )
+
+
+def link_with(page, code, timeout_s=10):
+    """The page's address once its link holds `code` (code=, deflate-raw and base64url), and
+    the browser's storage holds it too."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        link = page.evaluate("location.href")
+        encoded = parse_qs(urlsplit(link).query).get("code", [""])[0]
+        if encoded:
+            packed = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
+            stored = page.evaluate(
+                "localStorage.getItem('gradwalk:your-code:' + gwRoot().querySelector('#code-exercise').value)"
+            )
+            if zlib.decompress(packed, -15).decode() == code and stored == code:
+                return link
+        page.wait_for_timeout(100)
+    raise AssertionError(f"the link never held the code: {page.evaluate('location.href')}")
+
+
+def engine_grads(preset_id):
+    answer = json.loads(api.handle(json.dumps({"cmd": "load", "preset": preset_id})))
+    return {node["label"]: node["grad"] for node in answer["nodes"]}
+
+
+def buildable(exercise_id):
+    """The presets an exercise's solution can build (CPython's engine.yourcode says which)."""
+    out = []
+    for preset_id in PRESETS:
+        request = {"exercise": exercise_id, "source": solution(exercise_id), "preset": preset_id}
+        if json.loads(yourcode.run(json.dumps(request)))["ok"]:
+            out.append(preset_id)
+    return out
+
+
+# -- a right engine ---------------------------------------------------------------------------
+
+
+def test_every_solution_gets_the_right_grads_and_no_finding_on_every_preset_it_builds(screen, site_url):
+    page = open_mode(screen, site_url)
+    assert page.get_by_role("tab", name="Your code", exact=True).get_attribute("aria-selected") == "true"
+    for exercise_id in yourcode.EXERCISES:
+        choose_exercise(page, exercise_id)
+        page.get_by_role("button", name="Show a solution", exact=True).click()
+        assert text_of(editor(page)) == solution(exercise_id)
+        presets = buildable(exercise_id)
+        assert len(presets) >= 8
+        for preset_id in presets:
+            what = f"{exercise_id} on {preset_id} at {page.size_name}"
+            choose_preset(page, preset_id)
+            states = run(page)
+            assert states[0] == "running" and states[-1] == "done", what
+            assert page.locator("[data-findings]").count() == 1, what
+            assert findings(page) == [], what
+            grads = graph_grads(page)
+            for grad, expected in grads.values():
+                assert grad != "" and float(grad) == pytest.approx(float(expected), rel=1e-9, abs=1e-12), what
+            own = engine_grads(preset_id)  # the engine's own backward pass: an independent oracle
+            named = [label for label in own if label in grads]
+            assert len(named) >= 2, what
+            for label in named:
+                assert float(grads[label][0]) == pytest.approx(own[label], rel=1e-9, abs=1e-12), (what, label)
+            assert page.locator("#graph .node.is-wrong").count() == 0, what
+            assert page.evaluate("gwHost().dataset.pass") == "mode", what
+
+
+# -- each classic mistake, at its node and its line ------------------------------------------------
+
+
+def overwrite():
+    source, _ = changed(solution("mul"), "self.grad += 1.0 * out.grad", "self.grad = 1.0 * out.grad")
+    source, line = changed(source, "other.grad += 1.0 * out.grad", "other.grad = 1.0 * out.grad")
+    return "mul", source, f"src={src(PR64)}", {("a", line), ("b", line)}, {"a"}
+
+
+def own_value():
+    source, line = changed(solution("mul"), "self.grad += other.data * out.grad", "self.grad += self.data * out.grad")
+    return "mul", source, "preset=add-mul", {("d", line)}, {"d"}
+
+
+def no_visited_set():
+    source, _ = changed(
+        solution("backward"),
+        "            if v not in visited:\n"
+        "                visited.add(v)\n"
+        "                for child in v._prev:\n"
+        "                    build_topo(child)\n"
+        "                topo.append(v)\n",
+        "            for child in v._prev:\n                build_topo(child)\n            topo.append(v)\n",
+    )
+    line = line_of(source, "topo.append(v)")
+    return "backward", source, "preset=double-diamond", {("c", line), ("d", line)}, {"a"}
+
+
+def forwards():
+    source, line = changed(solution("backward"), "for v in reversed(topo):", "for v in topo:")
+    return "backward", source, "preset=diamond", {("b", line + 1), ("c", line + 1)}, {"a"}
+
+
+def plain_recursion():
+    source, _ = changed(solution("backward"), "self._prev = set(_children)", "self._prev = tuple(_children)")
+    start, end = source.index("        # >>> write here"), source.index("        # <<<")
+    source = (
+        source[:start] + "        # >>> write here\n        self.grad = 1.0\n        self.walk()\n\n"
+        "    def walk(self):\n        self._backward()\n        for child in self._prev:\n            child.walk()\n"
+        + source[end:]
+    )
+    line = line_of(source, "self._backward()", after="def walk")
+    return "backward", source, f"src={src(PR64)}", {("b", line)}, {"a"}
+
+
+def no_seed():
+    source, _ = changed(solution("backward"), "        self.grad = 1.0\n", "")
+    return "backward", source, "preset=diamond", {("d", line_of(source, "def backward"))}, set()
+
+
+def tanh_derivative():
+    source, line = changed(solution("tanh"), "self.grad += (1 - t**2) * out.grad", "self.grad += (1 - x**2) * out.grad")
+    return "tanh", source, "preset=neuron", {("n", line)}, {"n"}
+
+
+MISTAKES = [overwrite, own_value, no_visited_set, forwards, plain_recursion, no_seed, tanh_derivative]
+
+
+def test_each_classic_mistake_is_named_at_its_node_and_line(screen, site_url):
+    page = screen
+    for mistake in MISTAKES:
+        exercise_id, source, query, expected, wrong = mistake()
+        what = f"{mistake.__name__} at {page.size_name}"
+        if query.startswith("preset=") and page.evaluate("location.search.includes('start=code')"):
+            choose_exercise(page, exercise_id)
+            choose_preset(page, query.removeprefix("preset="))
+        else:
+            open_mode(page, site_url, f"exercise={exercise_id}&{query}")
+        write(page, source)
+        assert run(page)[-1] == "done", what
+        found = findings(page)
+        assert expected <= {(node, int(line)) for node, line in found}, (what, found)
+        # Their grads beside the right ones; a wrong node is marked.
+        grads = graph_grads(page)
+        for label in wrong:
+            grad, right = grads[label]
+            assert float(grad) != pytest.approx(float(right)), (what, label)
+            assert "is-wrong" in page.locator(f"#graph [data-node='{label}']").get_attribute("class"), what
+        # A finding picked marks its node on the graph.
+        node, line = sorted(expected)[0]
+        item = page.locator(f"[data-finding][data-node='{node}'][data-line='{line}']").first
+        item.get_by_role("button").click()
+        assert "is-picked" in item.get_attribute("class"), what
+        marked = page.locator(f"#graph [data-node='{node}']").get_attribute("class")
+        assert "is-named" in marked, (what, marked)
+        assert f"line {line}" in page.locator("#narration").inner_text(), what
+
+
+# -- stepping their run, errors, kept code ------------------------------------------------------------
+
+
+def test_their_run_is_stepped_with_the_same_controls_and_axe_finds_nothing(screen, site_url):
+    page = open_mode(screen, site_url, "exercise=mul&preset=add-mul")
+    exercise_id, source, *_ = own_value()
+    choose_exercise(page, exercise_id)
+    write(page, source)
+    assert run(page)[-1] == "done"
+    host = page.locator("#gradwalk")
+    assert host.get_attribute("data-pass") == "mode"
+    last = int(host.get_attribute("data-step"))
+    assert last >= 3  # the seed and a visit per operation
+    page.get_by_role("button", name="Step back").click()
+    assert int(host.get_attribute("data-step")) == last - 1
+    assert page.locator("#position").inner_text().startswith("Your run")
+    page.get_by_role("button", name="Step forward").click()
+    assert int(host.get_attribute("data-step")) == last
+    # The arrow keys step it too (from anywhere in the widget but a text field).
+    page.locator("#stage-code").get_by_role("button", name="Run my code").focus()
+    page.keyboard.press("ArrowLeft")
+    assert int(host.get_attribute("data-step")) == last - 1
+    page.keyboard.press("ArrowRight")
+    results = axe_audit(page)
+    assert results.violations_count == 0, axe_report(results)
+
+
+def test_a_python_error_shows_at_its_line_and_a_missing_operation_offers_graphs(screen, site_url):
+    page = open_mode(screen, site_url, "exercise=engine&preset=diamond")
+    write(page, "class Value:\n    def f(self)\n        pass\n")
+    assert run(page)[-1] == "error"
+    said = page.locator("#code-result").inner_text()
+    assert "Line 2" in said and "SyntaxError" in said
+    # An operation their class lacks: named, with the presets it can build.
+    choose_exercise(page, "mul")
+    page.get_by_role("button", name="Show a solution", exact=True).click()
+    choose_preset(page, "cos")
+    assert run(page)[-1] == "error"
+    said = page.locator("#code-result").inner_text()
+    assert "can't build this graph" in said and "__sub__" in said
+    offered = page.eval_on_selector_all("#code-result [data-preset]", "bs => bs.map(b => b.dataset.preset)")
+    assert "cos" not in offered and "diamond" in offered
+    page.locator("#code-result [data-preset='diamond']").click()
+    page.wait_for_function("gwHost().dataset.code === 'done'", timeout=RUN_TIMEOUT_MS)
+    assert findings(page) == []
+    assert page.locator("#graph").get_attribute("data-graph") == "diamond"
+
+
+def test_a_sandbox_error_shows_its_message_and_the_next_run_works(screen, site_url):
+    page = open_mode(screen, site_url, "exercise=mul&preset=add-mul")
+    write(page, "import builtins\ndel builtins.len\n" + solution("mul"))
+    assert run(page)[-1] == "error"
+    assert "changed Python itself" in page.locator("#stage-code").inner_text()
+    reset_button(page).click()
+    assert text_of(editor(page)) == yourcode.exercise("mul")["scaffold"]
+    page.get_by_role("button", name="Show a solution", exact=True).click()
+    assert run(page)[-1] == "done"  # a fresh worker
+    assert findings(page) == []
+
+
+def test_the_code_is_kept_per_exercise_and_travels_in_links(screen, site_url):
+    page = open_mode(screen, site_url, "exercise=tanh&preset=neuron")
+    mine = solution("tanh").replace('"""', '"""Mine. ', 1)
+    write(page, mine)
+    link = link_with(page, mine)
+    assert "exercise=tanh" in link and "start=code" in link
+    # The page opened again without the code in its link: kept in the browser's storage.
+    open_mode(page, site_url, "exercise=tanh&preset=neuron")
+    assert text_of(editor(page)) == mine
+    # Another exercise keeps its own.
+    choose_exercise(page, "mul")
+    other = solution("mul").replace('"""', '"""Mine too. ', 1)
+    write(page, other)
+    choose_exercise(page, "tanh")
+    assert text_of(editor(page)) == mine
+    choose_exercise(page, "mul")
+    assert text_of(editor(page)) == other
+    choose_exercise(page, "tanh")
+    # The link alone, in a browser with nothing stored.
+    fresh_page = sized_page(page.context.browser, SIZES[page.size_name], page.size_name)
+    fresh = next(fresh_page)
+    fresh.goto(link)
+    wait_ready(fresh)
+    editor(fresh).wait_for(timeout=BOOT_TIMEOUT_MS)
+    assert text_of(editor(fresh)) == mine
+    assert fresh.locator("#stage-code").get_by_label("Exercise").input_value() == "tanh"
+    next(fresh_page, None)  # closes it, and fails on any error the page threw
+    # Reset brings the scaffold back.
+    reset_button(page).click()
+    assert text_of(editor(page)) == yourcode.exercise("tanh")["scaffold"]
+
+
+def test_a_full_storage_is_tolerated(screen, site_url):
+    full_page = sized_page(screen.context.browser, SIZES[screen.size_name], screen.size_name)
+    page = next(full_page)
+    page.add_init_script("Storage.prototype.setItem = () => { throw new DOMException('full', 'QuotaExceededError'); }")
+    open_mode(page, site_url, "exercise=mul&preset=add-mul")
+    write(page, solution("mul"))
+    assert run(page)[-1] == "done"
+    page.wait_for_function("location.search.includes('code=')", timeout=5_000)  # kept in the link all the same
+    next(full_page, None)  # closes it, and fails on any error the page threw
+
+
+def test_the_element_opens_the_mode_on_its_exercise_with_the_chooser_hidden(screen, site_url):
+    page = screen
+    page.goto(f"{site_url}lesson.html")
+    page.evaluate("localStorage.clear()")
+    page.evaluate(
+        """() => {
+          const el = document.createElement("grad-walk");
+          el.id = "code-widget";
+          for (const [k, v] of [["preset", "add-mul"], ["start", "code"], ["exercise", "engine"],
+                                ["hide", "exercises"]]) el.setAttribute(k, v);
+          document.body.append(el);
+        }"""
+    )
+    widget = page.locator("#code-widget")
+    box = widget.locator("#stage-code").get_by_role("textbox")
+    box.wait_for(timeout=BOOT_TIMEOUT_MS)
+    assert widget.get_by_role("tab", name="Your code", exact=True).get_attribute("aria-selected") == "true"
+    assert widget.locator("#code-exercise").input_value() == "engine"
+    assert not widget.locator("#code-exercise").is_visible()
+    assert text_of(box) == yourcode.exercise("engine")["scaffold"]

@@ -1,0 +1,293 @@
+"""A big graph as flat lists, read quickly from a learner's micrograd-style value.
+
+:mod:`engine.foreign` reads a graph node by node with every safeguard: it calls each node's
+own ``_backward`` to measure its local derivatives, fingerprints subgraphs to order a set's
+operands, and mirrors every node in the engine's :class:`~engine.value.Value`. That is right
+for the small graphs of a lesson, and far too slow for a network's loss over a batch (65,818
+nodes for micrograd's demo). This module reads such a graph in one pass into
+:class:`FlatGraph`, plain lists indexed by node, and runs the backward pass on them:
+
+* operand order comes from the graph itself: ``_children`` (a tuple), a tuple ``_prev``, or
+  micrograd's ``_backward`` closure over ``self`` and ``other``; a node where none of them
+  says it makes the read give up (:class:`NotFlat`), and the caller reads it the careful way;
+* local derivatives: ``_local_grads`` when the graph stores them; else the engine's rule for
+  the node's operation (``+ * ReLU tanh exp **k``...), *checked* against the graph's own
+  ``_backward`` on the first few nodes of each class and operation (every attribute put back
+  afterwards). A node whose ``_backward`` disagrees with the rule, or whose operation the
+  engine doesn't know, makes the read give up too.
+
+Nodes are numbered in a topological order: each node's parents in operand order, depth first,
+as micrograd's own ``build_topo`` visits them, so the same graph always gives the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .foreign import close, rule, untouched
+from .numbers import as_float
+from .ops import OPS
+from .text import fmt
+
+CHECKED_PER_KIND = 3  # nodes of each (class, operation) whose _backward is compared with the rule
+
+
+class NotFlat(Exception):
+    """This graph can't be read the quick way; :mod:`engine.foreign` reads it instead."""
+
+
+@dataclass
+class FlatGraph:
+    """A graph as lists indexed by node id (a topological order; the output is last)."""
+
+    data: list[float]
+    ops: list[str]  # the engine's symbol ("" for an input)
+    parents: list[tuple[int, ...]]  # per node, one per edge, in operand order
+    locals: list[tuple[float, ...]]  # per node, d(node)/d(parent) per edge
+    labels: list[str]
+    objects: list = field(repr=False, default_factory=list)  # the learner's nodes, same order
+    consts: dict[int, tuple] = field(default_factory=dict)  # node → its exponent, for **
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    @property
+    def output(self) -> int:
+        return len(self.data) - 1
+
+    @property
+    def edge_count(self) -> int:
+        return sum(len(p) for p in self.parents)
+
+    def consumers(self) -> list[list[int]]:
+        """Per node, the nodes that use it (once per edge)."""
+        out = [[] for _ in self.data]
+        for child, parents in enumerate(self.parents):
+            for parent in parents:
+                out[parent].append(child)
+        return out
+
+    def grads(self, order: list[int] | None = None) -> list[float]:
+        """Every node's grad after the backward pass in ``order`` (reverse topological
+        order by default): the output seeded with 1, each visit adding local × grad into
+        each parent."""
+        grads = [0.0] * len(self.data)
+        grads[self.output] = 1.0
+        parents, locals_ = self.parents, self.locals
+        for node in order if order is not None else range(len(self.data) - 1, -1, -1):
+            upstream = grads[node]
+            for parent, local in zip(parents[node], locals_[node]):
+                grads[parent] += local * upstream
+        return grads
+
+    def expression(self, node: int) -> str:
+        """How ``node`` is computed from its parents, by their labels: ``t3 * w1``."""
+        op = self.ops[node]
+        if not op:
+            return fmt(self.data[node])
+        names = [self.labels[p] for p in self.parents[node]]
+        entry = OPS.get(op)
+        if op == "**":
+            return f"{names[0]} ** {fmt(self.consts[node][0])}"
+        if entry is not None and entry.arity == 1:
+            return f"{entry.symbol}({names[0]})" if entry.written == "function" else f"{entry.symbol}{names[0]}"
+        symbol = entry.symbol if entry is not None else op
+        return f" {symbol} ".join(names)
+
+
+# micrograd's _op texts that are not the engine's names for them
+_OP_NAMES = {"ReLU": "relu"}
+
+
+def read_flat(root, check: int = CHECKED_PER_KIND) -> FlatGraph:
+    """Read the graph of ``root`` without changing it; raises :class:`NotFlat` when only the
+    careful reader can read it."""
+    operands_of = _Operands().read
+    index: dict[int, int] = {}
+    objects: list = []
+    found: list[tuple] = []
+    pending = {id(root): operands_of(root)}
+    stack = [(root, iter(pending[id(root)][0]))]
+    # Depth first, parents in operand order: a node is numbered once all its parents are.
+    on_stack = {id(root)}
+    while stack:
+        obj, it = stack[-1]
+        for parent in it:
+            key = id(parent)
+            if key in index:
+                continue
+            if key in on_stack:
+                raise NotFlat("a cycle")
+            ops = pending.get(key)
+            if ops is None:
+                pending[key] = ops = operands_of(parent)
+            if ops[0]:
+                on_stack.add(key)
+                stack.append((parent, iter(ops[0])))
+                break
+            index[key] = len(objects)
+            objects.append(parent)
+            found.append(ops)
+        else:
+            stack.pop()
+            key = id(obj)
+            on_stack.discard(key)
+            index[key] = len(objects)
+            objects.append(obj)
+            found.append(pending[key])
+    return _assemble(objects, found, index, check)
+
+
+def _assemble(objects: list, found: list[tuple], index: dict[int, int], check: int) -> FlatGraph:
+    data, ops_, parents, locals_, labels, consts = [], [], [], [], [], {}
+    checked: dict[tuple, int] = {}
+    known: dict[tuple, tuple] = {}
+    at = index.__getitem__
+    for i, (obj, (operands, op_text, stored)) in enumerate(zip(objects, found)):
+        x = obj.data
+        data.append(x if type(x) is float else as_float(x))
+        labels.append(getattr(obj, "label", "") or "")
+        if not operands:
+            parents.append(())
+            ops_.append("")
+            locals_.append(())
+            continue
+        ids = tuple([at(id(p)) for p in operands])
+        parents.append(ids)
+        named = known.get((op_text, len(ids)))
+        if named is None:
+            known[(op_text, len(ids))] = named = _op(op_text, len(ids))
+        op, const = named
+        if const is not None:
+            consts[i] = const
+        if stored is not None:
+            locals_.append(tuple([as_float(v) for v in stored]))
+            ops_.append(op or op_text or "f")
+            continue
+        if op is None:
+            raise NotFlat(f"the operation {op_text!r}")
+        if op == "+":
+            local = (1.0, 1.0)
+        elif op == "*":
+            local = (data[ids[1]], data[ids[0]])
+        else:
+            local = tuple(rule(op, [data[p] for p in ids], const)[1])
+        kind = (type(obj), op_text)
+        seen = checked.get(kind, 0)
+        if seen < check:
+            checked[kind] = seen + 1
+            _check_rule(obj, operands, local)
+        ops_.append(op)
+        locals_.append(local)
+    return FlatGraph(data, ops_, parents, locals_, _names(labels, data, ops_), objects, consts)
+
+
+class _Operands:
+    """Reads a node's (parents in operand order, _op text, stored local derivatives or None),
+    remembering per class which shape it has and per closure where self and other are."""
+
+    def __init__(self):
+        self.shapes: dict[type, str] = {}
+        self.slots: dict[object, tuple[int | None, int | None]] = {}
+
+    def read(self, obj) -> tuple[list, str, list | None]:
+        shape = self.shapes.get(type(obj))
+        if shape is None:
+            shape = "children" if getattr(obj, "_children", None) is not None else "prev"
+            self.shapes[type(obj)] = shape
+        if shape == "children":  # microgpt: ordered, with its local derivatives
+            children = getattr(obj, "_children", None)
+            stored = getattr(obj, "_local_grads", None)
+            if children is None or stored is None or len(stored) != len(children):
+                raise NotFlat("_children without _local_grads")
+            return list(children), getattr(obj, "_op", "") or "", list(stored)
+        try:
+            prev = obj._prev
+        except AttributeError:
+            raise NotFlat("no _prev") from None
+        if not prev:
+            return [], "", None
+        op_text = getattr(obj, "_op", "") or ""
+        if type(prev) is not set:
+            if not isinstance(prev, (tuple, list)):
+                raise NotFlat("a _prev that is neither a set nor a sequence")
+            stored = getattr(obj, "_local", None)
+            fits = isinstance(stored, tuple) and len(stored) == len(prev)
+            return list(prev), op_text, (list(stored) if fits else None)
+        # a set: micrograd's closure over self (and other) gives the order
+        function = getattr(obj, "_backward", None)
+        code, cells = getattr(function, "__code__", None), getattr(function, "__closure__", None)
+        if code is None or not cells:
+            raise NotFlat("no closure to order the operands")
+        where = self.slots.get(code)
+        if where is None:
+            names = code.co_freevars
+            where = self.slots[code] = (
+                names.index("self") if "self" in names else None,
+                names.index("other") if "other" in names else None,
+            )
+        me = cells[where[0]].cell_contents if where[0] is not None else None
+        other = cells[where[1]].cell_contents if where[1] is not None else None
+        if len(prev) == 2 and me in prev and other in prev and me is not other:
+            return [me, other], op_text, None
+        if len(prev) == 1 and me in prev:
+            return ([me, me] if other is me else [me]), op_text, None
+        raise NotFlat("operands the closure doesn't name")
+
+
+def _op(text: str, arity: int) -> tuple[str | None, tuple | None]:
+    """The engine's operation for micrograd's _op text, with ``**``'s exponent."""
+    name = _OP_NAMES.get(text, text)
+    if text.startswith("**"):
+        try:
+            exponent = float(text[2:])
+        except ValueError:
+            return None, None
+        return ("**", (exponent, False)) if math.isfinite(exponent) and arity == 1 else (None, None)
+    entry = OPS.get(name)
+    if entry is None or entry.arity != arity:
+        return None, None
+    return name, None
+
+
+def _check_rule(obj, operands: list, local: tuple):
+    """The node's own _backward against the rule: node.grad = 1, its parents' grads 0, call
+    it, read them back (summed over the slots a parent fills). Everything is put back."""
+    distinct = list({id(p): p for p in operands}.values())
+    expected = {}
+    for parent, value in zip(operands, local):
+        expected[id(parent)] = expected.get(id(parent), 0.0) + value
+    with untouched([obj, *distinct]):
+        try:
+            obj.grad = 1.0
+            for parent in distinct:
+                parent.grad = 0.0
+            obj._backward()
+            found = {id(p): float(p.grad) for p in distinct}
+        except Exception as error:
+            raise NotFlat(f"its _backward raised {type(error).__name__}") from None
+    if not all(close(found[k], expected[k]) for k in expected):
+        raise NotFlat("a _backward that differs from the rule")
+
+
+def _names(labels: list[str], data: list[float], ops: list[str]) -> list[str]:
+    """Unique labels: the graph's own first (repeats get #2, #3), an unlabelled input by
+    its number, any other node t1, t2, ..."""
+    taken: dict[str, int] = {}
+    out = []
+    temp = 0
+    for label, x, op in zip(labels, data, ops):
+        if not label:
+            if op:
+                temp += 1
+                label = f"t{temp}"
+            else:
+                label = fmt(x)
+        count = taken.get(label, 0) + 1
+        taken[label] = count
+        out.append(label if count == 1 else f"{label}#{count}")
+    return out
+
+
+__all__ = ["FlatGraph", "NotFlat", "read_flat"]

@@ -1,0 +1,666 @@
+"""Groups: a big graph's nodes gathered into nested, named boxes (a neuron in a layer in a model,
+sample k in the batch), so a learner can step a network one neuron or one layer at a time.
+
+A :class:`Groups` is a tree over a :class:`~engine.flat.FlatGraph`'s nodes. Each node is in at
+most one innermost group; a group holds its own nodes and its child groups. Groups come from:
+
+* **the learner's model** (:func:`model_parts`): any object with ``parameters()`` whose
+  attributes hold Values, lists (or lists of lists) of them, or more such objects, read with
+  ``vars()`` only, so nothing is called and nothing changes. micrograd's ``MLP`` gives
+  ``MLP → layers → neurons → w, b``; a module's Values are its parameters;
+* **inference**, when no model is given: a *neuron* is a sum of an input (its bias) and two
+  or more products (``b + w1*x1 + w2*x2``), with the activation that takes it, if any
+  (relu, tanh, sigmoid);
+* **a program's** ``with group("name"):`` blocks (:mod:`engine.program`), given as the
+  nodes each block made.
+
+From the parameters, an *application* of a module is the nodes between its parameters and its
+activation: every node that uses one of its parameters, and every node made only from those
+(and the parameters), up to and including an activation. An application that takes no input
+from outside (``p * p`` for a regularisation term) is not one. Applications that feed each
+other form a *sample*; with two or more samples the tree is ``batch → sample k → layer →
+neuron``, and the parameters sit apart in ``parameters → layer → neuron``; with one sample it is
+``model → layer → neuron``, each neuron holding its own parameters.
+
+Then, so that the top level stays small: a chain of four or more additions (micrograd's
+``sum()``) is a group "sum of n terms", with the terms only it uses; a node made from one
+sample's nodes alone joins that sample (the sample's loss term); an input joins the innermost
+group that holds every node using it.
+
+Every group is *convex*: no path leaves it and comes back. That is what lets the backward pass
+visit a collapsed group as one step (:func:`Groups.order`).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+from .flat import FlatGraph
+
+ACTIVATIONS = ("relu", "tanh", "sigmoid")
+MIN_SUM_TERMS = 4  # a chain of additions with at least this many terms is a group
+
+
+class GroupError(ValueError):
+    """Groups that can't be drawn (they overlap, or one is not convex), in a sentence."""
+
+
+@dataclass
+class Group:
+    id: str  # "g0", "g1", ... in the order they were made
+    name: str  # readable and unique: "neuron 2 of layer 1", "sample 5"
+    kind: str  # "model", "layer", "neuron", "batch", "sample", "parameters", "sum", "part"
+    parent: str | None
+    children: list[str] = field(default_factory=list)  # child groups, in the graph's order
+    nodes: list[int] = field(default_factory=list)  # nodes directly in it (not in a child), ascending
+    size: int = 0  # every node inside it, nested
+    outputs: list[int] = field(default_factory=list)  # its nodes used outside it (or the graph's output)
+
+    def as_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "kind": self.kind,
+            "parent": self.parent,
+            "groups": list(self.children),
+            "nodes": list(self.nodes),
+            "size": self.size,
+            "outputs": list(self.outputs),
+        }
+
+
+class Groups:
+    """The group tree of a graph: ``owner[v]`` is node v's innermost group (or None)."""
+
+    def __init__(self, graph: FlatGraph, owner: list[str | None], groups: dict[str, Group]):
+        self.graph = graph
+        self.owner = owner
+        self.groups = groups
+        self.top = [g.id for g in groups.values() if g.parent is None]
+        for v, gid in enumerate(owner):
+            if gid is not None:
+                groups[gid].nodes.append(v)
+        self._paths: dict[str | None, list[str]] = {None: []}
+        for gid in groups:
+            self._group_path(gid)
+        self._sizes()
+        self._outputs()
+        self.forward_order = self._contiguous_order()
+
+    def __len__(self) -> int:
+        return len(self.groups)
+
+    def by_name(self, name: str) -> Group | None:
+        return next((g for g in self.groups.values() if g.name == name or g.id == name), None)
+
+    def path(self, node: int) -> list[str]:
+        """The groups holding ``node``, outermost first (a list not to be changed)."""
+        return self._paths[self.owner[node]]
+
+    def _group_path(self, gid: str) -> list[str]:
+        found = self._paths.get(gid)
+        if found is None:
+            found = self._paths[gid] = [*self._group_path(self.groups[gid].parent), gid] if gid else []
+        return found
+
+    def members(self, gid: str) -> list[int]:
+        """Every node inside group ``gid``, nested, ascending."""
+        out, stack = [], [gid]
+        while stack:
+            group = self.groups[stack.pop()]
+            out.extend(group.nodes)
+            stack.extend(group.children)
+        return sorted(out)
+
+    def _sizes(self):
+        for group in self.groups.values():
+            group.size = len(group.nodes)
+        for group in sorted(self.groups.values(), key=lambda g: -self._depth(g)):
+            if group.parent is not None:
+                self.groups[group.parent].size += group.size
+
+    def _depth(self, group: Group) -> int:
+        depth = 0
+        while group.parent is not None:
+            depth += 1
+            group = self.groups[group.parent]
+        return depth
+
+    def _outputs(self):
+        """A group's outputs: its nodes with a consumer outside it (or the graph's output)."""
+        graph, owner = self.graph, self.owner
+        sets = {gid: set(path) for gid, path in self._paths.items()}
+        outputs: dict[str, set[int]] = {gid: set() for gid in self.groups}
+        for child, parents in enumerate(graph.parents):
+            mine = owner[child]
+            for parent in parents:
+                theirs = owner[parent]
+                if theirs is None or theirs == mine:
+                    continue
+                for gid in sets[theirs] - sets[mine]:
+                    outputs[gid].add(parent)
+        for gid in self.path(graph.output):
+            outputs[gid].add(graph.output)
+        for gid, found in outputs.items():
+            self.groups[gid].outputs = sorted(found)
+
+    def _contiguous_order(self) -> list[int]:
+        """A topological order of the nodes in which every group's nodes come one after
+        another, at every depth: the forward pass; reversed, the backward pass. Within a
+        group, its parts (child groups and nodes) come in a topological order of the parts,
+        earliest first; a cycle among parts means a group is not convex."""
+        graph = self.graph
+        depth_of = {gid: len(path) - 1 for gid, path in self._paths.items() if gid is not None}
+        paths = [self._paths[gid] for gid in self.owner]
+
+        def order(members: list[int], depth: int, name: str) -> list[int]:
+            # each member's part at this depth: a child group, or the node itself
+            part_of = {}
+            for v in members:
+                path = paths[v]
+                part_of[v] = path[depth] if len(path) > depth else v
+            parts: dict = {}
+            for v in members:
+                parts.setdefault(part_of[v], []).append(v)
+            if len(parts) == 1 and isinstance(next(iter(parts)), int):
+                return members
+            preds: dict = {p: set() for p in parts}
+            for v in members:
+                pv = part_of[v]
+                for u in graph.parents[v]:
+                    pu = part_of.get(u)
+                    if pu is not None and pu != pv:
+                        preds[pv].add(pu)
+            succs: dict = {p: [] for p in parts}
+            for p, before in preds.items():
+                for q in before:
+                    succs[q].append(p)
+            waiting = {p: len(before) for p, before in preds.items()}
+            first = {p: nodes[0] for p, nodes in parts.items()}
+            ready = [(first[p], i, p) for i, p in enumerate(parts) if not waiting[p]]
+            heapq.heapify(ready)
+            keys = {p: i for i, p in enumerate(parts)}
+            out = []
+            done = 0
+            while ready:
+                _, _, p = heapq.heappop(ready)
+                done += 1
+                if isinstance(p, int):
+                    out.append(p)
+                elif not self.groups[p].children:  # nodes only: ascending ids are a topological order
+                    out.extend(parts[p])
+                else:
+                    out.extend(order(parts[p], depth_of[p] + 1, self.groups[p].name))
+                for q in succs[p]:
+                    waiting[q] -= 1
+                    if not waiting[q]:
+                        heapq.heappush(ready, (first[q], keys[q], q))
+            if done != len(parts):
+                stuck = next(p for p in parts if waiting[p])
+                what = self.groups[stuck].name if isinstance(stuck, str) else graph.labels[stuck]
+                raise GroupError(
+                    f"The groups in {name} can't be stepped one at a time: a path leaves {what} and comes back "
+                    "into it through another group. Make each group a piece of the computation that starts "
+                    "after its inputs and ends before anything outside uses it."
+                )
+            return out
+
+        return order(list(range(len(graph))), 0, "the graph")
+
+
+# -- the learner's model ----------------------------------------------------------------------
+
+
+@dataclass
+class Part:
+    """A module of the learner's model: its name, its own parameters (node objects), its parts."""
+
+    name: str
+    kind: str
+    params: list = field(default_factory=list)
+    parts: list[Part] = field(default_factory=list)
+    parent: Part | None = None
+
+    def path(self) -> list[Part]:
+        out, part = [], self
+        while part is not None:
+            out.append(part)
+            part = part.parent
+        return out[::-1]
+
+
+def is_value(x) -> bool:
+    return hasattr(x, "data") and (hasattr(x, "_prev") or hasattr(x, "_children"))
+
+
+def is_module(x) -> bool:
+    return not is_value(x) and callable(getattr(type(x), "parameters", None))
+
+
+def model_parts(model) -> Part:
+    """The learner's model as a tree of parts, read from its attributes (``vars()``) only."""
+    if not is_module(model):
+        raise GroupError(
+            f"model= takes the object your network is made of, with a parameters() method (like micrograd's MLP); "
+            f"this is {type(model).__name__}."
+        )
+    seen: set[int] = set()
+
+    def walk(obj, name: str, kind: str, parent: Part | None) -> Part:
+        seen.add(id(obj))
+        part = Part(name, kind, parent=parent)
+        try:
+            attributes = dict(vars(obj))
+        except TypeError:  # no __dict__ (slots): nothing we can read without calling it
+            attributes = {}
+        for attr, value in attributes.items():
+            if attr.startswith("_"):
+                continue
+            collect(part, value, attr)
+        return part
+
+    def collect(part: Part, value, attr: str, depth: int = 0):
+        if depth > 3 or id(value) in seen:
+            return
+        if is_value(value):
+            part.params.append(value)
+        elif is_module(value):
+            part.parts.append(walk(value, attr, _singular(attr), part))
+        elif isinstance(value, (list, tuple)):
+            modules = [item for item in value if is_module(item)]
+            if modules:
+                kind = _singular(attr)
+                for k, item in enumerate(value, start=1):
+                    if is_module(item) and id(item) not in seen:
+                        part.parts.append(walk(item, f"{kind} {k}", kind, part))
+            else:
+                for item in value:
+                    collect(part, item, attr, depth + 1)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if is_module(item) and id(item) not in seen:
+                    part.parts.append(walk(item, str(key), "module", part))
+                elif is_value(item) or isinstance(item, (list, tuple)):
+                    collect(part, item, str(key), depth + 1)
+
+    return walk(model, type(model).__name__, "model", None)
+
+
+def _singular(word: str) -> str:
+    word = word.lower().strip("_")
+    return word[:-1] if word.endswith("s") and len(word) > 2 else word
+
+
+def _full_name(path: list[str]) -> str:
+    """["layer 1", "neuron 2"] → "neuron 2 of layer 1"."""
+    return " of ".join(reversed(path)) if path else ""
+
+
+# -- finding the groups ---------------------------------------------------------------------------
+
+
+class _Builder:
+    def __init__(self, graph: FlatGraph):
+        self.graph = graph
+        self.owner: list[str | None] = [None] * len(graph)
+        self.groups: dict[str, Group] = {}
+        self.consumers = graph.consumers()
+
+    def new(self, name: str, kind: str, parent: str | None) -> str:
+        gid = f"g{len(self.groups)}"
+        self.groups[gid] = Group(gid, name, kind, parent)
+        if parent is not None:
+            self.groups[parent].children.append(gid)
+        return gid
+
+    def top_of(self, v: int) -> str | None:
+        gid = self.owner[v]
+        while gid is not None and self.groups[gid].parent is not None:
+            gid = self.groups[gid].parent
+        return gid
+
+
+def find_groups(graph: FlatGraph, model=None, parts: list[tuple[str, list[int]]] | None = None) -> Groups:
+    """The groups of ``graph``: from ``model`` (the learner's objects), from ``parts`` (a
+    program's named blocks: (name, the nodes it made), nested blocks listed inside their
+    block's nodes too), else inferred."""
+    builder = _Builder(graph)
+    if parts:
+        _program_groups(builder, parts)
+    else:
+        if model is not None:
+            applications, param_parts = _model_applications(builder, model_parts(model))
+        else:
+            applications, param_parts = _inferred_applications(builder), {}
+        _network_groups(builder, applications, param_parts)
+        _sum_chains(builder)
+        _sample_terms(builder)
+        _single_use(builder)
+    _inputs(builder)
+    groups = {gid: g for gid, g in builder.groups.items()}
+    _drop_empty(groups, builder.owner)
+    return Groups(graph, builder.owner, groups)
+
+
+def _model_applications(builder: _Builder, root: Part):
+    """Each application of each part with parameters: (its path of names, its nodes)."""
+    graph = builder.graph
+    index = {id(obj): i for i, obj in enumerate(graph.objects)}
+    param_of: dict[int, Part] = {}
+    param_parts: dict[int, Part] = {}
+    stack = [root]
+    while stack:
+        part = stack.pop()
+        stack.extend(part.parts)
+        for obj in part.params:
+            node = index.get(id(obj))
+            if node is not None and not graph.parents[node]:
+                param_of[node] = part
+                param_parts[node] = part
+    owner_of: list[Part | None] = [None] * len(graph)  # a parameter's part
+    for node, part in param_of.items():
+        owner_of[node] = part
+    member: list[Part | None] = [None] * len(graph)
+    closed = [False] * len(graph)
+    ops = graph.ops
+    for v, parents in enumerate(graph.parents):
+        if not parents:
+            continue
+        part = None
+        for p in parents:  # a node that uses a part's parameter is the part's
+            part = owner_of[p]
+            if part is not None:
+                break
+        if part is None:  # a node made only from one part's open nodes (and its parameters)
+            for p in parents:
+                theirs = member[p] if not closed[p] else None
+                if theirs is None or (part is not None and theirs is not part):
+                    part = None
+                    break
+                part = theirs
+        if part is not None:
+            member[v] = part
+            closed[v] = ops[v] in ACTIVATIONS
+    return _components(builder, member, closed, param_of), param_parts
+
+
+def _inferred_applications(builder: _Builder):
+    """Neurons found by their shape: an activation (if any) over a sum of two or more products."""
+    graph = builder.graph
+    consumers = builder.consumers
+    ops, parents = graph.ops, graph.parents
+    member: list[object] = [None] * len(graph)
+    closed = [False] * len(graph)
+    for root in range(len(graph) - 1, -1, -1):
+        if ops[root] != "+" or member[root] is not None:
+            continue
+        users = consumers[root]
+        top = root
+        if len(users) == 1 and ops[users[0]] in ACTIVATIONS and member[users[0]] is None:
+            top = users[0]
+        elif len(users) == 1 and ops[users[0]] == "+":
+            continue  # not the top of its sum
+        tree, products, stack, bias = [], [], [root], False
+        while stack:
+            v = stack.pop()
+            tree.append(v)
+            for p in parents[v]:
+                if not parents[p]:
+                    bias = True
+                elif len(consumers[p]) != 1:
+                    continue
+                elif ops[p] == "+":
+                    stack.append(p)
+                elif ops[p] == "*" and len(set(parents[p])) == 2:
+                    products.append(p)
+        if len(products) < 2 or not bias:  # a neuron adds a bias to its weighted inputs
+            continue
+        key = object()
+        for v in tree + products + ([top] if top != root else []):
+            member[v] = key
+        closed[top] = True
+    return _components(builder, member, closed, {})
+
+
+def _components(builder: _Builder, member: list, closed: list[bool], param_of: dict) -> list[tuple]:
+    """Split each part's nodes into applications (connected pieces); keep those that take
+    an input from outside. Returns [(part or None, nodes)] in the graph's order."""
+    graph = builder.graph
+    root = list(range(len(graph)))
+
+    def find(v):
+        while root[v] != v:
+            root[v] = root[root[v]]
+            v = root[v]
+        return v
+
+    for v, parents in enumerate(graph.parents):
+        if member[v] is None:
+            continue
+        for p in parents:
+            if member[p] is member[v] and not closed[p]:
+                a, b = find(v), find(p)
+                if a != b:
+                    root[max(a, b)] = min(a, b)
+    pieces: dict[int, list[int]] = {}
+    for v in range(len(graph)):
+        if member[v] is not None:
+            pieces.setdefault(find(v), []).append(v)
+    applications = []
+    for nodes in pieces.values():
+        inside = set(nodes)
+        takes_input = any(p not in inside and p not in param_of for v in nodes for p in graph.parents[v])
+        if takes_input:
+            part = member[nodes[0]]
+            applications.append((part if isinstance(part, Part) else None, nodes))
+    applications.sort(key=lambda a: a[1][0])
+    return applications
+
+
+def _network_groups(builder: _Builder, applications: list[tuple], param_parts: dict[int, Part]):
+    """batch → sample k → layer → neuron (or model → layer → neuron for one sample)."""
+    if not applications:
+        return
+    graph = builder.graph
+    app_of = {}
+    for k, (_, nodes) in enumerate(applications):
+        for v in nodes:
+            app_of[v] = k
+    # samples: applications that feed each other
+    root = list(range(len(applications)))
+
+    def find(a):
+        while root[a] != a:
+            root[a] = root[root[a]]
+            a = root[a]
+        return a
+
+    feeds: list[set[int]] = [set() for _ in applications]
+    for k, (_, nodes) in enumerate(applications):
+        for v in nodes:
+            for p in graph.parents[v]:
+                j = app_of.get(p)
+                if j is not None and j != k:
+                    feeds[k].add(j)
+                    a, b = find(k), find(j)
+                    if a != b:
+                        root[max(a, b)] = min(a, b)
+    samples: dict[int, list[int]] = {}
+    for k in range(len(applications)):
+        samples.setdefault(find(k), []).append(k)
+    # an application's path of names: from its part, or its layer (depth) when inferred
+    layer = [0] * len(applications)
+    for k in range(len(applications)):  # applications are in topological order of their first node
+        layer[k] = 1 + max((layer[j] for j in feeds[k]), default=0)
+    paths: list[list[tuple[str, str]]] = []
+    position: dict[tuple, int] = {}
+    for k, (part, _) in enumerate(applications):
+        if part is not None:
+            paths.append([(p.name, p.kind) for p in part.path()[1:]])
+        else:
+            key = (find(k), layer[k])
+            position[key] = position.get(key, 0) + 1
+            paths.append([(f"layer {layer[k]}", "layer"), (f"neuron {position[key]}", "neuron")])
+    batch = len(samples) > 1
+    model_name = _model_name(applications)
+    parent_top = builder.new("batch", "batch", None) if batch else builder.new(model_name, "model", None)
+    made: dict[tuple, str] = {}
+    for number, apps in enumerate(sorted(samples.values(), key=lambda a: a[0]), start=1):
+        sample_gid = builder.new(f"sample {number}", "sample", parent_top) if batch else parent_top
+        suffix = f" in sample {number}" if batch else ""
+        seen_path: dict[tuple, int] = {}
+        for k in apps:
+            names = [n for n, _ in paths[k]]
+            gid = sample_gid
+            for depth in range(len(paths[k])):
+                key = (sample_gid, tuple(names[: depth + 1]))
+                if key not in made:
+                    name = _full_name(names[: depth + 1])
+                    made[key] = builder.new(name + suffix, paths[k][depth][1], gid)
+                gid = made[key]
+            if not paths[k]:  # the model's own parameters (a part at the root)
+                gid = builder.new(model_name + suffix, "neuron", sample_gid)
+            count = seen_path.get((gid,), 0)
+            seen_path[(gid,)] = count + 1
+            if count:  # a second application of the same part in one sample
+                gid = builder.new(f"{builder.groups[gid].name}, use {count + 1}", "neuron", gid)
+            for v in applications[k][1]:
+                builder.owner[v] = gid
+    if not param_parts:
+        return
+    # the parameters: in each neuron (one sample), or apart in their own tree (a batch)
+    if not batch:
+        by_path = {key[1]: gid for key, gid in made.items()}
+        for node, part in param_parts.items():
+            names = tuple(p.name for p in part.path()[1:])
+            builder.owner[node] = by_path.get(names, parent_top)
+        return
+    top = builder.new("parameters", "parameters", None)
+    param_groups: dict[tuple, str] = {}
+    for node, part in sorted(param_parts.items()):
+        names = [p.name for p in part.path()[1:]]
+        gid = top
+        for depth in range(len(names)):
+            key = tuple(names[: depth + 1])
+            if key not in param_groups:
+                param_groups[key] = builder.new("parameters of " + _full_name(names[: depth + 1]), "parameters", gid)
+            gid = param_groups[key]
+        builder.owner[node] = gid
+
+
+def _model_name(applications) -> str:
+    part = next((p for p, _ in applications if p is not None), None)
+    return part.path()[0].name if part is not None else "network"
+
+
+def _sum_chains(builder: _Builder):
+    """A chain of additions each used only by the next one, with MIN_SUM_TERMS terms or more."""
+    graph, owner, consumers = builder.graph, builder.owner, builder.consumers
+    ops, parents = graph.ops, graph.parents
+    next_of: dict[int, int] = {}
+    for v in range(len(graph)):
+        if ops[v] != "+" or owner[v] is not None:
+            continue
+        left = parents[v][0]
+        if ops[left] == "+" and owner[left] is None and len(consumers[left]) == 1:
+            next_of[left] = v
+    starts = [v for v in next_of if v not in next_of.values()]
+    for start in sorted(starts):
+        chain = [start]
+        while chain[-1] in next_of:
+            chain.append(next_of[chain[-1]])
+        if len(chain) + 1 < MIN_SUM_TERMS:
+            continue
+        gid = builder.new(f"sum of {len(chain) + 1} terms", "sum", None)
+        for v in chain:
+            owner[v] = gid
+
+
+def _sample_terms(builder: _Builder):
+    """A node made from one sample's nodes (and inputs) alone joins that sample."""
+    graph, owner, groups = builder.graph, builder.owner, builder.groups
+    for v, parents in enumerate(graph.parents):
+        if not parents or owner[v] is not None:
+            continue
+        samples = set()
+        for p in parents:
+            if not graph.parents[p] and owner[p] is None:
+                continue  # a loose input: it follows later
+            gid = owner[p]
+            while gid is not None and groups[gid].kind != "sample":
+                gid = groups[gid].parent
+            samples.add(gid)
+        if len(samples) == 1 and None not in samples:
+            owner[v] = samples.pop()
+
+
+def _single_use(builder: _Builder):
+    """A loose node used only by a node of a group, and made only from inputs and that
+    group's nodes, joins it (a sum's terms ``p * p``)."""
+    graph, owner, consumers = builder.graph, builder.owner, builder.consumers
+    for v in range(len(graph) - 1, -1, -1):
+        if owner[v] is not None or not graph.parents[v] or len(set(consumers[v])) != 1:
+            continue
+        gid = owner[consumers[v][0]]
+        if gid is not None and all(not graph.parents[p] or owner[p] == gid for p in graph.parents[v]):
+            owner[v] = gid
+
+
+def _inputs(builder: _Builder):
+    """A loose input joins the innermost group that holds every node using it."""
+    graph, owner, groups, consumers = builder.graph, builder.owner, builder.groups, builder.consumers
+    for v in range(len(graph)):
+        if graph.parents[v] or owner[v] is not None or not consumers[v]:
+            continue
+        common = None
+        for c in consumers[v]:
+            path = []
+            gid = owner[c]
+            while gid is not None:
+                path.append(gid)
+                gid = groups[gid].parent
+            path.reverse()
+            if common is None:
+                common = path
+            else:
+                n = 0
+                while n < len(common) and n < len(path) and common[n] == path[n]:
+                    n += 1
+                common = common[:n]
+            if not common:
+                break
+        if common:
+            owner[v] = common[-1]
+
+
+def _program_groups(builder: _Builder, parts: list[tuple[str, list[int]]]):
+    """A program's ``with group(...)`` blocks, outermost first: each the nodes it made."""
+    made: list[tuple[str, set[int]]] = []
+    for name, nodes in parts:
+        inside = set(nodes)
+        parent = None
+        for gid, outer in reversed(made):  # the innermost block made so far that holds it
+            if inside <= outer:
+                parent = gid
+                break
+        gid = builder.new(name, "part", parent)
+        made.append((gid, inside))
+        for v in nodes:
+            builder.owner[v] = gid
+
+
+def _drop_empty(groups: dict[str, Group], owner: list[str | None]):
+    """Groups left with no node at all (a part whose parameters the graph doesn't use)."""
+    holding = set()
+    for gid in owner:
+        while gid is not None and gid not in holding:
+            holding.add(gid)
+            gid = groups[gid].parent
+    for gid in [g for g in groups if g not in holding]:
+        group = groups.pop(gid)
+        if group.parent is not None and group.parent in groups:
+            groups[group.parent].children.remove(gid)
+
+
+__all__ = ["Group", "Groups", "GroupError", "Part", "find_groups", "model_parts"]

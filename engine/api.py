@@ -133,11 +133,17 @@ def _dispatch(request: dict, source) -> dict:
         return {"ok": True, "preset": preset}
     if cmd == "modes":
         return {"ok": True, "modes": [mode.describe() for mode in modes()]}
+    names_graph = request.get("preset") is not None or request.get("program") is not None
+    grouped_answer = getattr(source, "grouped_answer", None)
+    if cmd in ("load", "expand") and not names_graph and callable(grouped_answer):
+        return grouped_answer(request)  # a grouped graph (engine/network.py), at the level on screen
+    if cmd == "expand":
+        raise RequestError('"expand" opens a group of a grouped graph, and this graph has no groups.')
     if cmd in _GRAPH_COMMANDS:
         return _GRAPH_COMMANDS[cmd](request, source)
     if cmd in COMMANDS:
         return _run(COMMANDS[cmd], request, source)
-    known = ["presets", "preset", "modes", *_GRAPH_COMMANDS, *COMMANDS]
+    known = ["presets", "preset", "modes", *_GRAPH_COMMANDS, "expand", *COMMANDS]
     raise RequestError(f'Unknown command "{_short(cmd)}"; use ' + ", ".join(known) + ".")
 
 

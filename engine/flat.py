@@ -37,6 +37,10 @@ class NotFlat(Exception):
     """This graph can't be read the quick way; :mod:`engine.foreign` reads it instead."""
 
 
+class TooBig(Exception):
+    """The graph has more nodes than the reader was told to read."""
+
+
 @dataclass
 class FlatGraph:
     """A graph as lists indexed by node id (a topological order; the output is last)."""
@@ -100,9 +104,9 @@ class FlatGraph:
 _OP_NAMES = {"ReLU": "relu"}
 
 
-def read_flat(root, check: int = CHECKED_PER_KIND) -> FlatGraph:
+def read_flat(root, check: int = CHECKED_PER_KIND, limit: int | None = None) -> FlatGraph:
     """Read the graph of ``root`` without changing it; raises :class:`NotFlat` when only the
-    careful reader can read it."""
+    careful reader can read it, and :class:`TooBig` past ``limit`` nodes."""
     operands_of = _Operands().read
     index: dict[int, int] = {}
     objects: list = []
@@ -122,6 +126,8 @@ def read_flat(root, check: int = CHECKED_PER_KIND) -> FlatGraph:
             ops = pending.get(key)
             if ops is None:
                 pending[key] = ops = operands_of(parent)
+            if limit is not None and len(pending) > limit:
+                raise TooBig(limit)
             if ops[0]:
                 on_stack.add(key)
                 stack.append((parent, iter(ops[0])))
@@ -290,4 +296,4 @@ def _names(labels: list[str], data: list[float], ops: list[str]) -> list[str]:
     return out
 
 
-__all__ = ["FlatGraph", "NotFlat", "read_flat"]
+__all__ = ["FlatGraph", "NotFlat", "TooBig", "read_flat"]

@@ -7,7 +7,8 @@ most one innermost group; a group holds its own nodes and its child groups. Grou
 * **the learner's model** (:func:`model_parts`): any object with ``parameters()`` whose
   attributes hold Values, lists (or lists of lists) of them, or more such objects, read with
   ``vars()`` only, so nothing is called and nothing changes. micrograd's ``MLP`` gives
-  ``MLP → layers → neurons → w, b``; a module's Values are its parameters;
+  ``MLP → layers → neurons → w, b``; a module's Values are its parameters, labelled by their
+  place in the model (``L1.N2.w1``: layer 1, neuron 2, its first weight);
 * **inference**, when no model is given: a *neuron* is a sum of an input (its bias) and two
   or more products (``b + w1*x1 + w2*x2``), with the activation that takes it, if any
   (relu, tanh, sigmoid);
@@ -56,6 +57,7 @@ class Group:
     nodes: list[int] = field(default_factory=list)  # nodes directly in it (not in a child), ascending
     size: int = 0  # every node inside it, nested
     outputs: list[int] = field(default_factory=list)  # its nodes used outside it (or the graph's output)
+    inputs: int = 0  # how many nodes outside it its nodes use
 
     def as_dict(self) -> dict:
         return {
@@ -67,6 +69,7 @@ class Group:
             "nodes": list(self.nodes),
             "size": self.size,
             "outputs": list(self.outputs),
+            "inputs": self.inputs,
         }
 
 
@@ -128,22 +131,27 @@ class Groups:
         return depth
 
     def _outputs(self):
-        """A group's outputs: its nodes with a consumer outside it (or the graph's output)."""
+        """A group's outputs: its nodes with a consumer outside it (or the graph's output);
+        and how many nodes outside it it uses."""
         graph, owner = self.graph, self.owner
         sets = {gid: set(path) for gid, path in self._paths.items()}
         outputs: dict[str, set[int]] = {gid: set() for gid in self.groups}
+        inputs: dict[str, set[int]] = {gid: set() for gid in self.groups}
         for child, parents in enumerate(graph.parents):
             mine = owner[child]
             for parent in parents:
                 theirs = owner[parent]
-                if theirs is None or theirs == mine:
+                if theirs == mine:
                     continue
                 for gid in sets[theirs] - sets[mine]:
                     outputs[gid].add(parent)
+                for gid in sets[mine] - sets[theirs]:
+                    inputs[gid].add(parent)
         for gid in self.path(graph.output):
             outputs[gid].add(graph.output)
         for gid, found in outputs.items():
             self.groups[gid].outputs = sorted(found)
+            self.groups[gid].inputs = len(inputs[gid])
 
     def _contiguous_order(self) -> list[int]:
         """A topological order of the nodes in which every group's nodes come one after
@@ -218,7 +226,7 @@ class Part:
 
     name: str
     kind: str
-    params: list = field(default_factory=list)
+    params: list = field(default_factory=list)  # (node object, its name in the part: "w1", "b")
     parts: list[Part] = field(default_factory=list)
     parent: Part | None = None
 
@@ -264,7 +272,7 @@ def model_parts(model) -> Part:
         if depth > 3 or id(value) in seen:
             return
         if is_value(value):
-            part.params.append(value)
+            part.params.append((value, attr))
         elif is_module(value):
             part.parts.append(walk(value, attr, _singular(attr), part))
         elif isinstance(value, (list, tuple)):
@@ -275,8 +283,8 @@ def model_parts(model) -> Part:
                     if is_module(item) and id(item) not in seen:
                         part.parts.append(walk(item, f"{kind} {k}", kind, part))
             else:
-                for item in value:
-                    collect(part, item, attr, depth + 1)
+                for k, item in enumerate(value, start=1):
+                    collect(part, item, f"{attr}{k}" if depth == 0 else f"{attr}.{k}", depth + 1)
         elif isinstance(value, dict):
             for key, item in value.items():
                 if is_module(item) and id(item) not in seen:
@@ -290,6 +298,12 @@ def model_parts(model) -> Part:
 def _singular(word: str) -> str:
     word = word.lower().strip("_")
     return word[:-1] if word.endswith("s") and len(word) > 2 else word
+
+
+def _short_name(name: str) -> str:
+    """ "layer 1" → "L1", "neuron 2" → "N2": a parameter's label is its part's path, L1.N2.w1."""
+    word, _, number = name.rpartition(" ")
+    return f"{word[:1].upper()}{number}" if word and number.isdigit() else name
 
 
 def _full_name(path: list[str]) -> str:
@@ -334,6 +348,8 @@ def find_groups(graph: FlatGraph, model=None, parts: list[tuple[str, list[int]]]
         else:
             applications, param_parts = _inferred_applications(builder), {}
         _network_groups(builder, applications, param_parts)
+        if model is None:
+            _shared_inputs(builder)
         _sum_chains(builder)
         _sample_terms(builder)
         _single_use(builder)
@@ -353,11 +369,13 @@ def _model_applications(builder: _Builder, root: Part):
     while stack:
         part = stack.pop()
         stack.extend(part.parts)
-        for obj in part.params:
+        prefix = ".".join(_short_name(p.name) for p in part.path()[1:])
+        for obj, name in part.params:
             node = index.get(id(obj))
-            if node is not None and not graph.parents[node]:
+            if node is not None and not graph.parents[node] and node not in param_of:
                 param_of[node] = part
                 param_parts[node] = part
+                graph.labels[node] = f"{prefix}.{name}" if prefix else name
     owner_of: list[Part | None] = [None] * len(graph)  # a parameter's part
     for node, part in param_of.items():
         owner_of[node] = part
@@ -547,6 +565,39 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
                 param_groups[key] = builder.new("parameters of " + _full_name(names[: depth + 1]), "parameters", gid)
             gid = param_groups[key]
         builder.owner[node] = gid
+
+
+def _shared_inputs(builder: _Builder):
+    """Inferred, in a batch: an input that the same neuron uses in several samples is one of
+    that neuron's parameters; they are gathered as ``parameters → of layer → of neuron``."""
+    graph, owner, groups, consumers = builder.graph, builder.owner, builder.groups, builder.consumers
+    if not any(g.kind == "batch" for g in groups.values()):
+        return
+    made: dict[str, str] = {}
+    for v in range(len(graph)):
+        if graph.parents[v] or owner[v] is not None:
+            continue
+        names = set()
+        for c in consumers[v]:
+            gid = owner[c]
+            if gid is None or groups[gid].kind != "neuron":
+                continue
+            name = groups[gid].name
+            names.add(name[: name.rindex(" in sample ")] if " in sample " in name else name)
+        if len(names) != 1 or len({owner[c] for c in consumers[v]}) < 2:
+            continue
+        neuron = names.pop()
+        layer = neuron.split(" of ", 1)[1] if " of " in neuron else ""
+        if "" not in made:
+            made[""] = builder.new("parameters", "parameters", None)
+        parent = made[""]
+        if layer:
+            if layer not in made:
+                made[layer] = builder.new(f"parameters of {layer}", "parameters", parent)
+            parent = made[layer]
+        if neuron not in made:
+            made[neuron] = builder.new(f"parameters of {neuron}", "parameters", parent)
+        owner[v] = made[neuron]
 
 
 def _model_name(applications) -> str:

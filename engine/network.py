@@ -1,0 +1,143 @@
+"""A learner's network graph, read and grouped, as what :func:`engine.api.handle` answers for.
+
+``gradwalk.show(loss, model=model)`` makes one :class:`Network`: the graph of ``loss`` read the
+quick way (:mod:`engine.flat`; the careful :mod:`engine.foreign` reader when the quick one can't
+read it and the graph is small enough for it), grouped by ``model`` or by inference
+(:mod:`engine.groups`), with its right backward pass computed once. Its requests are answered
+at the level on screen (:mod:`engine.level`): ``load`` and ``expand`` (docs/api.md, "A grouped
+graph"). The learner's objects are only read.
+
+Budgets, instead of a fixed cap on nodes: a graph of up to :data:`MAX_READ_NODES` nodes is read
+(about a second of the kernel's time per 100,000 nodes on a laptop), and one view draws up to
+:data:`engine.level.MAX_UNITS` boxes. A graph beyond them is refused with a sentence that says
+how to show a part of it.
+"""
+
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+
+from .flat import FlatGraph, NotFlat, TooBig, read_flat
+from .foreign import ForeignGraphError, read
+from .groups import GroupError, find_groups
+from .level import Grouped, LevelError, level_answer
+from .registry import RequestError
+
+MAX_READ_NODES = 300_000
+
+
+@contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector off for a while: reading a big graph allocates
+    hundreds of thousands of small objects, and each collection would walk the learner's
+    whole graph again (it more than doubles the time)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+class Network:
+    """A grouped graph of a learner's value: ``engine.api.handle``'s source for it."""
+
+    def __init__(self, value, model=None):
+        with collector_paused():
+            graph = _read(value)
+            try:
+                groups = find_groups(graph, model)
+            except GroupError:
+                raise
+            except Exception as error:  # a bug of ours: one clear sentence, never a traceback
+                raise ForeignGraphError(
+                    f"Gradwalk failed while grouping this graph ({type(error).__name__}: {error}); "
+                    "this is a bug in Gradwalk, not in your code."
+                ) from error
+            self.grouped = Grouped(graph, groups)
+            self.grads = self.grouped.grads  # the right backward pass, once
+        if not len(groups):
+            raise ForeignGraphError(
+                f"This graph has {len(graph):,} nodes and Gradwalk found no neurons or sums in it to fold them into "
+                "boxes; pass your model too, gradwalk.show(loss, model=model), or show a smaller part of it, "
+                "for example one neuron's output."
+            )
+        self.style = "_children" if graph.objects and hasattr(graph.objects[-1], "_children") else "_prev"
+
+    @property
+    def flat(self) -> FlatGraph:
+        return self.grouped.graph
+
+    def graph(self):
+        """What the commands other than load and expand would read: refused, in a sentence."""
+        raise ForeignGraphError(
+            "This grouped graph answers load and expand only: the nudge and the other experiments work on a "
+            "graph drawn node by node. Show a smaller part of it to use them."
+        )
+
+    recompute = graph
+
+    def grouped_answer(self, request: dict) -> dict:
+        """``load`` (with optional ``"expanded"`` and ``"order"``) and ``expand`` (``"group"``)."""
+        cmd = request["cmd"]
+        expanded = request.get("expanded", [])
+        if not isinstance(expanded, list) or not all(isinstance(name, str) for name in expanded):
+            raise RequestError('"expanded" must be a list of group names or ids.')
+        try:
+            if cmd == "expand":
+                group = request.get("group")
+                if not isinstance(group, str):
+                    raise RequestError('"expand" needs a "group": the name or id of the group to open.')
+                gid = self.grouped.find(group)
+                answer = level_answer(self.grouped, [*expanded, gid], request.get("order"))
+                answer["group"] = gid
+                answer["inner"] = [u for u in answer["units"] if _inside(self.grouped, u, gid)]
+            else:
+                answer = level_answer(self.grouped, expanded, request.get("order"))
+        except LevelError as error:
+            raise RequestError(str(error), "graph") from None
+        answer["graph"] = self.about()
+        return answer
+
+    def about(self) -> dict:
+        return {"source": "kernel", "style": self.style, "editable": False, "custom": [], "grouped": True}
+
+
+def _inside(grouped: Grouped, unit, gid: str) -> bool:
+    groups = grouped.groups
+    path = groups._group_path(unit) if isinstance(unit, str) else groups.path(unit)
+    return gid in path
+
+
+def _read(value) -> FlatGraph:
+    """The graph of ``value``, the quick way if it can be, else the careful way (small graphs)."""
+    try:
+        return read_flat(value, limit=MAX_READ_NODES)
+    except NotFlat:
+        return _flat_of(read(value))
+    except TooBig:
+        raise ForeignGraphError(
+            f"This graph has more than {MAX_READ_NODES:,} nodes, more than Gradwalk reads in a notebook; "
+            "show a part of it, for example the loss of one sample, or of a smaller batch."
+        ) from None
+
+
+def _flat_of(foreign) -> FlatGraph:
+    """A graph the careful reader read, as flat lists."""
+    graph = foreign.graph()
+    values = graph.values
+    index = {id(v): i for i, v in enumerate(values)}
+    return FlatGraph(
+        data=[v.data for v in values],
+        ops=[v._op for v in values],
+        parents=[tuple(index[id(p)] for p in v._prev) for v in values],
+        locals=[tuple(v._local) for v in values],
+        labels=[v.label for v in values],
+        objects=list(foreign.objects),
+        consts={i: v._const for i, v in enumerate(values) if v._const is not None},
+    )
+
+
+__all__ = ["Network", "MAX_READ_NODES", "collector_paused"]

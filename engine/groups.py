@@ -57,7 +57,8 @@ class Group:
     nodes: list[int] = field(default_factory=list)  # nodes directly in it (not in a child), ascending
     size: int = 0  # every node inside it, nested
     outputs: list[int] = field(default_factory=list)  # its nodes used outside it (or the graph's output)
-    inputs: int = 0  # how many nodes outside it its nodes use
+    inputs: int | None = None  # how many nodes outside it its nodes use (Groups.inputs_of)
+    input_nodes: dict[int, int] | None = field(default=None, repr=False)  # each of them → the edges it feeds in
 
     def as_dict(self) -> dict:
         return {
@@ -69,7 +70,6 @@ class Group:
             "nodes": list(self.nodes),
             "size": self.size,
             "outputs": list(self.outputs),
-            "inputs": self.inputs,
         }
 
 
@@ -131,82 +131,113 @@ class Groups:
         return depth
 
     def _outputs(self):
-        """A group's outputs: its nodes with a consumer outside it (or the graph's output);
-        and how many nodes outside it it uses."""
-        graph, owner = self.graph, self.owner
-        sets = {gid: set(path) for gid, path in self._paths.items()}
-        outputs: dict[str, set[int]] = {gid: set() for gid in self.groups}
-        inputs: dict[str, set[int]] = {gid: set() for gid in self.groups}
+        """One pass over the edges: each group's outputs (its nodes with a consumer outside it,
+        or the graph's output), and the edges between the parts of each group (for the order)."""
+        graph, owner, paths, groups = self.graph, self.owner, self._paths, self.groups
+        has_parts = {gid for gid, g in groups.items() if g.children}
+        has_parts.add(None)
+        # per group (None: the whole graph), the edges between its parts (a child group or a node)
+        part_edges: dict[str | None, set[tuple]] = {gid: set() for gid in has_parts}
+        leaves_at: dict[int, int] = {}  # a node used outside: the depth of the outermost group it leaves
+        crossing: dict[tuple, tuple] = {}
         for child, parents in enumerate(graph.parents):
             mine = owner[child]
             for parent in parents:
                 theirs = owner[parent]
                 if theirs == mine:
+                    if mine in has_parts:
+                        part_edges[mine].add((parent, child))
                     continue
-                for gid in sets[theirs] - sets[mine]:
-                    outputs[gid].add(parent)
-                for gid in sets[mine] - sets[theirs]:
-                    inputs[gid].add(parent)
+                found = crossing.get((theirs, mine))
+                if found is None:
+                    path_p, path_c = paths[theirs], paths[mine]
+                    d = 0
+                    while d < len(path_p) and d < len(path_c) and path_p[d] == path_c[d]:
+                        d += 1
+                    found = crossing[(theirs, mine)] = (
+                        d,
+                        path_p[d - 1] if d else None,
+                        path_p[d] if d < len(path_p) else None,
+                        path_c[d] if d < len(path_c) else None,
+                    )
+                d, container, part_p, part_c = found
+                if part_p is not None and d < leaves_at.get(parent, 1 << 30):
+                    leaves_at[parent] = d
+                part_edges[container].add((parent if part_p is None else part_p, child if part_c is None else part_c))
+        self._part_edges = part_edges
+        outputs: dict[str, list[int]] = {gid: [] for gid in groups}
+        for node, d in sorted(leaves_at.items()):
+            for gid in paths[owner[node]][d:]:
+                outputs[gid].append(node)
         for gid in self.path(graph.output):
-            outputs[gid].add(graph.output)
+            outputs[gid].append(graph.output)
         for gid, found in outputs.items():
-            self.groups[gid].outputs = sorted(found)
-            self.groups[gid].inputs = len(inputs[gid])
+            groups[gid].outputs = sorted(set(found))
+
+    def inputs_of(self, gid: str) -> dict[int, int]:
+        """The nodes outside group ``gid`` that its nodes use, each with how many of its edges
+        it feeds (ascending; worked out the first time it is asked for)."""
+        group = self.groups[gid]
+        if group.input_nodes is None:
+            members = self.members(gid)
+            inside = set(members)
+            found: dict[int, int] = {}
+            for v in members:
+                for p in self.graph.parents[v]:
+                    if p not in inside:
+                        found[p] = found.get(p, 0) + 1
+            group.input_nodes = dict(sorted(found.items()))
+            group.inputs = len(found)
+        return group.input_nodes
 
     def _contiguous_order(self) -> list[int]:
         """A topological order of the nodes in which every group's nodes come one after
         another, at every depth: the forward pass; reversed, the backward pass. Within a
         group, its parts (child groups and nodes) come in a topological order of the parts,
-        earliest first; a cycle among parts means a group is not convex."""
-        graph = self.graph
-        depth_of = {gid: len(path) - 1 for gid, path in self._paths.items() if gid is not None}
-        paths = [self._paths[gid] for gid in self.owner]
+        earliest first (a group without child groups: its nodes in id order, which is one);
+        a cycle among parts means a group is not convex."""
+        groups = self.groups
+        first: dict[str, int] = {}
+        for gid in sorted(groups, key=lambda g: -len(self._paths[g])):  # innermost first
+            group = groups[gid]
+            candidates = [first[c] for c in group.children]
+            if group.nodes:
+                candidates.append(group.nodes[0])
+            first[gid] = min(candidates)
 
-        def order(members: list[int], depth: int, name: str) -> list[int]:
-            # each member's part at this depth: a child group, or the node itself
-            part_of = {}
-            for v in members:
-                path = paths[v]
-                part_of[v] = path[depth] if len(path) > depth else v
-            parts: dict = {}
-            for v in members:
-                parts.setdefault(part_of[v], []).append(v)
-            if len(parts) == 1 and isinstance(next(iter(parts)), int):
-                return members
-            preds: dict = {p: set() for p in parts}
-            for v in members:
-                pv = part_of[v]
-                for u in graph.parents[v]:
-                    pu = part_of.get(u)
-                    if pu is not None and pu != pv:
-                        preds[pv].add(pu)
+        def order(container: str | None) -> list[int]:
+            if container is None:
+                parts = [v for v in range(len(self.graph)) if self.owner[v] is None] + self.top
+                name = "the graph"
+            else:
+                group = groups[container]
+                if not group.children:
+                    return list(group.nodes)
+                parts = group.nodes + group.children
+                name = group.name
+            waiting = dict.fromkeys(parts, 0)
             succs: dict = {p: [] for p in parts}
-            for p, before in preds.items():
-                for q in before:
-                    succs[q].append(p)
-            waiting = {p: len(before) for p, before in preds.items()}
-            first = {p: nodes[0] for p, nodes in parts.items()}
-            ready = [(first[p], i, p) for i, p in enumerate(parts) if not waiting[p]]
+            for a, b in self._part_edges[container]:
+                succs[a].append(b)
+                waiting[b] += 1
+            key = {p: (p if isinstance(p, int) else first[p]) for p in parts}
+            ready = [(key[p], p) for p in parts if not waiting[p]]
             heapq.heapify(ready)
-            keys = {p: i for i, p in enumerate(parts)}
-            out = []
-            done = 0
+            out, done = [], 0
             while ready:
-                _, _, p = heapq.heappop(ready)
+                _, p = heapq.heappop(ready)
                 done += 1
                 if isinstance(p, int):
                     out.append(p)
-                elif not self.groups[p].children:  # nodes only: ascending ids are a topological order
-                    out.extend(parts[p])
                 else:
-                    out.extend(order(parts[p], depth_of[p] + 1, self.groups[p].name))
+                    out.extend(order(p))
                 for q in succs[p]:
                     waiting[q] -= 1
                     if not waiting[q]:
-                        heapq.heappush(ready, (first[q], keys[q], q))
+                        heapq.heappush(ready, (key[q], q))
             if done != len(parts):
                 stuck = next(p for p in parts if waiting[p])
-                what = self.groups[stuck].name if isinstance(stuck, str) else graph.labels[stuck]
+                what = groups[stuck].name if isinstance(stuck, str) else self.graph.labels[stuck]
                 raise GroupError(
                     f"The groups in {name} can't be stepped one at a time: a path leaves {what} and comes back "
                     "into it through another group. Make each group a piece of the computation that starts "
@@ -214,7 +245,7 @@ class Groups:
                 )
             return out
 
-        return order(list(range(len(graph))), 0, "the graph")
+        return order(None)
 
 
 # -- the learner's model ----------------------------------------------------------------------

@@ -50,8 +50,53 @@ class Grouped:
         self.groups = groups
 
     @cached_property
+    def position(self) -> list[int]:
+        """Each node's place in the forward order."""
+        out = [0] * len(self.graph)
+        for i, v in enumerate(self.groups.forward_order):
+            out[v] = i
+        return out
+
+    @cached_property
+    def _right_pass(self) -> tuple[list[float], list[float], list[float]]:
+        """The right backward pass, run once: every node's grad after it, and each edge's grad
+        of its parent before and after the push along it (by edge id). Any view's frames are
+        made from these, since the nodes are visited in the same order whatever is open."""
+        graph = self.graph
+        parents, locals_, start = graph.parents, graph.locals, self.edge_start
+        grads = [0.0] * len(graph)
+        grads[graph.output] = 1.0
+        total = graph.edge_count
+        before, after = [0.0] * total, [0.0] * total
+        for v in reversed(self.groups.forward_order):
+            upstream = grads[v]
+            e = start[v]
+            for p, local in zip(parents[v], locals_[v]):
+                before[e] = grads[p]
+                grads[p] = after[e] = grads[p] + local * upstream
+                e += 1
+        return grads, before, after
+
+    @property
     def grads(self) -> list[float]:
-        return self.graph.grads(self.groups.forward_order[::-1])
+        return self._right_pass[0]
+
+    @cached_property
+    def child_edges(self) -> list[list[int]]:
+        """Per node, the ids of the edges out of it (to the nodes that use it)."""
+        out = [[] for _ in self.graph.data]
+        for child, parents in enumerate(self.graph.parents):
+            e = self.edge_start[child]
+            for k, p in enumerate(parents):
+                out[p].append(e + k)
+        return out
+
+    @cached_property
+    def edge_child(self) -> list[int]:
+        out = []
+        for child, parents in enumerate(self.graph.parents):
+            out.extend([child] * len(parents))
+        return out
 
     @cached_property
     def edge_start(self) -> list[int]:
@@ -132,7 +177,7 @@ def level_answer(grouped: Grouped, expanded: list[str], order: list[str] | None 
         "edges": edges,
         "layout": _layout(view, edges),
         "forward": _forward(grouped, view),
-        "backward": _backward(grouped, view, None)[0],
+        "backward": _right_backward(grouped, view),
         "experiment": None,
     }
     if order is not None:
@@ -176,19 +221,21 @@ def _edges(grouped: Grouped, view: View) -> list[dict]:
     graph, unit = grouped.graph, view.unit
     out: dict[tuple, dict] = {}
     for child_unit in view.units:
-        start, end = view.block[child_unit]
-        for v in grouped.groups.forward_order[start:end]:
-            for slot, p in enumerate(graph.parents[v]):
-                parent_unit = unit[p]
-                if parent_unit == child_unit:
-                    continue
-                key = (parent_unit, child_unit)
-                edge = out.get(key)
-                if edge is None:
-                    out[key] = edge = {"parent": parent_unit, "child": child_unit, "count": 0}
-                    if isinstance(parent_unit, int) and isinstance(child_unit, int):
-                        edge.update(id=grouped.edge_start[v] + slot, slot=slot, local=graph.locals[v][slot])
-                edge["count"] += 1
+        if isinstance(child_unit, int):
+            feeding = [(p, 1, slot) for slot, p in enumerate(graph.parents[child_unit])]
+        else:
+            feeding = [(p, count, None) for p, count in grouped.groups.inputs_of(child_unit).items()]
+        for p, count, slot in feeding:
+            parent_unit = unit[p]
+            key = (parent_unit, child_unit)
+            edge = out.get(key)
+            if edge is None:
+                out[key] = edge = {"parent": parent_unit, "child": child_unit, "count": 0}
+                if isinstance(parent_unit, int) and slot is not None:
+                    edge.update(
+                        id=grouped.edge_start[child_unit] + slot, slot=slot, local=graph.locals[child_unit][slot]
+                    )
+            edge["count"] += count
     return list(out.values())
 
 
@@ -233,7 +280,7 @@ def _forward(grouped: Grouped, view: View) -> list[dict]:
         group = grouped.groups.groups[unit]
         outputs = group.outputs
         main = outputs[-1]
-        inputs = group.inputs
+        inputs = len(grouped.groups.inputs_of(unit))
         frames.append(
             {
                 "kind": "group",
@@ -248,89 +295,130 @@ def _forward(grouped: Grouped, view: View) -> list[dict]:
     return frames
 
 
-def _backward(grouped: Grouped, view: View, order: list | None) -> tuple[list[dict], list[float], list[dict]]:
-    """Seed, then one frame per unit in ``order`` (the right order by default); the grads
-    after it; and every late contribution ({"parent", "child", "contribution"}, node ids)."""
+def _right_backward(grouped: Grouped, view: View) -> list[dict]:
+    """The seed, then one frame per unit in the right order, read off the pass run once."""
+    graph, groups = grouped.graph, grouped.groups
+    grads, before, after = grouped._right_pass
+    labels, start, drawn, position = graph.labels, grouped.edge_start, view.drawn, grouped.position
+    frames = [_seed(graph)]
+    for unit in reversed(view.units):
+        if isinstance(unit, int):
+            upstream = grads[unit]
+            changes, pushes = [], []
+            for k, p in enumerate(graph.parents[unit]):
+                e = start[unit] + k
+                if p in drawn:
+                    changes.append({"node": p, "field": "grad", "before": before[e], "after": after[e]})
+                pushes.append(
+                    f"{labels[p]}.grad += {fmt(graph.locals[unit][k])} × {fmt(upstream)}, "
+                    f"{fmt(before[e])} → {fmt(after[e])}"
+                )
+            frames.append(_visit_frame(graph, unit, upstream, pushes, changes))
+            continue
+        lo, hi = view.block[unit]
+        changes = []
+        for p in groups.inputs_of(unit):
+            if p not in drawn:
+                continue
+            inside = [e for e in grouped.child_edges[p] if lo <= position[grouped.edge_child[e]] < hi]
+
+            # the backward pass visits the latest child first, and a child's edges in slot order
+            def visit_key(e):
+                return position[grouped.edge_child[e]], -e
+
+            first, last = max(inside, key=visit_key), min(inside, key=visit_key)
+            changes.append({"node": p, "field": "grad", "before": before[first], "after": after[last]})
+        frames.append(_group_frame(grouped, unit, grads, changes))
+    return frames
+
+
+def _seed(graph: FlatGraph) -> dict:
+    out = graph.output
+    return {
+        "kind": "seed",
+        "node": out,
+        "before": 0.0,
+        "after": 1.0,
+        "text": f"Seed: {graph.labels[out]}.grad = 1, because the output changes one for one with itself.",
+        "changes": [{"node": out, "field": "grad", "before": 0.0, "after": 1.0}],
+    }
+
+
+def _visit_frame(graph: FlatGraph, node: int, upstream: float, pushes: list[str], changes: list[dict]) -> dict:
+    label = graph.labels[node]
+    text = (
+        f"Visit {label} with {label}.grad = {fmt(upstream)}: " + "; ".join(pushes) + "."
+        if pushes
+        else f"Visit {label}: an input, so there is nothing to pass on; {label}.grad = {fmt(upstream)}."
+    )
+    return {"kind": "visit", "node": node, "upstream": upstream, "text": text, "changes": changes}
+
+
+def _group_frame(grouped: Grouped, gid: str, grads: list[float], changes: list[dict]) -> dict:
+    """A collapsed group's visit: "neuron 2 of layer 1 passed its grad to 17 inputs"."""
+    group = grouped.groups.groups[gid]
+    labels = grouped.graph.labels
+    main = group.outputs[-1]
+    count = len(grouped.groups.inputs_of(gid))
+    listed = ", ".join(f"{labels[c['node']]}.grad {fmt(c['before'])} → {fmt(c['after'])}" for c in changes[:MAX_LISTED])
+    more = f" and {len(changes) - MAX_LISTED} more" if len(changes) > MAX_LISTED else ""
+    return {
+        "kind": "group",
+        "group": gid,
+        "node": main,
+        "upstream": grads[main],
+        "text": f"{_capital(group.name)} passed its grad to {count} input{'s' if count != 1 else ''} "
+        f"(its output {labels[main]}.grad = {fmt(grads[main])}, back through its {group.size} nodes)"
+        + (f": {listed}{more}." if listed else "."),
+        "changes": changes,
+    }
+
+
+def _backward(grouped: Grouped, view: View, units: list) -> tuple[list[dict], list[float], list[dict]]:
+    """The backward pass with the units visited in ``units`` (a collapsed group's nodes in
+    their own right order): the seed and a frame per unit, the grads after it, and every
+    late contribution ({"parent", "child", "contribution"}, node ids): a push into a node
+    that had already been visited, which it never passes on."""
     graph, forward = grouped.graph, grouped.groups.forward_order
     parents, locals_, labels = graph.parents, graph.locals, graph.labels
-    units = order if order is not None else view.units[::-1]
-    position = {}
-    step = 0
+    step, visited_at = 0, [0] * len(graph)
     for unit in units:
-        start, end = view.block[unit]
-        for i in range(end - 1, start - 1, -1):
-            position[forward[i]] = step
+        lo, hi = view.block[unit]
+        for i in range(hi - 1, lo - 1, -1):
+            visited_at[forward[i]] = step
             step += 1
     drawn = view.drawn
     grads = [0.0] * len(graph)
-    out = graph.output
-    grads[out] = 1.0
-    frames = [
-        {
-            "kind": "seed",
-            "node": out,
-            "before": 0.0,
-            "after": 1.0,
-            "text": f"Seed: {labels[out]}.grad = 1, because the output changes one for one with itself.",
-            "changes": [{"node": out, "field": "grad", "before": 0.0, "after": 1.0}],
-        }
-    ]
+    grads[graph.output] = 1.0
+    frames = [_seed(graph)]
     late = []
     for unit in units:
-        start, end = view.block[unit]
-        if isinstance(unit, int):
-            upstream = grads[unit]
-            changes = []
-            pushes = []
-            for p, local in zip(parents[unit], locals_[unit]):
-                before = grads[p]
-                grads[p] = after = before + local * upstream
-                is_late = position[p] < position[unit] and bool(parents[p])
-                if is_late:
-                    late.append({"parent": p, "child": unit, "contribution": local * upstream})
-                if p in drawn:
-                    changes.append({"node": p, "field": "grad", "before": before, "after": after})
-                pushes.append(f"{labels[p]}.grad += {fmt(local)} × {fmt(upstream)}, {fmt(before)} → {fmt(after)}")
-            text = (
-                f"Visit {labels[unit]} with {labels[unit]}.grad = {fmt(upstream)}: " + "; ".join(pushes) + "."
-                if pushes
-                else f"Visit {labels[unit]}: an input, so there is nothing to pass on; "
-                f"{labels[unit]}.grad = {fmt(upstream)}."
-            )
-            frames.append({"kind": "visit", "node": unit, "upstream": upstream, "text": text, "changes": changes})
-            continue
-        # a collapsed group: its nodes visited in its own right order, one frame for all
+        lo, hi = view.block[unit]
         first_before: dict[int, float] = {}
-        for i in range(end - 1, start - 1, -1):
+        pushes, node_changes = [], []
+        for i in range(hi - 1, lo - 1, -1):
             v = forward[i]
             upstream = grads[v]
             for p, local in zip(parents[v], locals_[v]):
                 if view.unit[p] != unit:
                     first_before.setdefault(p, grads[p])
-                    if position[p] < position[v] and parents[p]:
+                    if visited_at[p] < visited_at[v] and parents[p]:
                         late.append({"parent": p, "child": v, "contribution": local * upstream})
-                grads[p] += local * upstream
-        group = grouped.groups.groups[unit]
-        main = group.outputs[-1]
-        changed = sorted(first_before)
-        listed = ", ".join(f"{labels[p]}.grad {fmt(first_before[p])} → {fmt(grads[p])}" for p in changed[:MAX_LISTED])
-        more = f" and {len(changed) - MAX_LISTED} more" if len(changed) > MAX_LISTED else ""
-        frames.append(
-            {
-                "kind": "group",
-                "group": unit,
-                "node": main,
-                "upstream": grads[main],
-                "text": f"{_capital(group.name)} passed its grad to {len(changed)} "
-                f"input{'s' if len(changed) != 1 else ''} (its output {labels[main]}.grad = {fmt(grads[main])}, "
-                f"back through its {group.size} nodes): {listed}{more}.",
-                "changes": [
-                    {"node": p, "field": "grad", "before": first_before[p], "after": grads[p]}
-                    for p in changed
-                    if p in drawn
-                ],
-            }
-        )
+                before = grads[p]
+                grads[p] = after = before + local * upstream
+                if isinstance(unit, int):  # a node's visit: one change per push, as the pass makes them
+                    pushes.append(f"{labels[p]}.grad += {fmt(local)} × {fmt(upstream)}, {fmt(before)} → {fmt(after)}")
+                    if p in drawn:
+                        node_changes.append({"node": p, "field": "grad", "before": before, "after": after})
+        if isinstance(unit, int):
+            frames.append(_visit_frame(graph, unit, grads[unit], pushes, node_changes))
+            continue
+        changes = [
+            {"node": p, "field": "grad", "before": first_before[p], "after": grads[p]}
+            for p in sorted(first_before)
+            if p in drawn
+        ]
+        frames.append(_group_frame(grouped, unit, grads, changes))
     return frames, grads, late
 
 

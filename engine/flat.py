@@ -168,7 +168,12 @@ def _assemble(objects: list, found: list[tuple], index: dict[int, int], check: i
         if const is not None:
             consts[i] = const
         if stored is not None:
-            locals_.append(tuple([as_float(v) for v in stored]))
+            local = tuple([as_float(v) for v in stored])
+            locals_.append(local)
+            if op is None and not op_text:  # microgpt keeps no _op: the operation that fits
+                op, const = _fitting(data[i], [data[p] for p in ids], local)
+                if const is not None:
+                    consts[i] = const
             ops_.append(op or op_text or "f")
             continue
         if op is None:
@@ -255,6 +260,29 @@ def _op(text: str, arity: int) -> tuple[str | None, tuple | None]:
     if entry is None or entry.arity != arity:
         return None, None
     return name, None
+
+
+_CANDIDATES = {2: ("+", "*"), 1: ("relu", "tanh", "exp", "log", "sigmoid")}
+
+
+def _fitting(data: float, xs: list[float], local: tuple) -> tuple[str | None, tuple | None]:
+    """The one known operation (or power) that gives this node's data and local derivatives
+    from its parents' data, or (None, None)."""
+    fits = []
+    for op in _CANDIDATES.get(len(xs), ()):
+        try:
+            value, locals_ = rule(op, xs)
+        except (ValueError, OverflowError):
+            continue
+        if close(value, data) and all(close(a, b) for a, b in zip(locals_, local)):
+            fits.append((op, None))
+    if len(xs) == 1 and data and xs[0]:
+        exponent = float(f"{local[0] * xs[0] / data:.12g}")
+        if math.isfinite(exponent) and exponent not in (0.0, 1.0) and abs(exponent) <= 100:
+            value, locals_ = rule("**", xs, (exponent, False))
+            if close(value, data) and close(locals_[0], local[0]):
+                fits.append(("**", (exponent, False)))
+    return fits[0] if len(fits) == 1 else (None, None)
 
 
 def _check_rule(obj, operands: list, local: tuple):

@@ -17,8 +17,8 @@ most one innermost group; a group holds its own nodes and its child groups. Grou
 
 From the parameters, an *application* of a module is the nodes between its parameters and its
 activation: every node that uses one of its parameters, and every node made only from those
-(and the parameters), up to and including an activation. An application that takes no input
-from outside (``p * p`` for a regularisation term) is not one. Applications that feed each
+(and plain numbers), up to and including an activation. It must multiply one of the module's
+parameters by something else (``w * x``): ``p * p`` for a regularisation term is not one. Applications that feed each
 other form a *sample*; with two or more samples the tree is ``batch → sample k → layer →
 neuron``, and the parameters sit apart in ``parameters → layer → neuron``; with one sample it is
 ``model → layer → neuron``, each neuron holding its own parameters.
@@ -412,7 +412,7 @@ def _model_applications(builder: _Builder, root: Part):
         owner_of[node] = part
     member: list[Part | None] = [None] * len(graph)
     closed = [False] * len(graph)
-    ops = graph.ops
+    ops, parents_of = graph.ops, graph.parents
     for v, parents in enumerate(graph.parents):
         if not parents:
             continue
@@ -421,8 +421,10 @@ def _model_applications(builder: _Builder, root: Part):
             part = owner_of[p]
             if part is not None:
                 break
-        if part is None:  # a node made only from one part's open nodes (and its parameters)
+        if part is None:  # a node made only from one part's open nodes (and plain numbers)
             for p in parents:
+                if ops[v] == "+" and not parents_of[p] and owner_of[p] is None:
+                    continue  # a number added, such as sum()'s starting 0
                 theirs = member[p] if not closed[p] else None
                 if theirs is None or (part is not None and theirs is not part):
                     part = None
@@ -498,10 +500,18 @@ def _components(builder: _Builder, member: list, closed: list[bool], param_of: d
             pieces.setdefault(find(v), []).append(v)
     applications = []
     for nodes in pieces.values():
-        inside = set(nodes)
-        takes_input = any(p not in inside and p not in param_of for v in nodes for p in graph.parents[v])
-        if takes_input:
-            part = member[nodes[0]]
+        part = member[nodes[0]]
+        if param_of:  # a use of a part multiplies one of its parameters by something else (w * x)
+            ok = any(
+                graph.ops[v] == "*"
+                and any(param_of.get(p) is part for p in graph.parents[v])
+                and any(param_of.get(p) is not part for p in graph.parents[v])
+                for v in nodes
+            )
+        else:  # an inferred neuron takes an input from outside
+            inside = set(nodes)
+            ok = any(p not in inside for v in nodes for p in graph.parents[v])
+        if ok:
             applications.append((part if isinstance(part, Part) else None, nodes))
     applications.sort(key=lambda a: a[1][0])
     return applications
@@ -558,7 +568,11 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
     for number, apps in enumerate(sorted(samples.values(), key=lambda a: a[0]), start=1):
         sample_gid = builder.new(f"sample {number}", "sample", parent_top) if batch else parent_top
         suffix = f" in sample {number}" if batch else ""
-        seen_path: dict[tuple, int] = {}
+        uses: dict[tuple, int] = {}
+        for k in apps:
+            key = tuple(n for n, _ in paths[k])
+            uses[key] = uses.get(key, 0) + 1
+        used: dict[tuple, int] = {}
         for k in apps:
             names = [n for n, _ in paths[k]]
             gid = sample_gid
@@ -570,10 +584,10 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
                 gid = made[key]
             if not paths[k]:  # the model's own parameters (a part at the root)
                 gid = builder.new(model_name + suffix, "neuron", sample_gid)
-            count = seen_path.get((gid,), 0)
-            seen_path[(gid,)] = count + 1
-            if count:  # a second application of the same part in one sample
-                gid = builder.new(f"{builder.groups[gid].name}, use {count + 1}", "neuron", gid)
+            if uses[tuple(names)] > 1:  # a part used several times in a sample: each use, apart
+                used[tuple(names)] = count = used.get(tuple(names), 0) + 1
+                whole = _full_name(names) or model_name
+                gid = builder.new(f"output {count} of {whole}{suffix}", "neuron", gid)
             for v in applications[k][1]:
                 builder.owner[v] = gid
     if not param_parts:
@@ -660,21 +674,32 @@ def _sum_chains(builder: _Builder):
 
 
 def _sample_terms(builder: _Builder):
-    """A node made from one sample's nodes (and inputs) alone joins that sample."""
+    """A node made from one sample's nodes (and inputs, and loose nodes made from them) alone
+    joins that sample."""
     graph, owner, groups = builder.graph, builder.owner, builder.groups
+    sample_of: dict[str, str | None] = {}
+    for gid in groups:
+        found = gid
+        while found is not None and groups[found].kind != "sample":
+            found = groups[found].parent
+        sample_of[gid] = found
+    if not any(sample_of.values()):
+        return
+    loose: dict[int, frozenset] = {}  # a loose node: the samples it is made from
+    empty = frozenset()
     for v, parents in enumerate(graph.parents):
         if not parents or owner[v] is not None:
             continue
         samples = set()
         for p in parents:
-            if not graph.parents[p] and owner[p] is None:
-                continue  # a loose input: it follows later
-            gid = owner[p]
-            while gid is not None and groups[gid].kind != "sample":
-                gid = groups[gid].parent
-            samples.add(gid)
+            if owner[p] is not None:
+                samples.add(sample_of[owner[p]])
+            else:
+                samples.update(loose.get(p, empty))
         if len(samples) == 1 and None not in samples:
             owner[v] = samples.pop()
+        else:
+            loose[v] = frozenset(samples)
 
 
 def _single_use(builder: _Builder):

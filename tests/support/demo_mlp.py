@@ -57,3 +57,87 @@ def demo_loss(samples: int = 100, sizes=(16, 16, 1), alpha: float = 1e-4):
     data_loss = sum(losses) * (1.0 / len(losses))
     reg_loss = alpha * sum(p * p for p in model.parameters())
     return data_loss + reg_loss, model, points, labels
+
+
+# -- the lecture's own classes, and a microgpt-style model ----------------------------------------
+
+
+class LectureNeuron:
+    """The lecture's Neuron, over any Value class: tanh(w · x + b)."""
+
+    def __init__(self, value, nin, rng):
+        self.w = [value(rng.uniform(-1, 1)) for _ in range(nin)]
+        self.b = value(rng.uniform(-1, 1))
+
+    def __call__(self, x):
+        act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)
+        return act.tanh()
+
+    def parameters(self):
+        return self.w + [self.b]
+
+
+class LectureLayer:
+    def __init__(self, value, nin, nout, rng):
+        self.neurons = [LectureNeuron(value, nin, rng) for _ in range(nout)]
+
+    def __call__(self, x):
+        outs = [n(x) for n in self.neurons]
+        return outs[0] if len(outs) == 1 else outs
+
+    def parameters(self):
+        return [p for neuron in self.neurons for p in neuron.parameters()]
+
+
+class LectureMLP:
+    def __init__(self, value, nin, nouts, seed=42):
+        rng = random.Random(seed)
+        sizes = [nin] + list(nouts)
+        self.layers = [LectureLayer(value, sizes[i], sizes[i + 1], rng) for i in range(len(nouts))]
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+    def parameters(self):
+        return [p for layer in self.layers for p in layer.parameters()]
+
+
+def lecture_loss(value):
+    """The lecture's MLP(3, [4, 4, 1]) over its four examples, with the squared-error loss:
+    (loss, model)."""
+    model = LectureMLP(value, 3, [4, 4, 1])
+    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    ys = [1.0, -1.0, -1.0, 1.0]
+    predictions = [model([value(x) for x in row]) for row in xs]
+    loss = sum(((out - value(y)) ** 2 for y, out in zip(ys, predictions)), value(0.0))
+    return loss, model
+
+
+class Linear:
+    """A microgpt-style layer: a weight matrix (a list of rows of Values), no bias."""
+
+    def __init__(self, value, nin, nout, rng):
+        self.w = [[value(rng.gauss(0, 0.5)) for _ in range(nin)] for _ in range(nout)]
+
+    def __call__(self, x):
+        return [sum(wi * xi for wi, xi in zip(row, x)) for row in self.w]
+
+    def parameters(self):
+        return [p for row in self.w for p in row]
+
+
+class MicroNet:
+    """Two Linear layers with a relu between them, as microgpt's MLP block is built."""
+
+    def __init__(self, value, seed=7):
+        rng = random.Random(seed)
+        self.layers = [Linear(value, 2, 3, rng), Linear(value, 3, 1, rng)]
+
+    def __call__(self, x):
+        hidden = [h.relu() for h in self.layers[0](x)]
+        return self.layers[1](hidden)[0]
+
+    def parameters(self):
+        return [p for layer in self.layers for p in layer.parameters()]

@@ -1,0 +1,259 @@
+"""Groups: a network's graph gathered into neurons, layers, samples and sums, from the learner's
+model or inferred; every group a contiguous block of a topological order; and the answers at
+the level on screen (engine/groups.py, engine/level.py, engine/network.py)."""
+
+import json
+
+import pytest
+from micrograd.engine import Value as Micrograd
+
+from engine.api import handle
+from engine.flat import read_flat
+from engine.groups import GroupError, find_groups, model_parts
+from engine.level import MAX_UNITS, View, _backward
+from engine.network import Network
+from tests.support.demo_mlp import MicroNet, demo_loss, lecture_loss
+from tests.support.learner_engines import Lecture, MicroGPT
+from tests.support.notebook import snapshot, unchanged
+
+
+@pytest.fixture(scope="module")
+def small_batch():
+    """The demo's model over 3 samples (1,990 nodes)."""
+    loss, model, _, _ = demo_loss(3)
+    return loss, model, Network(loss, model)
+
+
+@pytest.fixture(scope="module")
+def one_sample():
+    loss, model, _, _ = demo_loss(1)
+    return loss, model, Network(loss, model)
+
+
+def micrograd_grads(loss, objects):
+    for obj in objects:
+        obj.grad = 0
+    loss.backward()
+    return [obj.grad for obj in objects]
+
+
+def ask(network, request):
+    return json.loads(handle(request, network))
+
+
+def names(network, gids):
+    return [network.grouped.groups.groups[g].name for g in gids]
+
+
+def test_micrograds_mlp_is_read_as_layers_of_neurons_with_their_parameters():
+    _, model, _, _ = demo_loss(1)
+    root = model_parts(model)
+    assert root.name == "MLP"
+    assert [p.name for p in root.parts] == ["layer 1", "layer 2", "layer 3"]
+    assert [len(p.parts) for p in root.parts] == [16, 16, 1]
+    neuron = root.parts[0].parts[1]
+    assert neuron.name == "neuron 2"
+    assert [name for _, name in neuron.params] == ["w1", "w2", "b"]
+    assert [obj for obj, _ in neuron.params] == model.layers[0].neurons[1].parameters()
+
+
+def test_one_sample_is_model_then_layers_then_neurons_each_holding_its_parameters(one_sample):
+    _, model, network = one_sample
+    groups = network.grouped.groups
+    graph = network.flat
+    top = [groups.groups[g] for g in groups.top]
+    assert top[0].name == "MLP" and top[0].kind == "model"
+    assert names(network, top[0].children) == ["layer 1", "layer 2", "layer 3"]
+    neuron = groups.by_name("neuron 2 of layer 1")
+    assert neuron.kind == "neuron" and neuron.parent == groups.by_name("layer 1").id
+    labels = [graph.labels[v] for v in neuron.nodes]
+    assert {"L1.N2.w1", "L1.N2.w2", "L1.N2.b"} <= set(labels)
+    # its computation: two products, two additions (from b), and the relu, its one output
+    assert sorted(graph.ops[v] for v in neuron.nodes if graph.ops[v]) == ["*", "*", "+", "+", "relu"]
+    assert neuron.size == 8
+    # its output is its relu (its box shows the last output); its parameters are used outside
+    # it too, by the regularisation
+    assert graph.ops[neuron.outputs[-1]] == "relu"
+    assert sorted(graph.labels[v] for v in neuron.outputs[:-1]) == ["L1.N2.b", "L1.N2.w1", "L1.N2.w2"]
+    # layer 2's neurons take 16 inputs and 17 parameters
+    wide = groups.by_name("neuron 5 of layer 2")
+    assert wide.size == 16 + 16 + 1 + 17  # products, additions, relu, parameters
+    assert len(groups.inputs_of(wide.id)) == 16
+
+
+def test_a_batch_is_samples_of_layers_of_neurons_and_the_parameters_apart(small_batch):
+    _, model, network = small_batch
+    groups = network.grouped.groups
+    graph = network.flat
+    assert names(network, groups.top) == ["batch", "parameters", "sum of 4 terms", "sum of 338 terms"]
+    batch = groups.by_name("batch")
+    assert names(network, batch.children) == ["sample 1", "sample 2", "sample 3"]
+    sample = groups.by_name("sample 2")
+    assert names(network, sample.children) == ["layer 1 in sample 2", "layer 2 in sample 2", "layer 3 in sample 2"]
+    # the sample's loss term, (1 + -y * score).relu(), is in the sample itself
+    assert sorted(graph.ops[v] for v in sample.nodes if graph.ops[v]) == ["*", "+", "relu"]
+    params = groups.by_name("parameters of neuron 2 of layer 1")
+    assert sorted(graph.labels[v] for v in params.nodes) == ["L1.N2.b", "L1.N2.w1", "L1.N2.w2"]
+    assert sum(groups.groups[g].size for g in groups.top) + sum(1 for o in groups.owner if o is None) == len(graph)
+    assert batch.size == 3 * 647
+
+
+def test_groups_are_the_same_without_the_model_inferred_from_the_graphs_shape(small_batch):
+    loss, _, with_model = small_batch
+    inferred = Network(loss)
+    a, b = with_model.grouped.groups, inferred.grouped.groups
+    for name in ("neuron 2 of layer 1 in sample 3", "layer 2 in sample 1", "sample 2", "sum of 338 terms"):
+        computed = {v for v in a.members(a.by_name(name).id) if with_model.flat.parents[v]}
+        assert computed == {v for v in b.members(b.by_name(name).id) if inferred.flat.parents[v]}, name
+    assert inferred.grouped.groups.by_name("parameters of neuron 2 of layer 1").size == 3
+
+
+def test_the_lectures_classes_and_a_microgpt_style_model_are_grouped():
+    loss, model = lecture_loss(Lecture)
+    network = Network(loss, model)
+    groups = network.grouped.groups
+    assert names(network, groups.by_name("sample 4").children) == [
+        "layer 1 in sample 4",
+        "layer 2 in sample 4",
+        "layer 3 in sample 4",
+    ]
+    neuron = groups.by_name("neuron 3 of layer 2 in sample 1")
+    assert [network.flat.ops[v] for v in neuron.outputs] == ["tanh"]
+
+    net = MicroNet(MicroGPT)
+    out = net([MicroGPT(0.5), MicroGPT(-1.5)])
+    network = Network(out, net)
+    groups = network.grouped.groups
+    layer = groups.by_name("layer 1")
+    assert names(network, layer.children) == ["output 1 of layer 1", "output 2 of layer 1", "output 3 of layer 1"]
+    assert network.flat.ops.count("relu") == 3
+
+
+def test_reading_and_grouping_never_change_the_learners_objects(small_batch):
+    loss, model, _ = small_batch
+    before = snapshot(loss)
+    Network(loss, model)
+    Network(loss)
+    assert unchanged(before, loss)
+
+
+def test_every_group_is_a_contiguous_block_of_a_topological_order(small_batch):
+    _, _, network = small_batch
+    graph, groups = network.flat, network.grouped.groups
+    order = groups.forward_order
+    assert sorted(order) == list(range(len(graph)))
+    place = {v: i for i, v in enumerate(order)}
+    assert all(place[p] < place[v] for v in range(len(graph)) for p in graph.parents[v])
+    for gid in groups.groups:
+        spots = sorted(place[v] for v in groups.members(gid))
+        assert spots[-1] - spots[0] + 1 == len(spots), groups.groups[gid].name
+
+
+def test_grads_at_every_level_are_micrographs_own(small_batch):
+    loss, _, network = small_batch
+    expected = micrograd_grads(loss, network.flat.objects)
+    assert network.grouped.grads == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    for expanded in ([], ["batch"], ["batch", "sample 2", "layer 2 in sample 2"], ["parameters"]):
+        answer = ask(network, {"cmd": "load", "expanded": expanded})
+        state = [0.0] * len(network.flat)
+        for frame in answer["backward"]:
+            for change in frame["changes"]:
+                assert change["before"] == state[change["node"]]
+                state[change["node"]] = change["after"]
+        for node in answer["nodes"]:
+            assert state[node["id"]] == pytest.approx(expected[node["id"]], rel=1e-12, abs=1e-15)
+            assert node["grad"] == state[node["id"]]
+        for group in answer["groups"]:
+            if not group["open"]:
+                assert group["grad"] == pytest.approx(expected[group["outputs"][-1]], rel=1e-12, abs=1e-15)
+
+
+def test_a_collapsed_neurons_visit_is_one_frame_and_opening_it_steps_its_nodes(one_sample):
+    _, _, network = one_sample
+    closed = ask(network, {"cmd": "load", "expanded": ["MLP", "layer 1"]})
+    gid = network.grouped.groups.by_name("neuron 2 of layer 1").id
+    frame = next(f for f in closed["backward"] if f.get("group") == gid)
+    assert frame["kind"] == "group"
+    assert frame["text"].startswith("Neuron 2 of layer 1 passed its grad to 2 inputs")
+    opened = ask(network, {"cmd": "expand", "group": "neuron 2 of layer 1", "expanded": ["MLP", "layer 1"]})
+    assert opened["group"] == gid
+    inner = opened["inner"]
+    assert len(inner) == 8 and all(isinstance(u, int) for u in inner)
+    visits = [f for f in opened["backward"] if f.get("node") in inner and f["kind"] == "visit"]
+    assert len(visits) == 8
+    # the same numbers: the pushes out of the neuron end where its one frame ended
+    outside = {c["node"]: c for c in frame["changes"]}
+    last = {}
+    for f in visits:
+        for c in f["changes"]:
+            last[c["node"]] = c["after"]
+    for node, change in outside.items():
+        assert last[node] == change["after"]
+    # the answer's units are the opened neuron's nodes in place of its box
+    assert gid not in opened["units"] and gid in closed["units"]
+    assert len(opened["units"]) == len(closed["units"]) - 1 + 8
+
+
+def test_the_recorded_right_pass_is_the_pass_run_in_the_right_order(small_batch):
+    _, _, network = small_batch
+    for expanded in ([], ["batch", "sample 1"], ["parameters", "batch"]):
+        answer = ask(network, {"cmd": "load", "expanded": expanded})
+        view = View(network.grouped, expanded)
+        frames, _, late = _backward(network.grouped, view, view.units[::-1])
+        assert json.loads(json.dumps(frames)) == answer["backward"]
+        assert late == []
+
+
+def test_layers_in_a_wrong_order_lose_a_path(one_sample):
+    _, _, network = one_sample
+    view = ask(network, {"cmd": "load", "expanded": ["MLP"]})
+    right = [u if isinstance(u, str) else network.flat.labels[u] for u in view["units"][::-1]]
+    ok = ask(network, {"cmd": "load", "expanded": ["MLP"], "order": right})["experiment"]
+    assert ok["late"] == [] and ok["wrong_inputs"] == 0 and ok["lost_path_count"] == 0
+    layer1, layer2 = (network.grouped.groups.by_name(n).id for n in ("layer 1", "layer 2"))
+    wrong = list(right)
+    i, j = wrong.index(layer1), wrong.index(layer2)
+    wrong[i], wrong[j] = wrong[j], wrong[i]  # layer 1 before layer 2
+    ran = ask(network, {"cmd": "load", "expanded": ["MLP"], "order": wrong})["experiment"]
+    assert {"parent": layer1, "child": layer2, "count": 16 * 16} in ran["late"]
+    assert ran["lost_path_count"] > 0 and ran["wrong_inputs"] > 0
+    assert ran["explanation"][0].startswith("Layer 1 was visited before layer 2 had passed its grad into it")
+    assert "L1.N1.w1.grad is" in ran["explanation"][-1] or "more inputs are wrong" in ran["explanation"][-1]
+
+
+def test_the_answer_does_not_grow_with_what_is_collapsed():
+    small = Network(*demo_loss(3)[:2])
+    big = Network(*demo_loss(30)[:2])
+    a = handle({"cmd": "load"}, small)
+    b = handle({"cmd": "load"}, big)
+    assert json.loads(b)["size"]["nodes"] > 6 * json.loads(a)["size"]["nodes"]
+    assert len(b) < 1.2 * len(a)
+
+
+def test_a_view_has_a_budget_of_boxes_and_errors_are_sentences(small_batch):
+    _, _, network = small_batch
+    assert ask(network, {"cmd": "expand", "group": "no such"})["error"] == {
+        "message": 'There is no group called "no such" in this graph.',
+        "kind": "graph",
+    }
+    assert ask(network, {"cmd": "load", "expanded": "batch"})["error"]["kind"] == "request"
+    assert ask(network, {"cmd": "nudge", "wrt": "x"})["error"]["kind"] == "graph"
+    everything = [g.name for g in network.grouped.groups.groups.values()]
+    if len(network.flat) > MAX_UNITS:
+        error = ask(network, {"cmd": "load", "expanded": everything})["error"]
+        assert "boxes at once" in error["message"]
+    assert json.loads(handle({"cmd": "expand", "group": "x", "preset": "diamond"}))["ok"] is False
+
+
+def test_a_group_that_is_not_convex_is_refused_in_a_sentence():
+    a = Micrograd(2.0)
+    b = a * 3
+    c = b + 1
+    d = c * b
+    graph = read_flat(d)
+    names_of = {graph.labels[v]: v for v in range(len(graph))}
+    b_node = next(v for v in range(len(graph)) if graph.ops[v] == "*" and graph.parents[v][0] == 0)
+    d_node = graph.output
+    with pytest.raises(GroupError, match="a path leaves"):
+        find_groups(graph, parts=[("outer", [b_node, d_node])])
+    assert names_of  # the graph was read

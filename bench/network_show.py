@@ -78,7 +78,8 @@ def main():
         assert decoded["ok"], decoded
 
         started = time.perf_counter()
-        opened = kernel.handle({"cmd": "expand", "group": "neuron 2 of layer 2 in sample 1", "expanded": expanded}, shown)
+        request = {"cmd": "expand", "group": "neuron 2 of layer 2 in sample 1", "expanded": expanded}
+        opened = kernel.handle(request, shown)
         expand_s.append(time.perf_counter() - started)
         assert json.loads(opened)["ok"]
         del shown
@@ -87,7 +88,8 @@ def main():
     base_med, base_p95 = common.median(baseline), common.percentile(baseline, 95)
     kern_med, kern_p95 = common.median(kernel_s), common.percentile(kernel_s, 95)
     budget = 0.5 * base_med + 1.0
-    print(f"micrograd demo loss: {nodes:,} nodes, {decoded['size']['edges']:,} edges, {decoded['size']['groups']:,} groups")
+    size = decoded["size"]
+    print(f"micrograd demo loss: {nodes:,} nodes, {size['edges']:,} edges, {size['groups']:,} groups")
     print(f"{args.rounds} rounds, alternating\n")
     rows = [
         ["micrograd loss.backward() (baseline)", f"{base_med * 1000:,.0f}", f"{base_p95 * 1000:,.0f}", "1.00×"],

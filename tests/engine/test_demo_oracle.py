@@ -147,7 +147,7 @@ def test_every_parameters_grad_agrees_with_matrix_calculus(demo):
 def test_a_parameter_of_each_layer_agrees_with_forward_mode(demo, layer, neuron, slot):
     model, points, labels, _, params = demo
     order = [
-        (k, j, i) for k, l in enumerate(model.layers) for j, n in enumerate(l.neurons) for i in range(len(n.w) + 1)
+        (k, j, i) for k, lay in enumerate(model.layers) for j, n in enumerate(lay.neurons) for i in range(len(n.w) + 1)
     ]
     mine = params[order.index((layer, neuron, slot))]
     assert agree(mine, dual_grad(model, points, labels, layer, neuron, slot))

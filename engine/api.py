@@ -20,7 +20,9 @@ import math
 from functools import cached_property
 
 from .graph import Graph, Recomputed
+from .groups import GroupError
 from .layout import layout
+from .level import Grouped, LevelError, grouped_graph, level_answer
 from .nudge import nudge_input
 from .presets import get_preset, load_presets, visit_order_ids
 from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError, with_inputs
@@ -137,13 +139,11 @@ def _dispatch(request: dict, source) -> dict:
     grouped_answer = getattr(source, "grouped_answer", None)
     if cmd in ("load", "expand") and not names_graph and callable(grouped_answer):
         return grouped_answer(request)  # a grouped graph (engine/network.py), at the level on screen
-    if cmd == "expand":
-        raise RequestError('"expand" opens a group of a grouped graph, and this graph has no groups.')
     if cmd in _GRAPH_COMMANDS:
         return _GRAPH_COMMANDS[cmd](request, source)
     if cmd in COMMANDS:
         return _run(COMMANDS[cmd], request, source)
-    known = ["presets", "preset", "modes", *_GRAPH_COMMANDS, "expand", *COMMANDS]
+    known = ["presets", "preset", "modes", *_GRAPH_COMMANDS, *COMMANDS]
     raise RequestError(f'Unknown command "{_short(cmd)}"; use ' + ", ".join(known) + ".")
 
 
@@ -336,7 +336,54 @@ def load(request: dict, source=None) -> dict:
     about = subject.about()
     if about is not None:
         answer["graph"] = about
+    parts = subject.parsed.groups if subject.what == "program" else None
+    if parts:  # the program's with group(...) blocks (engine/groups.py)
+        grouped = _grouped(graph, parts)
+        if "expanded" in request:  # the graph at the level on screen, as for a learner's network
+            level = _level(grouped, request)
+            return {**level, "preset": subject.preset, "program": subject.program}
+        answer["groups"] = [group.as_dict() for group in grouped.groups.groups.values()]
     return answer
+
+
+def _grouped(graph: Graph, parts) -> Grouped:
+    try:
+        return grouped_graph(graph, parts)
+    except GroupError as error:
+        raise RequestError(str(error), "program") from None
+
+
+def _level(grouped: Grouped, request: dict) -> dict:
+    expanded = request.get("expanded")
+    if not isinstance(expanded, list) or not all(isinstance(name, str) for name in expanded):
+        raise RequestError('"expanded" must be a list of group names or ids.')
+    try:
+        return level_answer(grouped, expanded, request.get("order"))
+    except LevelError as error:
+        raise RequestError(str(error), "graph") from None
+
+
+def expand(request: dict, source=None) -> dict:
+    """A program's graph with one more of its groups open (``"group"``: its name or id)."""
+    subject = _subject(request, source)
+    parts = subject.parsed.groups if subject.what == "program" else None
+    if not parts:
+        raise RequestError('"expand" opens a group of a grouped graph, and this graph has no groups.')
+    grouped = _grouped(subject.graph, parts)
+    group = request.get("group")
+    if not isinstance(group, str):
+        raise RequestError('"expand" needs a "group": the name or id of the group to open.')
+    try:
+        gid = grouped.find(group)
+    except LevelError as error:
+        raise RequestError(str(error), "graph") from None
+    level = _level(grouped, {**request, "expanded": [*request.get("expanded", []), gid]})
+    inner = [
+        u
+        for u in level["units"]
+        if gid in (grouped.groups._group_path(u) if isinstance(u, str) else grouped.groups.path(u))
+    ]
+    return {**level, "group": gid, "inner": inner, "preset": subject.preset, "program": subject.program}
 
 
 def nudge(request: dict, source=None) -> dict:
@@ -354,7 +401,7 @@ def nudge(request: dict, source=None) -> dict:
 _WRT = Param("wrt", Input())
 
 # The commands about the graph itself; the modes' commands come after them.
-_GRAPH_COMMANDS = {"load": load, "nudge": nudge}
+_GRAPH_COMMANDS = {"load": load, "nudge": nudge, "expand": expand}
 # Every mode's commands (engine/modes/), by name.
 COMMANDS: dict[str, Command] = {command.name: command for mode in modes() for command in mode.commands}
 

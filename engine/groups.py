@@ -384,7 +384,7 @@ def find_groups(graph: FlatGraph, model=None, parts: list[tuple[str, list[int]]]
         _sum_chains(builder)
         _sample_terms(builder)
         _single_use(builder)
-    _inputs(builder)
+        _inputs(builder)  # (a program's inputs stay where its author wrote them)
     groups = {gid: g for gid, g in builder.groups.items()}
     _drop_empty(groups, builder.owner)
     return Groups(graph, builder.owner, groups)

@@ -28,7 +28,7 @@ from functools import cached_property
 
 from .flat import FlatGraph
 from .graph import Graph
-from .groups import Groups
+from .groups import Groups, find_groups
 from .layout import layout
 from .text import fmt
 from .value import Value
@@ -156,6 +156,23 @@ class View:
 
     def name(self, unit) -> str:
         return self.grouped.groups.groups[unit].name if isinstance(unit, str) else self.grouped.graph.labels[unit]
+
+
+def grouped_graph(graph: Graph, parts: list[tuple[str, list]]) -> Grouped:
+    """A program's graph with its ``with group(...)`` blocks (each a name and the Values made in
+    it, outermost first) as groups; a block's nodes the output doesn't use are left out."""
+    index = {id(value): i for i, value in enumerate(graph.values)}
+    flat = FlatGraph(
+        data=[value.data for value in graph.values],
+        ops=[value._op for value in graph.values],
+        parents=[tuple(graph.edges[e].parent for e in edges) for edges in graph.parent_edges],
+        locals=[tuple(graph.edges[e].local for e in edges) for edges in graph.parent_edges],
+        labels=[value.label for value in graph.values],
+        objects=list(graph.values),
+        consts={i: value._const for i, value in enumerate(graph.values) if value._const is not None},
+    )
+    blocks = [(name, sorted(index[id(v)] for v in members if id(v) in index)) for name, members in parts]
+    return Grouped(flat, find_groups(flat, parts=[(name, nodes) for name, nodes in blocks if nodes]))
 
 
 def level_answer(grouped: Grouped, expanded: list[str], order: list[str] | None = None) -> dict:

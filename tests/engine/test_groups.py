@@ -257,3 +257,73 @@ def test_a_group_that_is_not_convex_is_refused_in_a_sentence():
     with pytest.raises(GroupError, match="a path leaves"):
         find_groups(graph, parts=[("outer", [b_node, d_node])])
     assert names_of  # the graph was read
+
+
+SMALL_NETWORK = "small-network"
+
+
+def test_a_programs_with_group_blocks_are_its_groups_and_its_answer_names_them():
+    answer = json.loads(handle({"cmd": "load", "preset": SMALL_NETWORK}))
+    groups = {g["name"]: g for g in answer["groups"]}
+    assert list(groups) == [
+        "layer 1",
+        "neuron 1 of layer 1",
+        "neuron 2 of layer 1",
+        "neuron 3 of layer 1",
+        "layer 2",
+        "neuron 1 of layer 2",
+    ]
+    labels = {n["id"]: n["label"] for n in answer["nodes"]}
+    neuron = groups["neuron 2 of layer 1"]
+    assert neuron["parent"] == groups["layer 1"]["id"] and neuron["groups"] == []
+    assert [labels[v] for v in neuron["nodes"]] == ["w21", "x1*w21", "w22", "x2*w22", "t2", "b2", "t2+b2", "h2"]
+    assert [labels[v] for v in neuron["outputs"]] == ["h2"] and neuron["size"] == 8
+    assert groups["layer 1"]["size"] == 24 and groups["layer 1"]["nodes"] == []
+    # the inputs stay where the program made them: outside every group
+    assert all(labels[v] not in ("x1", "x2") for g in groups.values() for v in g["nodes"])
+    # a program without groups answers as it always did: no "groups"
+    assert "groups" not in json.loads(handle({"cmd": "load", "preset": "neuron"}))
+
+
+def test_a_program_steps_at_the_level_on_screen_by_neuron():
+    collapsed = json.loads(handle({"cmd": "load", "preset": SMALL_NETWORK, "expanded": ["layer 1", "layer 2"]}))
+    names_of = {g["id"]: g["name"] for g in collapsed["groups"]}
+    boxes = [names_of[u] for u in collapsed["units"] if isinstance(u, str)]
+    assert boxes == ["neuron 1 of layer 1", "neuron 2 of layer 1", "neuron 3 of layer 1", "neuron 1 of layer 2"]
+    texts = [f["text"] for f in collapsed["backward"] if f["kind"] == "group"]
+    assert texts[0].startswith("Neuron 1 of layer 2 passed its grad to 3 inputs (its output o.grad = 1")
+    assert texts[1].startswith("Neuron 3 of layer 1 passed its grad to 2 inputs")
+    whole = json.loads(handle({"cmd": "load", "preset": SMALL_NETWORK}))
+    grads = {n["id"]: n["grad"] for n in whole["nodes"]}
+    state = {}
+    for frame in collapsed["backward"]:
+        for change in frame["changes"]:
+            state[change["node"]] = change["after"]
+    for node in collapsed["nodes"]:  # x1, x2: the same grads as node by node
+        assert state[node["id"]] == grads[node["id"]]
+    opened = json.loads(
+        handle({"cmd": "expand", "preset": SMALL_NETWORK, "group": "neuron 1 of layer 2", "expanded": ["layer 2"]})
+    )
+    assert len(opened["inner"]) == 11 and opened["preset"] == SMALL_NETWORK  # 3 weights, a bias, 7 computed
+
+
+@pytest.mark.parametrize(
+    "program, message",
+    [
+        ("with group(2):\n    a = 2", "group() takes the group's name in quotes"),
+        ('with group("a"):\n    a = 2\nwith group("a"):\n    b = a * 2', 'There is already a group called "a"'),
+        ('with open("f") as f:\n    a = 2', "a with block can't be used"),
+        ('with group("g") as g:\n    a = 2', "a with block can't be used"),
+    ],
+)
+def test_a_group_block_outside_the_subset_is_refused(program, message):
+    error = json.loads(handle({"cmd": "load", "program": program}))["error"]
+    assert error["kind"] == "program" and message in error["message"]
+
+
+def test_expanding_a_graph_without_groups_says_so():
+    error = json.loads(handle({"cmd": "expand", "preset": "diamond", "group": "layer 1"}))["error"]
+    assert error == {
+        "message": '"expand" opens a group of a grouped graph, and this graph has no groups.',
+        "kind": "request",
+    }

@@ -636,6 +636,18 @@ def _checked_number(value, node, what) -> float:
     return number
 
 
+def statements(body: list) -> list:
+    """A program's statements in order, those inside ``with group(...):`` blocks in their
+    place: the straight-line program the blocks only name parts of."""
+    out = []
+    for statement in body:
+        if isinstance(statement, ast.With) and _is_group_block(statement):
+            out.extend(statements(statement.body))
+        else:
+            out.append(statement)
+    return out
+
+
 def _is_group_block(statement: ast.With) -> bool:
     """``with group(...):``, with nothing after ``as``: the one with block a program may hold."""
     if len(statement.items) != 1 or statement.items[0].optional_vars is not None:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .foreign import close, rule, untouched
 from .numbers import as_float
 from .ops import OPS
 from .text import fmt
@@ -146,6 +145,8 @@ def read_flat(root, check: int = CHECKED_PER_KIND, limit: int | None = None) -> 
 
 
 def _assemble(objects: list, found: list[tuple], index: dict[int, int], check: int) -> FlatGraph:
+    from .foreign import rule  # (here: the page, which never reads a learner's graph, never loads it)
+
     data, ops_, parents, locals_, labels, consts = [], [], [], [], [], {}
     checked: dict[tuple, int] = {}
     known: dict[tuple, tuple] = {}
@@ -268,6 +269,8 @@ _CANDIDATES = {2: ("+", "*"), 1: ("relu", "tanh", "exp", "log", "sigmoid")}
 def _fitting(data: float, xs: list[float], local: tuple) -> tuple[str | None, tuple | None]:
     """The one known operation (or power) that gives this node's data and local derivatives
     from its parents' data, or (None, None)."""
+    from .foreign import close, rule
+
     fits = []
     for op in _CANDIDATES.get(len(xs), ()):
         try:
@@ -288,6 +291,8 @@ def _fitting(data: float, xs: list[float], local: tuple) -> tuple[str | None, tu
 def _check_rule(obj, operands: list, local: tuple):
     """The node's own _backward against the rule: node.grad = 1, its parents' grads 0, call
     it, read them back (summed over the slots a parent fills). Everything is put back."""
+    from .foreign import close, untouched
+
     distinct = list({id(p): p for p in operands}.values())
     expected = {}
     for parent, value in zip(operands, local):

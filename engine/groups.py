@@ -34,7 +34,6 @@ visit a collapsed group as one step (:func:`Groups.order`).
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass, field
 
 from .flat import FlatGraph
@@ -196,6 +195,8 @@ class Groups:
         group, its parts (child groups and nodes) come in a topological order of the parts,
         earliest first (a group without child groups: its nodes in id order, which is one);
         a cycle among parts means a group is not convex."""
+        import heapq  # (here: only a grouped graph needs it, and the page's Python starts without it)
+
         groups = self.groups
         first: dict[str, int] = {}
         for gid in sorted(groups, key=lambda g: -len(self._paths[g])):  # innermost first

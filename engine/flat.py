@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .numbers import as_float
 from .ops import OPS
@@ -59,12 +60,13 @@ class FlatGraph:
     def output(self) -> int:
         return len(self.data) - 1
 
-    @property
+    @cached_property
     def edge_count(self) -> int:
-        return sum(len(p) for p in self.parents)
+        return sum(map(len, self.parents))
 
+    @cached_property
     def consumers(self) -> list[list[int]]:
-        """Per node, the nodes that use it (once per edge)."""
+        """Per node, the nodes that use it (once per edge, in edge order)."""
         out = [[] for _ in self.data]
         for child, parents in enumerate(self.parents):
             for parent in parents:

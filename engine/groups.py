@@ -35,6 +35,7 @@ visit a collapsed group as one step (:func:`Groups.order`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .flat import FlatGraph
 
@@ -84,6 +85,7 @@ class Groups:
             if gid is not None:
                 groups[gid].nodes.append(v)
         self._paths: dict[str | None, list[str]] = {None: []}
+        self._blocks: dict[str, tuple[int, int]] = {}
         for gid in groups:
             self._group_path(gid)
         self._sizes()
@@ -175,19 +177,38 @@ class Groups:
 
     def inputs_of(self, gid: str) -> dict[int, int]:
         """The nodes outside group ``gid`` that its nodes use, each with how many of its edges
-        it feeds (ascending; worked out the first time it is asked for)."""
+        it feeds (ascending; worked out the first time it is asked for). The group's nodes
+        are one block of the forward order, so "outside" is a place outside that block."""
         group = self.groups[gid]
         if group.input_nodes is None:
-            members = self.members(gid)
-            inside = set(members)
+            lo, hi = self.block(gid)
+            place, parents = self.position, self.graph.parents
             found: dict[int, int] = {}
-            for v in members:
-                for p in self.graph.parents[v]:
-                    if p not in inside:
+            for v in self.forward_order[lo:hi]:
+                for p in parents[v]:
+                    if not lo <= place[p] < hi:
                         found[p] = found.get(p, 0) + 1
             group.input_nodes = dict(sorted(found.items()))
             group.inputs = len(found)
         return group.input_nodes
+
+    @cached_property
+    def position(self) -> list[int]:
+        """Each node's place in the forward order."""
+        out = [0] * len(self.graph)
+        for i, v in enumerate(self.forward_order):
+            out[v] = i
+        return out
+
+    def block(self, gid: str) -> tuple[int, int]:
+        """Where group ``gid``'s nodes are in the forward order: [lo, hi)."""
+        found = self._blocks.get(gid)
+        if found is None:
+            group, place = self.groups[gid], self.position
+            lows = [place[v] for v in group.nodes] + [self.block(c)[0] for c in group.children]
+            highs = [place[v] + 1 for v in group.nodes] + [self.block(c)[1] for c in group.children]
+            found = self._blocks[gid] = (min(lows), max(highs))
+        return found
 
     def _contiguous_order(self) -> list[int]:
         """A topological order of the nodes in which every group's nodes come one after
@@ -351,7 +372,7 @@ class _Builder:
         self.graph = graph
         self.owner: list[str | None] = [None] * len(graph)
         self.groups: dict[str, Group] = {}
-        self.consumers = graph.consumers()
+        self.consumers = graph.consumers
 
     def new(self, name: str, kind: str, parent: str | None) -> str:
         gid = f"g{len(self.groups)}"

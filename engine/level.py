@@ -50,12 +50,18 @@ class Grouped:
         self.groups = groups
 
     @cached_property
+    def edge_start(self) -> list[int]:
+        """The id of each node's first incoming edge (edges are numbered child by child)."""
+        out, total = [], 0
+        for parents in self.graph.parents:
+            out.append(total)
+            total += len(parents)
+        return out
+
+    @property
     def position(self) -> list[int]:
         """Each node's place in the forward order."""
-        out = [0] * len(self.graph)
-        for i, v in enumerate(self.groups.forward_order):
-            out[v] = i
-        return out
+        return self.groups.position
 
     @cached_property
     def _right_pass(self) -> tuple[list[float], list[float], list[float]]:
@@ -80,32 +86,6 @@ class Grouped:
     @property
     def grads(self) -> list[float]:
         return self._right_pass[0]
-
-    @cached_property
-    def child_edges(self) -> list[list[int]]:
-        """Per node, the ids of the edges out of it (to the nodes that use it)."""
-        out = [[] for _ in self.graph.data]
-        for child, parents in enumerate(self.graph.parents):
-            e = self.edge_start[child]
-            for k, p in enumerate(parents):
-                out[p].append(e + k)
-        return out
-
-    @cached_property
-    def edge_child(self) -> list[int]:
-        out = []
-        for child, parents in enumerate(self.graph.parents):
-            out.extend([child] * len(parents))
-        return out
-
-    @cached_property
-    def edge_start(self) -> list[int]:
-        """The id of each node's first incoming edge (edges are numbered child by child)."""
-        out, total = [], 0
-        for parents in self.graph.parents:
-            out.append(total)
-            total += len(parents)
-        return out
 
     def find(self, name: str) -> str:
         group = self.groups.by_name(name) if isinstance(name, str) else None
@@ -337,13 +317,16 @@ def _right_backward(grouped: Grouped, view: View) -> list[dict]:
         for p in groups.inputs_of(unit):
             if p not in drawn:
                 continue
-            inside = [e for e in grouped.child_edges[p] if lo <= position[grouped.edge_child[e]] < hi]
-
-            # the backward pass visits the latest child first, and a child's edges in slot order
-            def visit_key(e):
-                return position[grouped.edge_child[e]], -e
-
-            first, last = max(inside, key=visit_key), min(inside, key=visit_key)
+            # its pushes into p: the backward pass visits the latest child first, and a
+            # child's edges in slot order
+            pushes = [
+                (position[c], -(start[c] + k))
+                for c in dict.fromkeys(graph.consumers[p])
+                if lo <= position[c] < hi
+                for k, q in enumerate(graph.parents[c])
+                if q == p
+            ]
+            first, last = -max(pushes)[1], -min(pushes)[1]
             changes.append({"node": p, "field": "grad", "before": before[first], "after": after[last]})
         frames.append(_group_frame(grouped, unit, grads, changes))
     return frames

@@ -58,7 +58,6 @@ class Network:
                 ) from error
             self.grouped = Grouped(graph, groups)
             self.grads = self.grouped.grads  # the right backward pass, once
-            self.grouped.child_edges, self.grouped.edge_child  # noqa: B018 - what each view reads, made now
         if not len(groups):
             raise ForeignGraphError(
                 f"This graph has {len(graph):,} nodes and Gradwalk found no neurons or sums in it to fold them into "

@@ -1,0 +1,63 @@
+function d(t){return new URL(t,import.meta.url)}async function T(t,e,n,o,a){let i=await caches.open(e),r=await i.match(t);if(r)return r;let s=await n(t);if(!s.ok||!s.body)return s;let c=new URL(t).pathname.split("/").pop(),l=0,f=s.body.pipeThrough(new TransformStream({transform(y,u){l+=y.byteLength,u.enqueue(y)},flush(y){if(o==null||l===o)return;let u=new R(`${c} arrived damaged (${l} of ${o} bytes); try again.`);a(u),y.error(u)}})),[_,m]=f.tee(),h={status:s.status,statusText:s.statusText,headers:s.headers};return new Response(m,h).arrayBuffer().then(y=>i.put(t,new Response(y,h))).catch(()=>{}),new Response(_,h)}var R=class extends Error{};function A(t){let e,n=new Promise((s,c)=>e=c);n.catch(()=>{});let o=self.fetch.bind(self),a=async(s,c,l=null)=>{let f=d(s instanceof Request?s.url:String(s)),_=f.pathname.split("/").pop(),m;try{m=l&&self.caches?await T(f.href,l,o,t.expectedSize(f),e).catch(()=>o(s,c)):await o(s,c)}catch(y){let u=c?.integrity?"network error or failed integrity check":"network error";throw e(new Error(`Could not download ${_} (${u}).`)),y}if(!m.ok)return e(new Error(`Could not download ${_} (${m.status}).`)),m;let h=Z(f,m);return t.count(f,h),h},i=new Map;return self.fetch=(s,c)=>{let l=d(s instanceof Request?s.url:String(s)).href,f=i.get(l);return f&&!c?.integrity?(i.delete(l),f):a(s,c)},{failed:n,prefetch:(s,c=null)=>{let l=a(s,void 0,c);l.catch(()=>{}),i.set(s,l)}}}function Z(t,e){if(!t.pathname.endsWith(".wasm")||e.headers.get("content-type")==="application/wasm")return e;let n=new Headers(e.headers);return n.set("content-type","application/wasm"),new Response(e.body,{status:e.status,statusText:e.statusText,headers:n})}async function M(){let t=await fetch(d("build.json"),{cache:"no-cache"});if(!t.ok)throw new Error(`Could not download build.json (${t.status}).`);try{return await t.json()}catch{throw new Error("build.json is not valid JSON; rebuild the site with build.py.")}}function b(t,e){return import(new URL("pyodide.mjs",e).href).catch(()=>{throw new Error(`Could not load ${t.pyodide_index}pyodide.mjs.`)})}function g(t){let e=String(t?.message??t??"Unknown error").trim(),n=e.split(`
+`).filter(o=>o.trim()!=="");return n.length>1?n[n.length-1].trim():e}function O(t,e){return t.catch(n=>{throw new Error(`${e}: ${g(n)}`)})}var J=0;function L(t=1e3){return new Promise(e=>{let n=()=>{let o=performance.now()-J;o>=t?e():setTimeout(n,t-o)};setTimeout(n,t)})}var $=performance.now(),E={};function p(t){E[t]=Math.round(performance.now()-$)}var j="gradwalk-";function C(){return import(d("boot/snapshot.js").href).catch(()=>null)}async function U(t,e,n,o,a,i,{makeSnapshot:r=!0}={}){let s=d(t.stdlib_pyc).href;a.prefetch(new URL("pyodide.asm.wasm",e).href,j+t.build_id),a.prefetch(s);let c=self.fetch(d(t.engine_wheel_pyc).href).then(w=>w.arrayBuffer());c.catch(()=>{}),import(new URL("pyodide.asm.mjs",e).href).catch(()=>{});let l=G(t,s,i),{loadPyodide:f}=await o(b(t,e));p("pyodide.mjs");let _={indexURL:e,packageBaseUrl:e,stdLibURL:s,stdout:()=>{}},{code:m,store:h,snapshot:y}=await l;if(y){let w=await X(m,h,f,_,y,t,c,o);if(w){n.done();let{pyodide:P,api:Y}=w;return{pyodide:P,handle:q=>Y.handle(q),how:"snapshot",snapshot:"restored"}}}let u=await o(O(f({..._,...m&&r?m.makeOptions():{}}),"Python could not start; a runtime file (pyodide.asm.mjs, pyodide-lock.json or the standard library) may be damaged"));p("loadPyodide"),K(u,d(t.stdlib_pyc_full).href),n.stage("installing the engine");try{u.unpackArchive(await o(c),"wheel",{extractDir:t.site_packages})}catch(w){let P=t.engine_wheel_pyc.split("/").pop();throw new Error(`The engine package ${P} is damaged (${g(w)}); try again.`,{cause:w})}p("unpack engine");let F=u.pyimport("engine.api");return p("import engine"),n.done(),{pyodide:u,handle:w=>F.handle(w),how:"fast",snapshot:h?h.dropped??"none kept":"unavailable",afterReady:h&&r?()=>Q(m,h,u):null}}function K(t,e){let n=t.pyimport("_stdlib_fallback");n.install(e).destroy(),n.destroy()}async function G(t,e,n){let o=await n,a=o?.snapshotStore(t,e,j+t.build_id,d("./"))??null,i=a?await a.open().catch(()=>null):null;return{code:o,store:a,snapshot:i}}async function X(t,e,n,o,a,i,r,s){try{let c={bytes:await s(r),extractDir:i.site_packages},l=await s(t.restorePython(n,o,a,{siteWheel:c}));p("restore snapshot");let f=l.pyimport("engine.api");return p("import engine"),{pyodide:l,api:f}}catch(c){let l=String(c?.message??c).trim();return await e.drop(c?.damaged?l:`the snapshot did not restore: ${l.startsWith("Traceback")?g(l):l.split(`
+`)[0]}`),p("snapshot failed"),null}}function Q(t,e,n){let o=performance.now(),{bytes:a,why:i}=t.takeSnapshot(n),r=Math.round(performance.now()-o);if(!a){self.postMessage({type:"snapshot",state:"not made",ms:r,why:i});return}L().then(()=>e.save(a)).then(()=>self.postMessage({type:"snapshot",state:"stored",ms:r,bytes:a.byteLength}),s=>self.postMessage({type:"snapshot",state:"not stored",ms:r,why:g(s)}))}var V=.8,ee={"starting Python":.85,"installing the engine":.9},k=class{constructor(e,n){let o=e.pyodide_index??"",a=[`${o}pyodide.asm.wasm`,`${o}pyodide-lock.json`,n==="stock"?e.stdlib??`${o}python_stdlib.zip`:e.stdlib_pyc];this.sizes=new Map;for(let i of a){let r=e.downloads?.[i];r&&this.sizes.set(d(i).pathname,r)}this.total=[...this.sizes.values()].reduce((i,r)=>i+r,0),this.loaded=new Map,this.current=null,this.lastPosted=-1}expectedSize(e){return this.sizes.get(e.pathname)}stage(e,n=ee[e]??0){e==="installing the engine"&&this.current==="downloading"&&this.stage("starting Python"),this.current=e,this.post(n,!0)}post(e,n=!1){!n&&e-this.lastPosted<.01||(this.lastPosted=e,self.postMessage({type:"progress",stage:this.current,fraction:e}))}done(){this.post(1,!0)}count(e,n){if(!this.sizes.has(e.pathname)||!n.body)return;let o=n.clone().body.getReader(),a=({done:i,value:r})=>{if(!i)return this.loaded.set(e.pathname,(this.loaded.get(e.pathname)??0)+r.byteLength),this.onBytes(),o.read().then(a)};o.read().then(a).catch(()=>{})}onBytes(){if(this.current!=="downloading")return;let e=0;for(let[n,o]of this.sizes)e+=Math.min(this.loaded.get(n)??0,o);e>=this.total?this.stage("starting Python"):this.post(V*e/this.total)}};async function z(t,e,n,o){let{loadPyodide:a}=await o(b(t,e));p("pyodide.mjs");let i=await o(a({indexURL:e,packageBaseUrl:e,stdout:()=>{}}));p("loadPyodide"),n.stage("installing the engine");let r=[];if(await o(i.loadPackage("micropip",{messageCallback:()=>{},errorCallback:l=>r.push(l)})),!i.loadedPackages.micropip)throw new Error(`Could not load micropip (${r.join(" ")||"unknown error"}).`);let s=i.pyimport("micropip");p("micropip"),await o(s.install(d(t.engine_wheel).href)),p("install engine");let c=i.pyimport("engine.api");return p("import engine"),n.done(),{pyodide:i,handle:l=>c.handle(l),how:"stock",snapshot:"unused"}}async function D(t,e,{makeSnapshot:n=!0}={}){let o=await M();p("build.json");let a=new k(o,t),i=A(a),r=c=>Promise.race([c,i.failed]);a.stage("downloading");let s=d(o.pyodide_index).href;return t==="stock"?z(o,s,a,r):U(o,s,a,r,i,e,{makeSnapshot:n})}var W=Reflect.apply,te=Object.getOwnPropertyDescriptor(WebAssembly.Memory.prototype,"buffer").get,ne=Object.getOwnPropertyDescriptor(ArrayBuffer.prototype,"byteLength").get;function B(t){let e={memory:null,refused:!1},n=r=>{let s=r?.env?.emscripten_resize_heap;if(typeof s!="function")return r;let c={...r.env,emscripten_resize_heap(l){return l>>>0>t?(e.refused=!0,0):s(l)}};return{...r,env:c}},o=r=>{let c=(r instanceof WebAssembly.Instance?r:r?.instance)?.exports?.memory;return!e.memory&&c instanceof WebAssembly.Memory&&(e.memory=c),r},{instantiate:a,instantiateStreaming:i}=WebAssembly;return WebAssembly.instantiate=(r,s)=>a(r,n(s)).then(o),WebAssembly.instantiateStreaming=(r,s)=>i(r,n(s)).then(o),function(){let s=e.memory?W(ne,W(te,e.memory,[]),[]):0,c=e.refused;return e.refused=!1,{heap:s,refused:c}}}var oe=`
+def _gradwalk_watch():
+    import builtins, sys
+
+    builtins_before = dict(builtins.__dict__)
+    modules_before = dict(sys.modules)
+    # A module's functions, classes and submodules (its data, caches included, may change).
+    held_before = {
+        name: {key: value for key, value in vars(module).items() if callable(value) or type(value) is type(sys)}
+        for name, module in modules_before.items()
+        if hasattr(module, "__dict__") and module is not builtins  # the built-ins are checked whole
+    }
+    SYS_HOOKS = ("stdin", "stdout", "stderr", "excepthook", "displayhook", "unraisablehook", "breakpointhook")
+    sys_before = {name: getattr(sys, name, None) for name in SYS_HOOKS}
+    lists_before = {"meta_path": list(sys.meta_path), "path_hooks": list(sys.path_hooks)}
+    limit_before = sys.getrecursionlimit()
+
+    def changes(_vars=vars, _getattr=getattr, _len=len, _type=type, _list=list, _any=any, _zip=zip, _sys=sys,
+                _builtins=builtins, _most=20):
+        found = []
+        now = _builtins.__dict__
+        for name, value in builtins_before.items():
+            if name not in now:
+                found.append(f"deleted builtins.{name}")
+            elif now[name] is not value:
+                found.append(f"replaced builtins.{name}")
+        for name in now:
+            if name not in builtins_before:
+                found.append(f"added builtins.{name}")
+        modules = _sys.modules
+        for name, module in modules_before.items():
+            if name not in modules:
+                found.append(f"deleted sys.modules[{name!r}]")
+            elif modules[name] is not module:
+                found.append(f"replaced sys.modules[{name!r}]")
+        for name, held in held_before.items():
+            inside = _vars(modules_before[name])
+            for key, value in held.items():
+                if key not in inside:
+                    found.append(f"deleted {name}.{key}")
+                elif inside[key] is not value:
+                    found.append(f"replaced {name}.{key}")
+        for name, value in sys_before.items():
+            if _getattr(_sys, name, None) is not value:
+                found.append(f"replaced sys.{name}")
+        for name, before in lists_before.items():
+            now_list = _getattr(_sys, name, None)
+            if _type(now_list) is not _list or _len(now_list) != _len(before) or _any(
+                a is not b for a, b in _zip(now_list, before)
+            ):
+                found.append(f"changed sys.{name}")
+        if _sys.gettrace() is not None or _sys.getprofile() is not None:
+            found.append("left a trace or profile function set")
+        if _sys.getrecursionlimit() != limit_before:
+            found.append("changed the recursion limit")
+        return "\\n".join(found[:_most])
+
+    return changes
+`;function N(t){t.runPython(oe);let e=t.globals.get("_gradwalk_watch");t.globals.delete("_gradwalk_watch");let n=e();return e.destroy(),()=>{let o=n();return o?o.split(`
+`):[]}}var S=self.postMessage.bind(self),x=new URL(self.location.href).searchParams,H=x.get("boot")==="stock"?"stock":"fast",se=256,re=fe(x.get("memory"),64,2048)??se,ae=x.get("entry")??"engine.yourcode.run",I=x.get("module"),v="/gradwalk-test-modules",ie=B(re*1024*1024);self.addEventListener("securitypolicyviolation",t=>console.error(`CSP violation: ${t.effectiveDirective} blocked ${t.blockedURI||"inline"} in ${t.sourceFile}`));var ce=H==="fast"?C():null,le=D(H,ce,{makeSnapshot:!1}).then(async({pyodide:t,how:e})=>{I&&await de(t,I);let n=pe(t,ae);p("import entry");let o=N(t);return p("watch Python"),S({type:"ready",boot:e,ms:performance.now()-$,timings:E}),{run:n,changes:o}}).catch(t=>(S({type:"failed",message:g(t)}),null));self.onmessage=async t=>{let{id:e,nonce:n,request:o}=t.data??{},a=await le;if(a===null){S({id:e,nonce:n,error:"Python did not start.",heap:0,refused:!1,changed:[]});return}let i;try{i={id:e,nonce:n,result:String(a.run(o))}}catch(s){i={id:e,nonce:n,error:g(s)}}let r;try{r=a.changes()}catch(s){r=[`Python could not check itself (${g(s)})`]}S({...i,...ie(),changed:r})};function pe(t,e){let n=e.lastIndexOf(".");if(!/^[A-Za-z_][\w.]*\.[A-Za-z_]\w*$/.test(e))throw new Error(`${e} is not a module's function.`);let a=t.pyimport(e.slice(0,n))[e.slice(n+1)];if(typeof a!="function")throw new Error(`${e} is not a function.`);return a}async function de(t,e){let n=d(e),o=n.pathname.split("/").pop()??"";if(n.origin!==self.location.origin||!/^[A-Za-z_]\w*\.py$/.test(o))throw new Error(`${e} is not a Python module of this site.`);let a=await fetch(n);if(!a.ok)throw new Error(`Could not download ${o} (${a.status}).`);t.FS.mkdirTree(v),t.FS.writeFile(`${v}/${o}`,await a.text()),t.runPython(`import sys
+sys.path.insert(0, ${JSON.stringify(v)})`)}function fe(t,e,n){let o=Number(t);return t!==null&&Number.isInteger(o)&&o>=e&&o<=n?o:null}

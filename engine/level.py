@@ -123,6 +123,12 @@ class View:
                 self.block[unit] = (start, i)
                 start = i
                 if len(self.units) > MAX_UNITS:
+                    if not opened:
+                        raise LevelError(
+                            f"Even with every group closed, this graph of {len(order):,} nodes would draw more "
+                            f"than {MAX_UNITS:,} boxes at once; show a smaller part of it, for example one "
+                            "sample's loss."
+                        )
                     raise LevelError(
                         f"Opening these groups would draw more than {MAX_UNITS:,} boxes at once; close a group, "
                         "or open one inside it instead."

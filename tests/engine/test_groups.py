@@ -327,3 +327,17 @@ def test_expanding_a_graph_without_groups_says_so():
         "message": '"expand" opens a group of a grouped graph, and this graph has no groups.',
         "kind": "request",
     }
+
+
+def test_a_big_graph_without_neurons_is_folded_by_its_sums_or_refused_with_how_to_show_a_part():
+    xs = [Micrograd(i * 0.001) for i in range(1500)]
+    total = sum((x * x for x in xs), Micrograd(0.0)).relu()
+    answer = ask(Network(total), {"cmd": "load"})
+    assert [g["name"] for g in answer["groups"]] == ["sum of 1501 terms"]
+    assert len(answer["units"]) == 2  # the sum's box and the relu
+    assert answer["groups"][0]["size"] == 1500 + 1500 + 1500 + 1  # additions, products, inputs, the starting 0
+    chain = Micrograd(1.0)
+    for _ in range(1200):
+        chain = chain * 1.0001 + 0.5
+    with pytest.raises(ValueError, match="found no neurons or sums in it .* show a smaller part of it"):
+        Network(chain)

@@ -86,6 +86,7 @@ class Groups:
                 groups[gid].nodes.append(v)
         self._paths: dict[str | None, list[str]] = {None: []}
         self._blocks: dict[str, tuple[int, int]] = {}
+        self._names: dict[str, Group] | None = None
         for gid in groups:
             self._group_path(gid)
         self._sizes()
@@ -96,7 +97,10 @@ class Groups:
         return len(self.groups)
 
     def by_name(self, name: str) -> Group | None:
-        return next((g for g in self.groups.values() if g.name == name or g.id == name), None)
+        """The group with this name, or this id; None if there is none."""
+        if self._names is None:
+            self._names = {g.name: g for g in self.groups.values()}
+        return self.groups.get(name) or self._names.get(name)
 
     def path(self, node: int) -> list[str]:
         """The groups holding ``node``, outermost first (a list not to be changed)."""

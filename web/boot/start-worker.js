@@ -20,8 +20,9 @@
 
 export function startWorker(url) {
   try {
-    if (new URL(url).origin === location.origin) return new Worker(url, { type: "module" });
-    const source = new Blob([`import ${JSON.stringify(String(url))};\n`], { type: "text/javascript" });
+    const script = new URL(url, location.href);
+    if (script.origin === location.origin) return new Worker(url, { type: "module" });
+    const source = new Blob([`import ${JSON.stringify(script.href)};\n`], { type: "text/javascript" });
     const blobURL = URL.createObjectURL(source);
     try {
       return new Worker(blobURL, { type: "module" });
@@ -36,7 +37,7 @@ export function startWorker(url) {
 // The worker script's name for a message: "worker.js", or "worker.js from
 // gradwalk.example.org" on a page of another origin.
 export function scriptName(url) {
-  const { origin, host, pathname } = new URL(url);
+  const { origin, host, pathname } = new URL(url, location.href);
   const name = pathname.split("/").pop();
   return origin === location.origin ? name : `${name} from ${host}`;
 }

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from tests.support.cross_origin import LessonServer, documented_policy, lesson_html, origin_of, without
-from tests.support.page import BOOT_TIMEOUT_MS
+from tests.support.page import BOOT_TIMEOUT_MS, axe_audit, axe_report
 from tests.support.presets import agrees, expected_nodes
 
 pytestmark = pytest.mark.browser
@@ -213,6 +213,8 @@ def test_engine_files_out_of_reach_are_said_within_seconds(cross_origin, site_ur
     page.context.route(out_of_reach, lambda route: route.abort())
     started = open_failing(page, lesson, site_url, documented_policy(origin_of(site_url)), "unreachable")
     says_it_failed(page, site_url, started, r"Could not download build\.json \(network error\)")
+    results = axe_audit(page)  # the message, Retry and the link, as assistive technology finds them
+    assert results.violations_count == 0, axe_report(results)
     # Retry tries again, and fails again as fast (nothing is left waiting at "downloading 0%").
     page.evaluate("""() => {
       const host = document.querySelector('#one');

@@ -37,9 +37,14 @@ export function startWorker(url) {
 // The worker script's name for a message: "worker.js", or "worker.js from
 // gradwalk.example.org" on a page of another origin.
 export function scriptName(url) {
-  const { origin, host, pathname } = new URL(url, location.href);
-  const name = pathname.split("/").pop();
-  return origin === location.origin ? name : `${name} from ${host}`;
+  let script;
+  try {
+    script = new URL(url, location.href);
+  } catch {
+    return String(url); // not a URL at all: said as it was given
+  }
+  const name = script.pathname.split("/").pop();
+  return script.origin === location.origin ? name : `${name} from ${script.host}`;
 }
 
 // A worker that could not be made: it reports why as an error event (with

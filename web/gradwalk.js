@@ -18,9 +18,8 @@
 // widget's stay in.
 
 import { mount } from "./widget.js";
-import { toBase64url } from "./url.js";
 
-// prog and src (a link's compressed and plain program) pass through as the Embed dialog writes them.
+// prog and src (a link's compressed and base64url program, which older Embed snippets wrote) pass through.
 const ATTRIBUTES = [
   "preset", "program", "prog", "src", "values", "order", "pass", "step", "start", "hide", "questions", "exercise",
 ];
@@ -61,8 +60,7 @@ export function queryOf(element) {
   for (const name of ATTRIBUTES) {
     const value = element.getAttribute(name);
     if (value === null) continue;
-    if (name === "program") params.set("src", toBase64url(new TextEncoder().encode(value)));
-    else if (name === "questions") {
+    if (name === "questions") {
       if (/^(off|0|false|no)$/i.test(value.trim())) params.set("cp", "0");
     } else params.set(SPELLED[name] ?? name, value);
   }

@@ -451,6 +451,24 @@ def test_missing_file_is_a_404_that_is_not_cached(site_url):
     assert headers["Cache-Control"] == "no-cache"
 
 
+def test_every_response_may_be_read_from_another_origin(site_url, built_dist):
+    # A lesson page of another origin loads gradwalk.js and everything it needs in CORS
+    # mode (docs/page.md, "From another site"): every answer allows any origin, and none
+    # asks for credentials.
+    info = build_info(built_dist)
+    wasm = info["pyodide_index"] + "pyodide.asm.wasm"
+    _, first, _ = fetch(site_url + "gradwalk.js")
+    answers = [
+        fetch(site_url + path, Origin="http://localhost:1")
+        for path in ("gradwalk.js", "worker.js", "build.json", wasm, info["stdlib_pyc"], "style.css", "nope.js")
+    ]
+    answers.append(fetch(site_url + "gradwalk.js", **{"If-None-Match": first["ETag"]}))
+    assert [status for status, _, _ in answers] == [200] * 6 + [404, 304]
+    for status, headers, _ in answers:
+        assert headers.get_all("Access-Control-Allow-Origin") == ["*"], status
+        assert headers["Access-Control-Allow-Credentials"] is None
+
+
 # ---------------------------------------------------------------- page bundles
 
 

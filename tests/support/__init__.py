@@ -11,6 +11,8 @@ hostile_programs    malformed programs with the position and message a learner s
 presets             what each preset must show (its file's [expect] table), and how its
                     numbers are compared
 built_site          a built site's build.json, and files fetched from a server
+cross_origin        a lesson page on a second origin that loads the widget from the
+                    site, under the Content-Security-Policy docs/page.md lists
 pyodide             the built site's Pyodide run under Node.js on a batch of requests
 notebook            a learner's graph's exact state, and kernel answers by their numbers
 learner_engines     micrograd-style engines a learner writes, right and wrong

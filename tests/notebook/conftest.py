@@ -13,6 +13,9 @@ test_exported_notebook.py) or Notebook 7 (test_notebook7.py).
                     returns a locator for its output area
     jupyter_notebook, notebook7_context, open_notebook7
                     the same three for Notebook 7 (its own server, started once per session)
+    marimo_server, marimo_context
+                    tests/notebook/marimo/diamond.py served by `marimo run` (once per session,
+                    tests.support.marimo_harness), and a browser context that may reach it only
 
 Nothing here starts unless a test asks for it: the other notebook tests run without Jupyter.
 """
@@ -23,6 +26,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.support import jupyterlab_harness as harness
+from tests.support import marimo_harness
 
 
 def _server(tmp_path_factory, app: str, module: str):
@@ -56,10 +60,10 @@ def jupyter_notebook(tmp_path_factory):
 NOTEBOOK7_OWN_ERRORS = [("Cannot read properties of undefined (reading 'schema')", "/static/notebook/")]
 
 
-def _offline_context(browser, server, tolerated=()):
+def _offline_context(browser, server, tolerated=(), service_workers="block"):
     """A browser context that may reach `server` only; it fails the test on anything else,
     and on any page error but the `tolerated` ones ((message, where in the stack) pairs)."""
-    context = browser.new_context(service_workers="block", viewport={"width": 1280, "height": 1000})
+    context = browser.new_context(service_workers=service_workers, viewport={"width": 1280, "height": 1000})
     context.set_default_timeout(15_000)  # no Playwright wait may hang a test
     strays, errors = [], []
 
@@ -88,6 +92,27 @@ def _offline_context(browser, server, tolerated=()):
     problems = [f"request to another origin: {u}" for u in strays] + errors
     if problems:
         pytest.fail("\n".join(problems), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def marimo_server(tmp_path_factory):
+    pytest.importorskip("marimo", reason="marimo is in the test extra: pip install -e '.[test]'")
+    server = None
+    try:
+        server = marimo_harness.start_marimo(tmp_path_factory.mktemp("marimo"), marimo_harness.NOTEBOOK)
+    except harness.LabError as e:
+        pytest.fail(str(e), pytrace=False)
+    atexit.register(server.stop)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def marimo_context(browser, marimo_server):
+    # marimo's page registers a service worker of its own, and logs an error if it cannot.
+    yield from _offline_context(browser, marimo_server, service_workers="allow")
 
 
 @pytest.fixture

@@ -71,8 +71,8 @@ export function kernelEngine(model, { callTimeoutMs = CALL_TIMEOUT_MS } = {}) {
       call.reject(new Error("The kernel's answer was not valid JSON."));
       return;
     }
-    keepAnswer(model, call.key, message.response);
     call.resolve(answer);
+    keepAnswer(model, call.key, message.response);
   };
   model.on("msg:custom", onMessage);
   return {

@@ -14,6 +14,9 @@ built_site          a built site's build.json, and files fetched from a server
 pyodide             the built site's Pyodide run under Node.js on a batch of requests
 notebook            a learner's graph's exact state, and kernel answers by their numbers
 learner_engines     micrograd-style engines a learner writes, right and wrong
-jupyterlab_harness  a real JupyterLab, offline, driven in Chromium (lab_offline.py is
-                    the script its server runs under)
+jupyterlab_harness  a real JupyterLab or Notebook 7, offline, driven in Chromium
+                    (lab_offline.py is the script its server runs under)
+marimo_harness      a served marimo notebook (`marimo run`), offline, under lab_offline.py
+notebook_hosts      what every notebook host's test reads: the widget once ready, a pass
+                    stepped to its end, the numbers on screen, a screenshot
 """

@@ -1,8 +1,9 @@
 # A marimo notebook for tests/notebook/test_marimo.py: micrograd's diamond in Gradwalk's widget,
-# through mo.ui.anywidget (marimo's way to show an anywidget).
+# through mo.ui.anywidget (marimo's way to show an anywidget). At marimo's default width
+# ("compact") the widget's graph gets a narrow column; "medium" gives it room (docs/notebook.md).
 import marimo
 
-app = marimo.App()
+app = marimo.App(width="medium")
 
 
 @app.cell

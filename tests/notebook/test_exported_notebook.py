@@ -107,6 +107,9 @@ def test_an_exported_notebook_steps_with_no_kernel(
     assert "wrong" in live_verdict
     step_to_end(live)  # the run's last visit: its grads
     live_grads = on_screen(live, "grad")
+    notebook.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+    notebook.cell(1).evaluate("el => el.scrollIntoView({ block: 'start' })")
+    screenshot(notebook.page, "gradwalk-jupyterlab-order.png")
     saved = save_with_widget_state(notebook)
 
     # What JupyterLab saved: the Gradwalk model's front end, and the kernel's answers.

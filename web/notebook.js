@@ -23,9 +23,9 @@ const CSS = [styleCss, panelsCss, modesCss].join("\n");
 const CALL_TIMEOUT_MS = 120000; // a kernel can be busy with the learner's own cell
 
 // The kernel's answers are kept in the model's `answers` attribute, keyed by request, so
-// that the notebook's saved widget state carries them: a saved copy of the notebook
-// (an HTML export, a notebook reopened without its kernel) steps through everything the
-// widget was answered, with no kernel. Only the front end writes it; it is never synced
+// that the notebook's saved widget state carries them: a saved copy of the notebook (an
+// HTML export, gradwalk/export.py) steps through everything the widget was answered, with
+// no kernel. Only the front end writes it; it is never synced
 // back to the kernel. Past this many characters nothing more is kept.
 export const ANSWERS = "answers";
 const ANSWERS_MAX_CHARS = 2_000_000;

@@ -20,7 +20,8 @@ export default [
     rules: { "@stylistic/max-len": ["error", { code: 120, tabWidth: 2 }] },
   },
   {
-    files: ["web/**/*.js"],
+    // The page's modules, and the script an exported notebook's page runs (gradwalk/export.py).
+    files: ["web/**/*.js", "gradwalk/templates/**/*.js"],
     languageOptions: { globals: { ...globals.browser } },
   },
   {

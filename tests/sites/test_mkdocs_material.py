@@ -9,6 +9,8 @@ import pytest
 from tests.support.generated_site import (
     EngineWorkers,
     StrictHost,
+    check_lesson,
+    check_neuron,
     prepare,
     run,
     step_forward,
@@ -42,17 +44,7 @@ def mkdocs_site(built_dist, tmp_path_factory):
 
 def test_widgets_step_share_one_engine_and_survive_instant_navigation(page, mkdocs_site):
     workers = EngineWorkers(page)
-    page.goto(mkdocs_site + "lessons/diamond/")
-    widgets = page.locator("grad-walk")
-    assert widgets.count() == 2
-    for i in range(2):
-        wait_ready(widgets.nth(i))
-    # Two widgets, one engine; each steps on its own.
-    assert len(workers.started) == 1, workers.started
-    assert step_forward(widgets.nth(0), 2) == "Forward pass · node 2 of 4"
-    assert widgets.nth(1).get_by_role("tab", name="Visit order").get_attribute("aria-selected") == "true"
-    assert "node 2" not in widgets.nth(1).locator("#position").inner_text()
-    step_forward(widgets.nth(1))
+    check_lesson(page, mkdocs_site + "lessons/diamond/", workers)
 
     # Material's own navigation: a link in its sidebar, and the page is swapped in place.
     page.evaluate("() => { window.gwSamePage = true; window.gwLeft = [...document.querySelectorAll('grad-walk')]; }")
@@ -60,12 +52,8 @@ def test_widgets_step_share_one_engine_and_survive_instant_navigation(page, mkdo
     page.wait_for_url("**/lessons/neuron/", timeout=STEP_TIMEOUT_MS)
     swapped_in(page, "A neuron")
     assert page.evaluate("window.gwSamePage === true"), "the page was reloaded, not swapped"
-    neuron = page.locator("grad-walk")
-    assert neuron.count() == 1
-    wait_ready(neuron)
-    assert neuron.locator("#position").inner_text() == "Backward pass · visit 10 of 10"  # start="end"
-    neuron.get_by_role("button", name="Nudge", exact=True).click()
-    neuron.locator("#nudge-result[data-central]").wait_for(timeout=STEP_TIMEOUT_MS)
+    assert page.locator("grad-walk").count() == 1
+    check_neuron(page.locator("grad-walk"))
     # The widgets of the page left behind were taken down, and the engine they shared serves
     # the new one: no second engine was started.
     left = page.evaluate(

@@ -7,10 +7,11 @@ serve it, and what the tests of such a site watch in it (tests/sites/).
                                  in the failure
     strict_policy(root)          the site's Content-Security-Policy: the Gradwalk site's own
                                  (buildtools/csp.py), plus the hash of every inline script
-                                 the generator wrote into its pages, and nothing else
+                                 and style attribute the generator wrote, and nothing else
     StrictHost(root)             serves `root` (the generated site sits in a subfolder of
                                  it, its base path) with that policy on every page and script
     EngineWorkers(page)          the engine workers a page starts and stops
+    check_lesson, check_neuron   the example sites' lessons, driven: widgets render and step
     step_forward(widget)         one step of a <grad-walk> (a Playwright locator), checked
 """
 
@@ -69,13 +70,17 @@ def run(command: list[str], cwd: Path, env: dict | None = None) -> str:
     return done.stdout + done.stderr
 
 
-class _InlineScripts(HTMLParser):
+class _Inline(HTMLParser):
+    """A page's inline scripts and style attributes."""
+
     def __init__(self):
         super().__init__(convert_charrefs=False)
-        self.scripts, self._open = [], None
+        self.scripts, self.styles, self._open = [], [], None
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
+        if attrs.get("style"):
+            self.styles.append(attrs["style"])
         if tag == "script" and "src" not in attrs and (attrs.get("type") or "").lower() in _RUNNABLE:
             self._open = []
 
@@ -89,25 +94,28 @@ class _InlineScripts(HTMLParser):
             self._open = None
 
 
-def inline_script_hashes(root: Path) -> list[str]:
-    """The CSP source of every distinct inline script in the site's pages."""
-    found = set()
+def _hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def inline_hashes(root: Path) -> tuple[list[str], list[str]]:
+    """The CSP sources of every distinct inline script, and of every style attribute, in the
+    site's pages."""
+    scripts, styles = set(), set()
     for page in root.rglob("*.html"):
-        parser = _InlineScripts()
+        parser = _Inline()
         parser.feed(page.read_text(encoding="utf-8"))
-        for script in parser.scripts:
-            digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
-            found.add(f"'sha256-{digest}'")
-    return sorted(found)
+        scripts |= {_hash(s) for s in parser.scripts}
+        styles |= {_hash(s) for s in parser.styles}
+    return sorted(scripts), sorted(styles)
 
 
 def strict_policy(root: Path) -> str:
-    """The Gradwalk site's own policy, with the generator's inline scripts allowed by hash."""
-    hashes = " ".join(inline_script_hashes(root))
-    directives = [
-        (name, f"{value} {hashes}" if name == "script-src" and hashes else value) for name, value in csp.DIRECTIVES
-    ]
-    return "; ".join(f"{name} {value}" for name, value in directives)
+    """The Gradwalk site's own policy, with the generator's inline scripts and style attributes
+    allowed by their hashes (what a careful author's host sends), and nothing else."""
+    scripts, styles = inline_hashes(root)
+    extra = {"script-src": scripts, "style-src": ["'unsafe-hashes'", *styles] if styles else []}
+    return "; ".join(" ".join([name, value, *extra.get(name, [])]) for name, value in csp.DIRECTIVES)
 
 
 class _StrictHost(serve.SiteHandler):
@@ -161,6 +169,30 @@ def wait_ready(widget) -> None:
     """Wait until the <grad-walk> `widget` (a locator) has its engine and its graph."""
     widget.and_(widget.page.locator("[data-engine='ready']")).wait_for(state="attached", timeout=BOOT_TIMEOUT_MS)
     widget.locator("svg [data-node]").first.wait_for(state="attached", timeout=STEP_TIMEOUT_MS)
+
+
+def check_lesson(page, url: str, workers: EngineWorkers) -> None:
+    """The example sites' lesson with two widgets at `url` (examples/sites/*/, the diamond
+    stepped, and its visit order): both render and step, on one engine."""
+    page.goto(url)
+    widgets = page.locator("grad-walk")
+    widgets.first.wait_for(state="attached", timeout=STEP_TIMEOUT_MS)
+    assert widgets.count() == 2
+    for i in range(2):
+        wait_ready(widgets.nth(i))
+    assert len(workers.started) == 1, f"one engine for the page's two widgets, not {workers.started}"
+    assert step_forward(widgets.nth(0), 2) == "Forward pass · node 2 of 4"
+    order = widgets.nth(1)
+    assert order.get_by_role("tab", name="Visit order").get_attribute("aria-selected") == "true"
+    assert step_forward(order) == "Backward pass · seed"  # from its own place (start="order"), not the first's
+
+
+def check_neuron(widget) -> None:
+    """The example sites' neuron lesson: at its end, every grad in; a nudge answered."""
+    wait_ready(widget)
+    assert widget.locator("#position").inner_text() == "Backward pass · visit 10 of 10"  # start="end"
+    widget.get_by_role("button", name="Nudge", exact=True).click()
+    widget.locator("#nudge-result[data-central]").wait_for(timeout=STEP_TIMEOUT_MS)
 
 
 def step_forward(widget, times: int = 1) -> str:

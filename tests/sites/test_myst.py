@@ -29,7 +29,8 @@ pytestmark = pytest.mark.browser
 BASE = "/book/"
 HOST_JS = Path(__file__).with_name("myst_host.js")
 SHELL = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Backprop by hand</title><link rel="icon" href="data:,">
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Backprop by hand</title><link rel="icon" href="data:,">
 <script type="module" src="{base}myst-host.js"></script></head>
 <body><nav id="toc" aria-label="Lessons"></nav><main id="article"></main></body></html>
 """

@@ -35,8 +35,8 @@ export class GradWalkElement extends HTMLElement {
     if (!this.hasAttribute("aria-label") && !this.hasAttribute("aria-labelledby")) {
       this.setAttribute("aria-label", "Gradwalk");
     }
+    mounted.add(this); // first: mount() reports the engine's state at once
     if (!this.widget) this.widget = mount(this, { query: queryOf(this), onEngine: pageEngineState });
-    mounted.add(this);
   }
 
   disconnectedCallback() {

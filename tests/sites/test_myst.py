@@ -87,6 +87,13 @@ WIDGETS = "() => [...document.querySelectorAll('.myst-anywidget')].map((d) => d.
 
 def test_the_directives_module_renders_steps_and_follows_the_books_navigation(page, myst_book):
     workers = EngineWorkers(page)
+    # Every value <html data-engine> takes: the widgets are in the host's shadow roots, where
+    # a document-wide query does not find them, and they must count all the same.
+    page.add_init_script(
+        "window.gwPageStates = []; new MutationObserver((changes) => { for (const c of changes)"
+        " if (c.target === document.documentElement) window.gwPageStates.push(c.target.dataset.engine); })"
+        ".observe(document, {subtree: true, attributes: true, attributeFilter: ['data-engine']});"
+    )
     modules = []
     page.on("request", lambda r: modules.append(r.url) if r.resource_type == "script" else None)
     check_lesson(page, myst_book + "diamond/", workers)
@@ -94,6 +101,8 @@ def test_the_directives_module_renders_steps_and_follows_the_books_navigation(pa
     # gradwalk.js through the model's `site`.
     assert any("/book/anywidget-" in url for url in modules), modules
     assert any(url.endswith("/book/gradwalk/gradwalk.js") for url in modules), modules
+    states = page.evaluate("window.gwPageStates")
+    assert states[0] == "loading" and states[-1] == "ready", states
 
     # The book's own navigation: a link, and the page's content is swapped without a reload.
     page.evaluate(f"() => {{ window.gwSamePage = true; window.gwLeft = ({WIDGETS})(); }}")

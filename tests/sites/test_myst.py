@@ -101,6 +101,10 @@ def test_the_directives_module_renders_steps_and_follows_the_books_navigation(pa
     # gradwalk.js through the model's `site`.
     assert any("/book/anywidget-" in url for url in modules), modules
     assert any(url.endswith("/book/gradwalk/gradwalk.js") for url in modules), modules
+    # The model's other keys became the element's attributes.
+    first = page.locator("grad-walk").first
+    assert first.get_attribute("aria-label") == "Gradwalk: the diamond, stepped"
+    assert first.get_attribute("hide") == "presets,editor,why,share"
     states = page.evaluate("window.gwPageStates")
     assert states[0] == "loading" and states[-1] == "ready", states
 

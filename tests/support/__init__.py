@@ -16,4 +16,6 @@ notebook            a learner's graph's exact state, and kernel answers by their
 learner_engines     micrograd-style engines a learner writes, right and wrong
 jupyterlab_harness  a real JupyterLab, offline, driven in Chromium (lab_offline.py is
                     the script its server runs under)
+generated_site      a site made by MkDocs, Sphinx or mystmd from examples/sites/, served
+                    with a strict CSP; its engine workers; its lessons driven
 """

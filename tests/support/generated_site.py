@@ -43,7 +43,8 @@ def prepare(example: str, tmp: Path, dist: Path, widget_dir: str, base: str) -> 
     """Copy the example project `examples/sites/<example>/` into tmp, then publish the built
     `dist` into its `widget_dir` with `python build.py publish`, as its recipe says."""
     project = tmp / example
-    shutil.copytree(EXAMPLES / example, project)
+    # Without what a local run of the recipe may have left there (examples/sites/.gitignore).
+    shutil.copytree(EXAMPLES / example, project, ignore=shutil.ignore_patterns("gradwalk", "site", "_build"))
     out = run(
         ["python", "build.py", "publish", str(project / widget_dir), "--base", base, "--dist", str(dist)],
         build_script.ROOT,
@@ -157,7 +158,7 @@ class EngineWorkers:
         page.on("worker", self._started)
 
     def _started(self, worker):
-        if not worker.url.split("?")[0].endswith("/worker.js") or worker.url.endswith("/code-worker.js"):
+        if not worker.url.split("?")[0].endswith("/worker.js"):  # not code-worker.js, a Python of its own
             return
         self.started.append(worker.url)
         self.live.add(worker)

@@ -30,6 +30,11 @@ export default [
     languageOptions: { globals: { ...globals.worker, ...globals.serviceworker } },
   },
   {
+    // A test's stand-in for a host's page script (tests/sites/myst_host.js) runs in the page.
+    files: ["tests/**/*.js"],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ["buildtools/**/*.mjs", "bench/**/*.mjs", "tests/**/*.mjs", "eslint.config.js"],
     languageOptions: { globals: { ...globals.node } },
   },

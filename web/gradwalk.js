@@ -34,6 +34,7 @@ export class GradWalkElement extends HTMLElement {
     if (!this.hasAttribute("aria-label") && !this.hasAttribute("aria-labelledby")) {
       this.setAttribute("aria-label", "Gradwalk");
     }
+    mounted.add(this); // first: mount() reports the engine's state at once
     if (!this.widget) this.widget = mount(this, { query: queryOf(this), onEngine: pageEngineState });
   }
 
@@ -43,6 +44,7 @@ export class GradWalkElement extends HTMLElement {
       if (this.isConnected || !this.widget) return;
       this.widget.unmount();
       this.widget = null;
+      mounted.delete(this);
       pageEngineState();
     });
   }
@@ -68,11 +70,14 @@ export function queryOf(element) {
 }
 
 
+// The elements with a widget, wherever they are (a host may put one in a shadow root of its
+// own, where document.querySelectorAll does not look).
+const mounted = new Set();
+
 // <html data-engine>: "error" if any widget's engine failed, else "loading" while
 // any is loading, else "ready".
 function pageEngineState() {
-  const states = [...document.querySelectorAll("grad-walk")]
-    .map((e) => /** @type {HTMLElement} */ (e).dataset.engine ?? "loading");
+  const states = [...mounted].map((e) => /** @type {HTMLElement} */ (e).dataset.engine ?? "loading");
   const state = states.includes("error") ? "error" : states.includes("loading") ? "loading" : "ready";
   document.documentElement.dataset.engine = state;
 }

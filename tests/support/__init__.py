@@ -21,4 +21,6 @@ jupyterlab_harness  a real JupyterLab or Notebook 7, offline, driven in Chromium
 marimo_harness      a served marimo notebook (`marimo run`), offline, under lab_offline.py
 notebook_hosts      what every notebook host's test reads: the widget once ready, a pass
                     stepped to its end, the numbers on screen, a screenshot
+generated_site      a site made by MkDocs, Sphinx or mystmd from examples/sites/, served
+                    with a strict CSP; its engine workers; its lessons driven
 """

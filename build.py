@@ -6,6 +6,10 @@
                                     (brotli's slow copies are made after it serves)
     python build.py test [args]     install what the tests need, then run pytest
                                     (the arguments go to pytest)
+    python build.py publish DIR --base /assets/gradwalk/
+                                    build if needed, copy the widget's files into DIR (for
+                                    an author's own site, served at that base path) and
+                                    print the Cache-Control rules the host needs
     python build.py notebook        only the notebook's front end, gradwalk/static/widget.js
 
 The npm packages (the Pyodide runtime, esbuild, linkedom, ...) are installed by
@@ -32,7 +36,7 @@ import sys
 import time
 from pathlib import Path
 
-from buildtools import BuildError, bundle, compress, fetch, npm, serve, site
+from buildtools import BuildError, bundle, compress, fetch, npm, publish, serve, site
 
 ROOT = Path(__file__).resolve().parent
 
@@ -130,9 +134,18 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     serve_cmd = commands.add_parser("serve", parents=[common], help="build if needed, then serve dist/")
     serve_cmd.add_argument("--port", type=int, default=8000, help="default: 8000 (0: any free port)")
     serve_cmd.add_argument("--host", default="127.0.0.1", help="default: 127.0.0.1")
+    publish_cmd = commands.add_parser(
+        "publish",
+        parents=[common],
+        help="build if needed, copy the widget's files into DIR and print the caching rules for DIR's host",
+    )
+    publish_cmd.add_argument("target", type=Path, metavar="DIR", help="the folder to fill (replaced whole)")
+    publish_cmd.add_argument(
+        "--base", required=True, help="the URL path DIR is served at, e.g. /assets/gradwalk/ (docs/sites.md)"
+    )
 
     # `python build.py [options]` means `python build.py build [options]`.
-    if not argv or argv[0] not in ("build", "serve", "-h", "--help"):
+    if not argv or argv[0] not in ("build", "serve", "publish", "-h", "--help"):
         argv = ["build", *argv]
     return parser.parse_args(argv)
 
@@ -153,6 +166,10 @@ def main(argv: list[str]) -> int:
     try:
         if args.command == "serve":
             serve_site(args.dist.resolve(), args.cache.resolve(), args.force, args.port, args.host)
+        elif args.command == "publish":
+            base = publish.check_base(args.base)  # a wrong --base stops before the build
+            build(args.dist.resolve(), args.cache.resolve(), force=args.force)
+            print(publish.publish(args.dist.resolve(), args.target, base), end="")
         else:
             build(args.dist.resolve(), args.cache.resolve(), force=args.force)
         return 0

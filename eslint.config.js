@@ -20,13 +20,19 @@ export default [
     rules: { "@stylistic/max-len": ["error", { code: 120, tabWidth: 2 }] },
   },
   {
-    files: ["web/**/*.js"],
+    // The page's modules, and the script an exported notebook's page runs (gradwalk/export.py).
+    files: ["web/**/*.js", "gradwalk/templates/**/*.js"],
     languageOptions: { globals: { ...globals.browser } },
   },
   {
     // The engine's worker and the service worker run in a worker's global scope.
     files: ["web/worker.js", "web/worker/**/*.js", "web/sw.js"],
     languageOptions: { globals: { ...globals.worker, ...globals.serviceworker } },
+  },
+  {
+    // A test's stand-in for a host's page script (tests/sites/myst_host.js) runs in the page.
+    files: ["tests/**/*.js"],
+    languageOptions: { globals: { ...globals.browser } },
   },
   {
     files: ["buildtools/**/*.mjs", "bench/**/*.mjs", "tests/**/*.mjs", "eslint.config.js"],

@@ -87,25 +87,54 @@ def worker_modules(root: Path, site: Path) -> None:
 
 # Modules the page imports only when it needs them, by URL: the "Your code" mode's code
 # editor (panels/code-editor.js loads it), CodeMirror bundled in, so that a page that
-# never opens the mode never requests or parses it.
+# never opens the mode never requests or parses it. What such a module imports with
+# import() becomes a chunk beside it (code-editor-view.js's Python grammar), so that
+# evaluating it is a task of its own.
 LAZY_ENTRIES = ("code-editor-view.js",)
+LAZY_CHUNK_NAMES = "lazy-[hash]"
 
 
 def lazy_modules(root: Path, site: Path) -> None:
     """Bundle each module the page loads on demand with what it imports (npm packages
-    included) into one self-contained file at the same address in `site`. Bundled from
-    web/ itself, not from the site's copy: esbuild finds an npm package in the
-    node_modules/ of a folder above the module, and the site may be built anywhere."""
+    included) into a file at the same address in `site`, and the chunks it imports
+    with import() beside it. Bundled from web/ itself, not from the site's copy:
+    esbuild finds an npm package in the node_modules/ of a folder above the module, and
+    the site may be built anywhere."""
     for name in LAZY_ENTRIES:
         entry = root / "web" / name
         if not entry.is_file():
             raise BuildError(f"web/{name} is missing; restore it and run the build again.")
-        _esbuild(root, entry, site / name, ["--minify"])
+        staged = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".partial", dir=site))
+        try:
+            _run_esbuild(
+                root,
+                entry,
+                [
+                    "--minify",
+                    "--splitting",
+                    f"--chunk-names={LAZY_CHUNK_NAMES}",
+                    f"--outdir={staged}",
+                ],
+            )
+            for made in sorted(staged.iterdir()):
+                made.chmod(0o644)  # mkdtemp made the folder private; its files are served like every file
+                made.replace(site / made.name)
+        finally:
+            shutil.rmtree(staged, ignore_errors=True)
 
 
 def _esbuild(root: Path, entry: Path, out: Path, options: list[str]) -> None:
     """esbuild `entry` with its imports into `out` (written whole or not at all)."""
     staged = _unique_partial(out)  # builds running at once (serve, pip, tests) never share one
+    try:
+        _run_esbuild(root, entry, [*options, f"--outfile={staged}", "--allow-overwrite"])
+        staged.chmod(0o644)  # mkstemp made it private; it is served like every file
+        staged.replace(out)
+    finally:
+        staged.unlink(missing_ok=True)  # gone already when it became `out`
+
+
+def _run_esbuild(root: Path, entry: Path, options: list[str]) -> None:
     command = [
         *esbuild(root),
         str(entry),
@@ -114,24 +143,18 @@ def _esbuild(root: Path, entry: Path, out: Path, options: list[str]) -> None:
         *options,
         "--legal-comments=none",
         "--log-level=warning",
-        f"--outfile={staged}",
-        "--allow-overwrite",
     ]
     try:
         result = subprocess.run(
             command, capture_output=True, text=True, timeout=BUNDLE_TIMEOUT_S, stdin=subprocess.DEVNULL
         )
-        if result.returncode != 0:
-            first = (result.stderr or result.stdout).strip().splitlines()[:3]
-            raise BuildError(f"esbuild could not bundle web/{entry.name}: {' '.join(first)}")
-        staged.chmod(0o644)  # mkstemp made it private; it is served like every file
-        staged.replace(out)
     except subprocess.TimeoutExpired:
         raise BuildError(
             f"esbuild took longer than {BUNDLE_TIMEOUT_S} s on web/{entry.name}; run the build again."
         ) from None
-    finally:
-        staged.unlink(missing_ok=True)  # gone already when it became `out`
+    if result.returncode != 0:
+        first = (result.stderr or result.stdout).strip().splitlines()[:3]
+        raise BuildError(f"esbuild could not bundle web/{entry.name}: {' '.join(first)}")
 
 
 def _unique_partial(path: Path) -> Path:

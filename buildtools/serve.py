@@ -12,6 +12,10 @@ headers a static host should send, and precompressed copies.
   but has none the browser accepts (`serve` makes brotli's after it starts:
   buildtools/compress.py) is gzipped on the fly at gzip's default level, once
   per version of the file, so what is sent is always compressed.
+* Access-Control-Allow-Origin: *, on every response, so that a lesson page on
+  another origin can load gradwalk.js and every file it needs (module scripts,
+  and everything the widget and its workers fetch, are requested in CORS mode).
+  Nothing is sent with credentials, so no other CORS header is needed.
 
 Used by `python build.py serve` and by the test fixtures, so tests exercise the
 same server a developer uses.
@@ -108,6 +112,8 @@ class SiteHandler(SimpleHTTPRequestHandler):
         # Revalidated files are cheap to check (ETag/If-Modified-Since give a 304),
         # so a rebuilt dist/ is picked up on the next reload.
         self.send_header("Cache-Control", self._cache_control)
+        # Any page may load the widget's files: they are public and never read cookies.
+        self.send_header("Access-Control-Allow-Origin", "*")
         if self._csp:
             # Pages get the policy from their <meta> too; a worker only from here.
             self.send_header("Content-Security-Policy", HEADER_POLICY)

@@ -7,7 +7,8 @@
     page         a fresh browser context per test that fails the test on console
                  errors, page errors, any Content-Security-Policy violation (page,
                  frames and workers) and any request that leaves localhost or goes
-                 to an origin no page of the test was opened at; service workers
+                 to an origin no page of the test was opened at (or that it added to
+                 request.node.page_origins: a lesson page of another origin); service workers
                  are blocked there (tests/runtime/test_service_worker.py opts in)
     blank_page   `page`, opened on an empty HTML page of the site's origin, for
                  tests that only need the site's modules (engine-client.js, ...)
@@ -133,6 +134,7 @@ def page(browser, request):
     errors, strays, violations = [], [], []
     request.node.csp_violations = violations  # for tests that expect some
     origins = set()  # the origins the test opened pages at
+    request.node.page_origins = origins  # a test whose page loads the site from another origin adds it
 
     def guard(route):
         # The site must work offline: nothing may leave this machine, and a page

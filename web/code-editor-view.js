@@ -1,8 +1,8 @@
 // The "Your code" mode's code editor: CodeMirror 6 with Python highlighting, undo and
 // redo, line numbers, bracket matching, and Tab to indent.
 //
-// The build bundles this module with CodeMirror into one file at the same address
-// (buildtools/bundle.py); the page fetches it only when the mode asks for it
+// The build bundles this module with CodeMirror at the same address, Python's grammar split
+// off into a chunk beside it (buildtools/bundle.py); the page fetches it only when the mode asks for it
 // (panels/code-editor.js), so a page that never opens the mode never loads it.
 //
 //   const editor = createEditor(parent, { doc, label, onChange, onRun });
@@ -30,7 +30,17 @@ import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirro
 import {
   LanguageSupport, bracketMatching, defaultHighlightStyle, indentOnInput, indentUnit, syntaxHighlighting,
 } from "@codemirror/language";
-import { pythonLanguage } from "@codemirror/lang-python";
+
+// Python's grammar (Lezer's parse tables, decoded when its module runs) comes in a chunk of
+// its own, which loadPython() imports in a task after this module's: the two together
+// would make one task over 50 ms on a slow machine. createEditor() needs it loaded.
+/** @type {import("@codemirror/language").Language | null} */
+let python = null;
+
+/** Loads Python's grammar (once); createEditor() may be called when this has resolved. */
+export async function loadPython() {
+  python ??= (await import("@codemirror/lang-python")).pythonLanguage;
+}
 
 /**
  * @typedef {object} CodeEditor
@@ -43,6 +53,8 @@ import { pythonLanguage } from "@codemirror/lang-python";
  * @property {(lines: number[], kind?: string) => void} markLines  highlight these lines (1-based) as
  *   `kind` ("finding" unless named), in place of the lines marked as `kind` before; [] clears
  *   them. The marks follow their text through the learner's edits; the first is scrolled into view.
+ * @property {(line: number) => DOMRect | null} lineRect  where the line (1-based) is on the screen, or
+ *   null when it is not drawn (scrolled far out of the editor's view)
  * @property {() => void} focus
  * @property {() => void} destroy
  */
@@ -226,6 +238,7 @@ export function createEditor(parent, { doc = "", label, onChange, onRun }) {
   if (!(root instanceof ShadowRoot)) {
     throw new Error("The code editor must be placed inside a shadow root (the page's CSP forbids <style> elements).");
   }
+  if (!python) throw new Error("Call loadPython() and wait for it before createEditor().");
   const run = () => {
     onRun?.();
     return true;
@@ -243,7 +256,7 @@ export function createEditor(parent, { doc = "", label, onChange, onRun }) {
         history(),
         bracketMatching(),
         indentOnInput(),
-        new LanguageSupport(pythonLanguage),
+        new LanguageSupport(python),
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
         indentUnit.of(INDENT),
         EditorState.tabSize.of(INDENT.length),
@@ -301,6 +314,13 @@ export function createEditor(parent, { doc = "", label, onChange, onRun }) {
       const effects = [setMarks.of({ kind: String(kind), starts })];
       if (starts.length) effects.push(EditorView.scrollIntoView(starts[0], { y: "nearest" }));
       view.dispatch({ effects });
+    },
+    lineRect(line) {
+      const at = lineAt(line);
+      const start = view.coordsAtPos(at.from);
+      const end = view.coordsAtPos(at.to, -1);
+      if (!start || !end) return null;
+      return new DOMRect(start.left, start.top, Math.max(0, end.right - start.left), end.bottom - start.top);
     },
     focus: () => view.focus(),
     destroy: () => view.destroy(),

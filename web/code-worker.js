@@ -37,7 +37,9 @@ import { watchPython } from "./worker/python-intact.js";
 import { mark, STARTED, timings } from "./worker/timings.js";
 
 const post = self.postMessage.bind(self);
-const params = new URL(self.location.href).searchParams;
+// This script's own URL, not the worker's (a blob: URL on a page of another origin:
+// boot/start-worker.js).
+const params = new URL(import.meta.url).searchParams;
 const MODE = params.get("boot") === "stock" ? "stock" : "fast";
 const DEFAULT_MEMORY_MB = 256;
 const MEMORY_MB = wholeNumber(params.get("memory"), 64, 2048) ?? DEFAULT_MEMORY_MB;
@@ -107,7 +109,7 @@ function entryFunction(pyodide, dotted) {
 async function installModule(pyodide, path) {
   const url = siteURL(path);
   const name = url.pathname.split("/").pop() ?? "";
-  if (url.origin !== self.location.origin || !/^[A-Za-z_]\w*\.py$/.test(name)) {
+  if (url.origin !== siteURL("./").origin || !/^[A-Za-z_]\w*\.py$/.test(name)) {
     throw new Error(`${path} is not a Python module of this site.`);
   }
   const response = await fetch(url);

@@ -18,9 +18,8 @@
 // widget's stay in.
 
 import { mount } from "./widget.js";
-import { toBase64url } from "./url.js";
 
-// prog and src (a link's compressed and plain program) pass through as the Embed dialog writes them.
+// prog and src (a link's compressed and base64url program, which older Embed snippets wrote) pass through.
 const ATTRIBUTES = [
   "preset", "program", "prog", "src", "values", "order", "pass", "step", "start", "hide", "questions", "exercise",
 ];
@@ -35,6 +34,7 @@ export class GradWalkElement extends HTMLElement {
     if (!this.hasAttribute("aria-label") && !this.hasAttribute("aria-labelledby")) {
       this.setAttribute("aria-label", "Gradwalk");
     }
+    mounted.add(this); // first: mount() reports the engine's state at once
     if (!this.widget) this.widget = mount(this, { query: queryOf(this), onEngine: pageEngineState });
   }
 
@@ -44,6 +44,7 @@ export class GradWalkElement extends HTMLElement {
       if (this.isConnected || !this.widget) return;
       this.widget.unmount();
       this.widget = null;
+      mounted.delete(this);
       pageEngineState();
     });
   }
@@ -61,8 +62,7 @@ export function queryOf(element) {
   for (const name of ATTRIBUTES) {
     const value = element.getAttribute(name);
     if (value === null) continue;
-    if (name === "program") params.set("src", toBase64url(new TextEncoder().encode(value)));
-    else if (name === "questions") {
+    if (name === "questions") {
       if (/^(off|0|false|no)$/i.test(value.trim())) params.set("cp", "0");
     } else params.set(SPELLED[name] ?? name, value);
   }
@@ -70,11 +70,14 @@ export function queryOf(element) {
 }
 
 
+// The elements with a widget, wherever they are (a host may put one in a shadow root of its
+// own, where document.querySelectorAll does not look).
+const mounted = new Set();
+
 // <html data-engine>: "error" if any widget's engine failed, else "loading" while
 // any is loading, else "ready".
 function pageEngineState() {
-  const states = [...document.querySelectorAll("grad-walk")]
-    .map((e) => /** @type {HTMLElement} */ (e).dataset.engine ?? "loading");
+  const states = [...mounted].map((e) => /** @type {HTMLElement} */ (e).dataset.engine ?? "loading");
   const state = states.includes("error") ? "error" : states.includes("loading") ? "loading" : "ready";
   document.documentElement.dataset.engine = state;
 }

@@ -29,7 +29,6 @@ export class LearnLinks {
     /** @type {HTMLInputElement | null} */ this.linkField = null;
     /** @type {HTMLElement | null} */ this.linkStatus = null;
     /** @type {HTMLAnchorElement | null} */ this.openFull = null;
-    /** @type {{encoded: string, format: string} | null} */ this.lastProgram = null;
     /** @type {string | null} */ this.fullQuery = null;
     /** @type {(() => void) | null} */ this.stopHistory = null;
   }
@@ -104,7 +103,6 @@ export class LearnLinks {
     this.fullQuery = formatLink({ ...state, embed: false },
       { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other });
     if (this.openFull) this.openFull.href = this.pageAddress() + this.fullQuery;
-    this.lastProgram = prog;
   }
 
   fullPageURL() {
@@ -117,12 +115,7 @@ export class LearnLinks {
     const title = state.preset
       ? (app.presets.find((p) => p.id === state.preset)?.title ?? state.preset)
       : "your program";
-    return {
-      ...state, cp: state.cp,
-      encodedProgram: state.program !== null ? this.lastProgram?.encoded ?? null : null,
-      programFormat: this.lastProgram?.format ?? "deflate",
-      title,
-    };
+    return { ...state, title };
   }
 
   // The state the page's URL asks for, restored once the engine can answer. Returns
@@ -289,7 +282,8 @@ export class LearnLinks {
 function newPlace(before, after) {
   const a = new URLSearchParams(before);
   const b = new URLSearchParams(after);
-  const landmark = (p) => [p.get("preset"), p.has("prog") || p.has("src"), p.get("order"), p.get("run")].join("\u0000");
+  const landmark = (p) =>
+    [p.get("preset"), p.has("prog") || p.has("src") || p.has("program"), p.get("order"), p.get("run")].join("\u0000");
   return landmark(a) !== landmark(b);
 }
 

@@ -22,6 +22,35 @@ import modesCss from "./modes/modes.css";
 const CSS = [styleCss, panelsCss, modesCss].join("\n");
 const CALL_TIMEOUT_MS = 120000; // a kernel can be busy with the learner's own cell
 
+// The kernel's answers are kept in the model's `answers` attribute, keyed by request, so
+// that the notebook's saved widget state carries them: a saved copy of the notebook (an
+// HTML export, gradwalk/export.py) steps through everything the widget was answered, with
+// no kernel. Only the front end writes it; it is never synced
+// back to the kernel. Past this many characters nothing more is kept.
+export const ANSWERS = "answers";
+const ANSWERS_MAX_CHARS = 2_000_000;
+
+export const NO_KERNEL = "this is a saved copy of the notebook with no kernel running, and computing anything new "
+  + "needs one: open the notebook in Jupyter and run its cells.";
+
+// One text per request, whatever the order of its keys: the key of a kept answer.
+export function requestKey(request) {
+  const sorted = (value) => {
+    if (Array.isArray(value)) return value.map(sorted);
+    if (value === null || typeof value !== "object") return value;
+    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted(value[key])]));
+  };
+  return JSON.stringify(sorted(request));
+}
+
+function keepAnswer(model, key, response) {
+  const kept = model.get(ANSWERS) ?? {};
+  if (key in kept) return;
+  const size = Object.values(kept).reduce((total, text) => total + text.length, 0);
+  if (size + response.length > ANSWERS_MAX_CHARS) return;
+  model.set(ANSWERS, { ...kept, [key]: response });
+}
+
 export function kernelEngine(model, { callTimeoutMs = CALL_TIMEOUT_MS } = {}) {
   const pending = new Map();
   let nextId = 0;
@@ -35,17 +64,24 @@ export function kernelEngine(model, { callTimeoutMs = CALL_TIMEOUT_MS } = {}) {
       call.reject(new Error(`The engine failed: ${message.error}`));
       return;
     }
+    let answer;
     try {
-      call.resolve(JSON.parse(message.response));
+      answer = JSON.parse(message.response);
     } catch {
       call.reject(new Error("The kernel's answer was not valid JSON."));
+      return;
     }
+    call.resolve(answer);
+    keepAnswer(model, call.key, message.response);
   };
   model.on("msg:custom", onMessage);
   return {
     status,
     ready: Promise.resolve(),
     call(request) {
+      const key = requestKey(request);
+      const kept = model.get(ANSWERS)?.[key];
+      if (kept !== undefined) return Promise.resolve(JSON.parse(kept)); // the same request, the same answer
       return new Promise((resolve, reject) => {
         const id = ++nextId;
         const timer = setTimeout(() => {
@@ -53,8 +89,15 @@ export function kernelEngine(model, { callTimeoutMs = CALL_TIMEOUT_MS } = {}) {
           reject(new Error(`The kernel did not answer within ${callTimeoutMs / 1000} s: is it busy, or stopped? `
             + "Run the cell again once it is idle."));
         }, callTimeoutMs);
-        pending.set(id, { resolve, reject, timer });
-        model.send({ id, request });
+        pending.set(id, { resolve, reject, timer, key });
+        try {
+          model.send({ id, request });
+        } catch {
+          // A host with no kernel behind the model (a saved notebook) refuses to send.
+          pending.delete(id);
+          clearTimeout(timer);
+          reject(new Error(NO_KERNEL));
+        }
       });
     },
     subscribe(fn) {

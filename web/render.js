@@ -92,6 +92,10 @@ function draw(w, s) {
 }
 
 // The engine's status: starting (with its progress), ready or failed.
+// What the graph's box says until a graph comes, and when none can.
+const GRAPH_WAITING = "The graph appears once the engine has started.";
+const GRAPH_FAILED = "The engine could not start, so there is no graph to show (the message above says why).";
+
 export function drawEngine(w, s) {
   const ui = w.ui;
   if (w.host.dataset.engine !== s.engine) {
@@ -101,6 +105,7 @@ export function drawEngine(w, s) {
   ui.loading.hidden = s.engine !== "loading";
   ui.error.hidden = s.engine !== "error";
   ui.errorText.textContent = s.error ?? "";
+  if (!s.answer) ui.placeholder.textContent = s.engine === "error" ? GRAPH_FAILED : GRAPH_WAITING;
   ui.stage.textContent = s.stage;
   ui.progress.value = s.progress;
   ui.progress.textContent = `${s.progress}%`;

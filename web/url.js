@@ -6,6 +6,7 @@
 //   gw      the link format's version (1); a link without it is read as version 1
 //   preset  a preset id                       prog  a learner's program (compressed)
 //   v       new input values, name:number,…   src   a program as plain base64url (read only)
+//   program a program as its own text (the Embed dialog's snippets: readable, a:3 stays a:3)
 //   pass    start | forward | backward | experiment   step  the frame index in that pass
 //   order   a visit order that was run (node labels, first visited first)
 //   cp      0 turns the checkpoint questions off (on is the default)
@@ -49,7 +50,7 @@ export const STARTS = ["forward", "backward", "end", "order", "code"];
 // The modes' parameters: every link key a mode declares, with what it may hold.
 const MODE_PARAMS = new Map(MODES.flatMap((mode) => mode.params.filter((p) => p.link).map((p) => [p.link, p])));
 export const PARAMETERS = {
-  gw: "link", preset: "link", prog: "link", src: "link", v: "link", pass: "link", step: "link",
+  gw: "link", preset: "link", prog: "link", src: "link", program: "link", v: "link", pass: "link", step: "link",
   order: "link", cp: "link", embed: "link", hide: "link", start: "link",
   why: "why", run: "why", wstep: "why", ...Object.fromEntries([...MODE_PARAMS.keys()].map((key) => [key, "why"])),
   exercise: "code", code: "code",
@@ -102,13 +103,20 @@ export function parseLink(search) {
     else problems.push(`start=${short(get("start"))} is not one of ${STARTS.join(", ")}`);
   }
 
-  const sources = ["preset", "prog", "src"].filter(has);
+  const sources = ["preset", "prog", "src", "program"].filter(has);
   if (sources.length > 1) {
     problems.push(`the link names both ${sources.join(" and ")}`);
   } else if (has("preset")) {
     const id = get("preset");
     if (/^[a-z0-9][a-z0-9-]{0,63}$/.test(id)) state.preset = id;
     else problems.push(`"${short(id)}" is not a preset name`);
+  } else if (has("program")) {
+    const text = get("program");
+    if (text.length > MAX_PARAM_CHARS) problems.push("the program in the link is too long");
+    else {
+      result.encodedProgram = text;
+      result.programFormat = "text";
+    }
   } else if (has("prog") || has("src")) {
     const key = has("prog") ? "prog" : "src";
     const text = get(key);
@@ -233,14 +241,15 @@ export function toLinkText(param, value) {
 }
 
 // The query string (with "?") for a state. `program` is the compressed form of
-// state.program (from encodeProgram), so this stays synchronous.
+// state.program (from encodeProgram), so this stays synchronous; with programFormat
+// "text" it is the program's own text, written as program= (the Embed dialog's).
 export function formatLink(state, { encodedProgram = null, programFormat = "deflate", other = [] } = {}) {
   const parts = [["gw", VERSION]];
   if (state.embed) parts.push(["embed", "1"]);
   if (state.embed && state.hide?.length) parts.push(["hide", state.hide.join(",")]);
   if (state.embed && state.start) parts.push(["start", state.start]);
   if (state.preset) parts.push(["preset", state.preset]);
-  else if (encodedProgram !== null) parts.push([programFormat === "plain" ? "src" : "prog", encodedProgram]);
+  else if (encodedProgram !== null) parts.push([PROGRAM_KEYS[programFormat] ?? "prog", encodedProgram]);
   if (state.values && Object.keys(state.values).length) {
     parts.push(["v", Object.entries(state.values).map(([k, x]) => `${k}:${numberText(x)}`).join(",")]);
   }
@@ -250,7 +259,7 @@ export function formatLink(state, { encodedProgram = null, programFormat = "defl
   }
   if (state.order?.length) parts.push(["order", state.order.map(encodeURIComponent).join(",")]);
   if (state.cp === false) parts.push(["cp", "0"]);
-  const own = parts.map(([k, v]) => `${k}=${k === "order" ? v : readable(v)}`);
+  const own = parts.map(([k, v]) => `${k}=${k === "order" ? v : k === "program" ? readableText(v) : readable(v)}`);
   const rest = other.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
   return `?${[...own, ...rest].join("&")}`;
 }
@@ -264,6 +273,15 @@ export function numberText(x) {
 function readable(text) {
   return encodeURIComponent(text).replace(/%3A/gi, ":").replace(/%2C/gi, ",");
 }
+
+// A program's text in a query, as readable as a query allows: a space is "+" (a "+"
+// of its own is %2B) and "=" stays itself, as URLSearchParams reads them back.
+function readableText(text) {
+  return readable(text).replace(/%20/g, "+").replace(/%3D/gi, "=");
+}
+
+// The parameter each format of a link's program is written as.
+const PROGRAM_KEYS = { deflate: "prog", plain: "src", text: "program" };
 
 function short(text) {
   const t = String(text);
@@ -285,9 +303,14 @@ export async function encodeProgram(text) {
   return { encoded: toBase64url(packed), format: "deflate" };
 }
 
-// base64url text → the program, or throws an Error with a short reason. A damaged
-// or oversized stream is refused without reading all of it (no decompression bomb).
+// base64url text (in the "text" format, the program itself) → the program, or throws an
+// Error with a short reason. A damaged or oversized stream is refused without reading all
+// of it (no decompression bomb).
 export async function decodeProgram(encoded, format) {
+  if (format === "text") {
+    if (encoded.length > MAX_SOURCE_CHARS) throw new Error("the program in the link is too long");
+    return encoded;
+  }
   const bytes = fromBase64url(encoded);
   const limit = MAX_SOURCE_CHARS * 4; // UTF-8 bytes of the longest allowed program
   let raw;

@@ -47,6 +47,7 @@ import {
   buildPreset, chooseExercise, openCode, pickFinding, resetCode, runCode, showSolution,
 } from "./actions/code.js";
 import { dropAll, requestKinds } from "./actions/requests.js";
+import { siteAddress } from "./panels/embed.js";
 import { WIDGET_HTML } from "./widget-template.js";
 import { parametersOf } from "./url.js";
 
@@ -105,7 +106,7 @@ function createWidget(host, shadow, options) {
     retries: 0,
     ui: Object.fromEntries(Object.entries({
       loading: "engine-loading", stage: "engine-stage", progress: "engine-progress", percent: "engine-percent",
-      error: "engine-error", errorText: "engine-error-text", retry: "retry",
+      error: "engine-error", errorText: "engine-error-text", retry: "retry", elsewhere: "engine-elsewhere",
       preset: "preset", title: "preset-title", summary: "preset-summary", lesson: "preset-lesson",
       back: "step-back", forward: "step-forward", startBackward: "start-backward", reset: "reset",
       position: "position", narration: "narration", details: "details",
@@ -166,6 +167,15 @@ function createWidget(host, shadow, options) {
     pick: (index) => pickFinding(w, index),
     build: (id) => buildPreset(w, id).catch((error) => engineFailed(w, error)),
   });
+  // If the engine cannot start here (a lesson page that does not allow its worker, or
+  // cannot reach its files), the error says so with a link to this same widget in its
+  // iframe form on the site, where it runs as at home.
+  const iframeForm = options.ownsAddressBar ? null : siteAddress(false);
+  if (iframeForm) {
+    const query = [...params].filter(([key]) => key !== "embed");
+    w.ui.elsewhere.href = `${iframeForm}?${new URLSearchParams([["embed", "1"], ...query])}`;
+    w.ui.elsewhere.hidden = false;
+  }
   // A notebook has no site to start the code worker from: no "Your code" there.
   const codeOn = !options.css;
   if (!codeOn) $("stage-tab-code").hidden = true;

@@ -35,7 +35,9 @@ import { loadSnapshotCode } from "./worker/fast-boot.js";
 import { noteRequest } from "./worker/idle.js";
 import { STARTED, timings } from "./worker/timings.js";
 
-const MODE = new URL(self.location.href).searchParams.get("boot") === "stock" ? "stock" : "fast";
+// Read from this script's own URL, not the worker's: on a lesson page of another origin
+// the worker is a blob: URL that imports this script with the options (boot/start-worker.js).
+const MODE = new URL(import.meta.url).searchParams.get("boot") === "stock" ? "stock" : "fast";
 
 // A Content-Security-Policy violation in here (the worker's policy is its own
 // response header's) is said out loud, as it would be in the page.

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import build as build_script
-from buildtools import site
+from buildtools import bundle, site
 from tests.support.built_site import build_info, fetch
 
 ROOT = build_script.ROOT
@@ -451,6 +451,24 @@ def test_missing_file_is_a_404_that_is_not_cached(site_url):
     assert headers["Cache-Control"] == "no-cache"
 
 
+def test_every_response_may_be_read_from_another_origin(site_url, built_dist):
+    # A lesson page of another origin loads gradwalk.js and everything it needs in CORS
+    # mode (docs/page.md, "From another site"): every answer allows any origin, and none
+    # asks for credentials.
+    info = build_info(built_dist)
+    wasm = info["pyodide_index"] + "pyodide.asm.wasm"
+    _, first, _ = fetch(site_url + "gradwalk.js")
+    answers = [
+        fetch(site_url + path, Origin="http://localhost:1")
+        for path in ("gradwalk.js", "worker.js", "build.json", wasm, info["stdlib_pyc"], "style.css", "nope.js")
+    ]
+    answers.append(fetch(site_url + "gradwalk.js", **{"If-None-Match": first["ETag"]}))
+    assert [status for status, _, _ in answers] == [200] * 6 + [404, 304]
+    for status, headers, _ in answers:
+        assert headers.get_all("Access-Control-Allow-Origin") == ["*"], status
+        assert headers["Access-Control-Allow-Credentials"] is None
+
+
 # ---------------------------------------------------------------- page bundles
 
 
@@ -482,11 +500,22 @@ def test_the_engine_worker_is_one_bundled_file(built_dist):
     assert "boot/snapshot.js" in bundled
 
 
-def test_the_code_editor_is_one_file_that_no_page_bundles(built_dist):
-    # web/code-editor-view.js with CodeMirror bundled in: one self-contained module, which
-    # the page fetches by URL only when the "Your code" mode asks for it (panels/code-editor.js).
+def test_the_code_editor_is_a_module_and_its_chunks_that_no_page_bundles(built_dist):
+    # web/code-editor-view.js with CodeMirror bundled in, which the page fetches by URL only
+    # when the "Your code" mode asks for it (panels/code-editor.js). It imports nothing but
+    # its own chunks beside it, one of them Python's grammar, which it imports with import().
     bundled = (built_dist / "code-editor-view.js").read_text()
-    assert not re.search(r'\bimport\s*(?:\(|[^;]*?from\s*)["\']', bundled)
+    prefix = bundle.LAZY_CHUNK_NAMES.split("[")[0]
+    imports = re.compile(r'\bimport\s*(?:\(\s*|[^;"\']*?from\s*)["\']([^"\']+)["\']')
+    imported = imports.findall(bundled)
+    assert imported and all(re.fullmatch(rf"\./{prefix}[A-Z0-9]+\.js", name) for name in imported), imported
+    chunks = sorted(built_dist.glob(f"{prefix}*.js"))
+    assert {f"./{c.name}" for c in chunks} >= set(imported)
+    assert any("import(" in bundled and c.name in bundled.split("import(", 1)[1] for c in chunks)
+    for chunk in chunks:  # each imports only its siblings, and is precached like the workers
+        text = chunk.read_text()
+        assert all(n.startswith(f"./{prefix}") for n in imports.findall(text)), chunk.name
+        assert chunk.name in (built_dist / "sw.js").read_text()
     assert re.search(r"export\s*\{[^}]*\bas createEditor\b|export\s*\{[^}]*\bcreateEditor\b", bundled)
     assert "cm-scroller" in bundled  # CodeMirror's own
     for entry in ("page.js", "gradwalk.js", "widget.js"):

@@ -83,6 +83,11 @@ def test_wheel_from_a_fresh_copy_works_without_node(tmp_path):
         front_end = whl.read(FRONT_END).decode("utf-8")
         assert "Tag: py3-none-any" in whl.read(f"{wheel.name.split('-')[0]}-0.1.0.dist-info/WHEEL").decode()
         assert {"engine/api.py", "engine/_presets/diamond.toml", "gradwalk/widget.py"} <= set(whl.namelist())
+        # gradwalk.export's nbconvert template, with the script that shows the saved widgets.
+        template = {
+            f"gradwalk/templates/gradwalk/{name}" for name in ("conf.json", "index.html.j2", "saved-widgets.js")
+        }
+        assert {"gradwalk/export.py", *template} <= set(whl.namelist())
     assert front_end == (project / FRONT_END).read_text(encoding="utf-8")  # what the build bundled
 
     # A new environment, and a PATH with nothing on it but that environment's own scripts.

@@ -137,6 +137,29 @@ def graph_grads(page):
     }
 
 
+# Where the editor's marked line is, and what of the screen the learner sees: below the
+# sticky controls and graph (on a phone) and above the screen's foot.
+MARKED_LINE_AND_VIEW = """() => {
+  const line = gwRoot().querySelector("#code-editor-box .cm-marked-line");
+  const sticky = gwRoot().querySelector(".stage-main");
+  const top = getComputedStyle(sticky).position === "sticky" ? sticky.getBoundingClientRect().bottom : 0;
+  const rect = line?.getBoundingClientRect();
+  return rect ? { top: rect.top, bottom: rect.bottom, viewTop: top, viewBottom: innerHeight } : null;
+}"""
+
+
+def assert_line_in_view(page, what):
+    """The picked finding's line is on screen, clear of the sticky graph (it scrolls there)."""
+    deadline = time.monotonic() + 3
+    while True:
+        at = page.evaluate(MARKED_LINE_AND_VIEW)
+        if at and at["top"] >= at["viewTop"] and at["bottom"] <= at["viewBottom"]:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: the marked line is not in view: {at}")
+        page.wait_for_timeout(100)
+
+
 def findings(page):
     return page.eval_on_selector_all(
         "[data-findings] [data-finding]", "lis => lis.map(li => [li.dataset.node, li.dataset.line])"
@@ -293,6 +316,7 @@ def test_each_classic_mistake_is_named_at_its_node_and_line(screen, site_url):
         marked = page.locator(f"#graph [data-node='{node}']").get_attribute("class")
         assert "is-named" in marked, (what, marked)
         assert f"line {line}" in page.locator("#narration").inner_text(), what
+        assert_line_in_view(page, what)
 
 
 # -- stepping their run, errors, kept code ------------------------------------------------------------

@@ -21,8 +21,10 @@ pytestmark = pytest.mark.browser
 
 MOUNT = """async (source) => {
   const listeners = new Set();
+  const attributes = { source };
   const model = {
-    get: (key) => (key === 'source' ? source : undefined),
+    get: (key) => attributes[key],
+    set: (key, value) => { attributes[key] = value; },
     on: (event, fn) => { if (event === 'msg:custom') listeners.add(fn); },
     off: (event, fn) => listeners.delete(fn),
     send: async (message) => {
@@ -37,6 +39,17 @@ MOUNT = """async (source) => {
   const text = await (await fetch('/__test__/notebook-widget.js')).text();
   const module = await import(URL.createObjectURL(new Blob([text], { type: 'text/javascript' })));
   window.cleanup = module.default.render({ model, el });
+  Object.assign(window, { model, widgetModule: module });
+}"""
+
+# The widget made again on the same model, in a fresh element (as a host does for a second view).
+REMOUNT = """() => {
+  window.cleanup();
+  document.getElementById('cell').remove();
+  const el = document.createElement('div');
+  el.id = 'cell';
+  document.body.append(el);
+  window.cleanup = window.widgetModule.default.render({ model: window.model, el });
 }"""
 
 
@@ -122,3 +135,33 @@ def test_a_check_report_opens_on_its_first_problem(built_dist, page, site_url):
     buttons = box.get_by_role("button", name="Show", exact=False)
     buttons.last.click()
     assert cell.locator("#position").inner_text() == "Backward pass · visit 2 of 2"
+
+
+def test_the_kernels_answers_are_kept_in_the_model_and_step_the_widget_without_a_kernel(built_dist, page, site_url):
+    a, d = diamond()
+    shown = kernel.target(d)
+    cell = mount(page, site_url, shown)
+    kept = page.evaluate("() => window.model.get('answers')")
+    # Each answer as the kernel wrote it, keyed by its request with the keys in order.
+    assert kept['{"cmd":"load"}'] == kernel.handle({"cmd": "load"}, shown)
+    assert kept['{"cmd":"presets"}'] == kernel.handle({"cmd": "presets"}, shown)
+    assert all(key == json.dumps(json.loads(key), sort_keys=True, separators=(",", ":")) for key in kept)
+
+    # A host with no kernel behind the model (a saved notebook): send() throws. The widget,
+    # made again on the same model, shows and steps the graph from the kept answers, and an
+    # edit, which needs the kernel, says so.
+    page.evaluate("() => { window.model.send = () => { throw new Error('no kernel'); }; }")
+    page.evaluate(REMOUNT)
+    page.locator("#cell[data-engine='ready']").wait_for(state="attached", timeout=STEP_TIMEOUT_MS)
+    cell.get_by_role("button", name="Start backward", exact=True).click()
+    forward = cell.get_by_role("button", name="Step forward", exact=True)
+    for _ in range(20):
+        if forward.get_attribute("aria-disabled") == "true":
+            break
+        forward.click()
+    assert {float(grad) for grad in grads(cell).values()} == {15.0, 6.0, 3.0, 1.0}
+    field = cell.locator(".value-input").first
+    field.fill("3")
+    field.press("Enter")
+    cell.locator("#narration", has_text="no kernel running").wait_for(timeout=STEP_TIMEOUT_MS)
+    assert "computing anything new needs one" in cell.locator("#narration").inner_text()

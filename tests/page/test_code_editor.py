@@ -6,6 +6,7 @@ replace; an error's line and message on screen (at 1280×800 and on a 390×844 p
 lines; no axe violation; no long main-thread task while it loads and mounts."""
 
 import os
+import re
 import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -13,10 +14,12 @@ from urllib.parse import urlsplit
 import pytest
 
 from buildtools import csp
+from buildtools.bundle import LAZY_CHUNK_NAMES
 from tests.support.page import axe_audit, axe_report, sized_page, wait_ready
 
 LABEL = "Your Python code"
 BUNDLE = "code-editor-view.js"
+CHUNK_PREFIX = LAZY_CHUNK_NAMES.split("[")[0]  # the build's chunks beside it: "lazy-"
 LOADER = "panels/code-editor.js"
 SCREENSHOTS = Path(os.environ.get("GRADWALK_SCREENSHOTS", tempfile.gettempdir()))
 SIZES = {
@@ -80,14 +83,18 @@ def test_the_editor_is_fetched_only_when_loaded(blank_page, site_url):
     page.evaluate("async (loader) => { window.loader = await import(loader); }", site_url + LOADER)
     page.wait_for_timeout(300)
     assert not [p for p in fetched if p.endswith(BUNDLE)]
-    # Loaded twice, fetched once; and it is one file, CodeMirror included.
+    # Loaded twice, fetched once: the module, CodeMirror included, and the chunks it
+    # imports (Python's grammar comes in one of them, which the loader imports later).
     loaded = page.evaluate(
         """async () => [typeof (await loader.loadCodeEditor()).createEditor,
                         (await loader.loadCodeEditor()) === (await loader.loadCodeEditor())]"""
     )
     assert loaded == ["function", True]
-    editor_files = [p for p in fetched if p.endswith(BUNDLE)]
-    assert editor_files == ["/" + BUNDLE]
+    editor_files = [p for p in fetched if p.endswith(BUNDLE) or p.startswith(f"/{CHUNK_PREFIX}")]
+    assert editor_files[0] == "/" + BUNDLE
+    chunks = editor_files[1:]
+    assert chunks and len(set(chunks)) == len(chunks), editor_files
+    assert all(re.fullmatch(rf"/{CHUNK_PREFIX}[A-Z0-9]+\.js", p) for p in chunks), chunks
     assert not [p for p in fetched if "node_modules" in p or "@codemirror" in p]
 
 
@@ -97,7 +104,7 @@ def test_the_page_never_fetches_the_editor_on_its_own(page, site_url):
     page.goto(site_url)
     wait_ready(page)
     page.wait_for_timeout(300)
-    assert fetched and not [u for u in fetched if BUNDLE in u]
+    assert fetched and not [u for u in fetched if BUNDLE in u or f"/{CHUNK_PREFIX}" in u]
 
 
 def test_the_editor_is_the_one_multiline_textbox_named_by_its_label(editor):

@@ -2,14 +2,27 @@
 a visit order run, an experiment entered each get a history entry, so Back undoes
 them and never leaves the site; steps only update the current entry. A <grad-walk>
 on a lesson page never touches the page's history. And the Embed dialog's iframe
-snippet carries the resize script that docs/page.md shows.
+snippet carries the resize script that docs/page.md shows, and a learner's program as
+its readable text.
 
 The diamond (presets/diamond.toml): a = 2, b = 3, c = 6, d = 18, a.grad 15 (9 when b is visited
 before d). The square: a = 3, b = a·a = 9, a.grad 6."""
 
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import quote
 
-from tests.support.page import STEP_TIMEOUT_MS, button, choose, nodes, open_page, order, run_order, show_tab
+from tests.support.page import (
+    BOOT_TIMEOUT_MS,
+    STEP_TIMEOUT_MS,
+    button,
+    choose,
+    nodes,
+    open_page,
+    order,
+    run_order,
+    show_tab,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -146,3 +159,35 @@ def test_embed_dialog_iframe_snippet_includes_the_resize_script_of_the_docs(page
     # The element form needs none (it sizes itself).
     dialog.get_by_label("Embed as").select_option("element")
     assert "embed-resize" not in dialog.get_by_label("Snippet").input_value()
+
+
+class _GradWalkAttributes(HTMLParser):
+    def handle_starttag(self, tag, attrs):
+        if tag == "grad-walk":
+            self.attributes = dict(attrs)
+
+
+def test_embed_dialog_writes_a_learners_program_as_its_readable_text(page, site_url):
+    program = "a = 2\nb = a * a + 3"
+    page.goto(site_url + "?program=" + quote(program), timeout=STEP_TIMEOUT_MS)
+    page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=BOOT_TIMEOUT_MS)
+    assert page.get_attribute("#graph", "data-graph") == "program" and "b" in nodes(page)
+    page.get_by_role("button", name="Embed", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Embed this widget")
+    dialog.get_by_label("Embed as").select_option("iframe")
+    snippet = dialog.get_by_label("Snippet").input_value()
+    src = snippet.split('src="')[1].split('"')[0].replace("&amp;", "&")
+    # In the iframe's address: the program's words, not a compressed blob.
+    assert "program=a+=+2%0Ab+=+a+*+a+%2B+3" in src and "prog=" not in src, src
+    # The element takes it as an attribute, line breaks as &#10;, which reads back as the program.
+    dialog.get_by_label("Embed as").select_option("element")
+    snippet = dialog.get_by_label("Snippet").input_value()
+    assert 'program="a = 2&#10;b = a * a + 3"' in snippet, snippet
+    parser = _GradWalkAttributes()
+    parser.feed(snippet)
+    assert parser.attributes["program"] == program
+    # And the iframe's address opens that program.
+    page.goto(src, timeout=STEP_TIMEOUT_MS)
+    page.wait_for_function("document.documentElement.dataset.engine === 'ready'", timeout=BOOT_TIMEOUT_MS)
+    assert page.get_attribute("#graph", "data-graph") == "program" and "b" in nodes(page)
+    assert "b = a * a + 3" in page.inner_text("#program") and page.locator("#link-notice").is_hidden()

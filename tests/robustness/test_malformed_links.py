@@ -68,6 +68,10 @@ LINKS = [
     ("gw=2&preset=diamond", "format version 2", True),
     ("gw=%00&preset=diamond", "format version", False),
     ("preset=diamond&prog=" + deflate("a = 1"), "names both", False),
+    # program= (the Embed dialog's readable form) is checked as prog= is.
+    ("program=" + "a" * 50_001, "too long", False),
+    ("preset=diamond&program=a+%3D+1", "names both", False),
+    ("program=a+%3D+2+%2B", "does not run", False),
     ("cp=maybe", "cp=maybe is not 0 or 1", False),
     ("embed=yes", "embed=yes is not 0 or 1", False),
     ("embed=1&hide=everything", 'no part called "everything"', False),

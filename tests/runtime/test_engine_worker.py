@@ -266,6 +266,14 @@ def test_worker_script_error_rejects_boot(blank_page, fake_worker):
     assert result["ms"] < 5_000
 
 
+def test_a_worker_that_cannot_be_made_fails_the_boot_at_once(blank_page):
+    # new Worker() throws (here for an address that is no URL; elsewhere a page that may
+    # not start workers): the engine says so, rather than waiting for a worker that never was.
+    result = boot_and_call(blank_page, workerURL="http://%zz/worker.js", bootTimeoutMs=30_000)
+    assert result["failed"].startswith("The engine's worker stopped: http://%zz/worker.js could not be started")
+    assert result["ms"] < 5_000
+
+
 def test_prestarted_worker_is_adopted_with_what_it_said(blank_page):
     # boot-early.js starts the worker before the widget's modules have loaded; the
     # engine the widget then creates takes it over instead of starting a second one.

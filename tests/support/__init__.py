@@ -11,11 +11,18 @@ hostile_programs    malformed programs with the position and message a learner s
 presets             what each preset must show (its file's [expect] table), and how its
                     numbers are compared
 built_site          a built site's build.json, and files fetched from a server
+cross_origin        a lesson page on a second origin that loads the widget from the
+                    site, under the Content-Security-Policy docs/page.md lists
 pyodide             the built site's Pyodide run under Node.js on a batch of requests
 notebook            a learner's graph's exact state, and kernel answers by their numbers
 learner_engines     micrograd-style engines a learner writes, right and wrong
 demo_mlp            micrograd's demo loss (65,818 nodes) built deterministically, the
                     lecture's MLP classes and a microgpt-style model
-jupyterlab_harness  a real JupyterLab, offline, driven in Chromium (lab_offline.py is
-                    the script its server runs under)
+jupyterlab_harness  a real JupyterLab or Notebook 7, offline, driven in Chromium
+                    (lab_offline.py is the script its server runs under)
+marimo_harness      a served marimo notebook (`marimo run`), offline, under lab_offline.py
+notebook_hosts      what every notebook host's test reads: the widget once ready, a pass
+                    stepped to its end, the numbers on screen, a screenshot
+generated_site      a site made by MkDocs, Sphinx or mystmd from examples/sites/, served
+                    with a strict CSP; its engine workers; its lessons driven
 """

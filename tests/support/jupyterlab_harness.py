@@ -1,13 +1,15 @@
-"""A real JupyterLab for the tests: a server that never touches the network, and a notebook
-driven in Chromium through Playwright.
+"""A real JupyterLab (or Notebook 7, built on the same server and front end) for the tests:
+a server that never touches the network, and a notebook driven in Chromium through Playwright.
 
     server = start_lab(workdir, notebooks=[...])   # LabServer: url, token, root_dir, log, ...
+    server = start_lab(workdir, notebooks=[...], app="notebook")   # Notebook 7
     notebook = open_notebook(context, server, "smoke.ipynb")
     output = notebook.run_cell(0)                  # a locator for cell 0's output area
     server.stop()
 
 tests/notebook/conftest.py wraps these into fixtures (`jupyter_lab`, `lab_context`,
-`open_notebook`). Every wait here is bounded and fails with what it was waiting for.
+`open_notebook`, and `jupyter_notebook`, `notebook7_context`, `open_notebook7` for Notebook 7).
+Every wait here is bounded and fails with what it was waiting for.
 
 Offline and quiet, at every level where JupyterLab could reach out:
 - the server: no news feed (LabApp.news_url=None), no update check
@@ -22,7 +24,8 @@ Offline and quiet, at every level where JupyterLab could reach out:
 Private config, data, runtime, settings, workspaces and IPython folders keep the user's own
 Jupyter set-up out; the one kernel spec, `python3`, runs this very Python with this checkout
 first on sys.path. The notebook is rendered without windowing (every cell in the DOM) and is
-never autosaved.
+never autosaved; when a test saves one, the widgets' state is saved with it (as JupyterLab's
+"Save Widget State Automatically" setting does).
 """
 
 from __future__ import annotations
@@ -65,6 +68,8 @@ SETTINGS = {
     "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
     # The notebooks copied into the root stay as they are (no "save?" state between tests).
     "@jupyterlab/docmanager-extension:plugin": {"autosave": False},
+    # A notebook saved by a test carries its widgets' state (what gradwalk.export reads).
+    "@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": True},
 }
 DISABLED_PLUGINS = ["@jupyterlab/apputils-extension:announcements"]
 
@@ -81,6 +86,7 @@ class LabServer:
     log_path: Path
     outbound_log: Path
     process: subprocess.Popen
+    app: str = "lab"  # "lab" (JupyterLab) or "notebook" (Notebook 7)
     start_seconds: float = 0.0
     _stopped: bool = field(default=False, repr=False)
 
@@ -92,6 +98,13 @@ class LabServer:
         """/lab[/workspaces/W]/tree/PATH?token=T&reset (a fresh layout: no other tab reopens)."""
         base = f"{self.url}lab/workspaces/{workspace}" if workspace else f"{self.url}lab"
         return f"{base}/tree/{path}?token={self.token}&reset" if path else f"{base}?token={self.token}&reset"
+
+    def document_url(self, path: str) -> str:
+        """Where the app opens the notebook at `path`: JupyterLab in a fresh workspace of its
+        own, Notebook 7 in its page for one notebook."""
+        if self.app == "notebook":
+            return f"{self.url}notebooks/{path}?token={self.token}"
+        return self.lab_url(path, workspace=f"t{secrets.token_hex(6)}")
 
     def log_tail(self, lines: int = 40) -> str:
         try:
@@ -224,7 +237,9 @@ def _die_with_parent() -> None:
         pass
 
 
-def server_args(port: int, token: str, root_dir: Path) -> list[str]:
+def server_args(port: int, token: str, root_dir: Path, app: str = "lab") -> list[str]:
+    # Notebook 7 also loads JupyterLab's server extension, so the LabApp settings hold for it too.
+    exposed = ["--JupyterNotebookApp.expose_app_in_browser=True"] if app == "notebook" else []
     return [
         "--no-browser",
         "--ServerApp.ip=127.0.0.1",
@@ -241,14 +256,18 @@ def server_args(port: int, token: str, root_dir: Path) -> list[str]:
         "--LabApp.expose_app_in_browser=True",
         "--KernelSpecManager.ensure_native_kernel=False",
         "--ServerApp.terminals_enabled=False",
+        *exposed,
     ]
 
 
-def start_lab(workdir: Path, notebooks=(), timeout: float = START_TIMEOUT_S, attempts: int = 3) -> LabServer:
-    """Start JupyterLab on a free localhost port and wait (bounded) until its API answers."""
+def start_lab(
+    workdir: Path, notebooks=(), timeout: float = START_TIMEOUT_S, attempts: int = 3, app: str = "lab"
+) -> LabServer:
+    """Start JupyterLab (app="lab") or Notebook 7 (app="notebook") on a free localhost port and
+    wait (bounded) until its API answers."""
     setup = prepare(Path(workdir), notebooks)
     root_dir, env = setup["dirs"]["root"], setup["env"]
-    log_path = Path(workdir) / "jupyterlab.log"
+    log_path = Path(workdir) / f"jupyter-{app}.log"
     for attempt in range(attempts):
         port, token = free_port(), secrets.token_hex(24)
         started = time.monotonic()
@@ -256,7 +275,7 @@ def start_lab(workdir: Path, notebooks=(), timeout: float = START_TIMEOUT_S, att
             process = subprocess.Popen(
                 # -P: the script's folder is not put on sys.path, where the helpers beside it
                 # could hide a real package of the same name.
-                [sys.executable, "-P", str(LAUNCHER), *server_args(port, token, root_dir)],
+                [sys.executable, "-P", str(LAUNCHER), app, *server_args(port, token, root_dir, app)],
                 cwd=root_dir,
                 env=env,
                 stdin=subprocess.DEVNULL,
@@ -266,7 +285,13 @@ def start_lab(workdir: Path, notebooks=(), timeout: float = START_TIMEOUT_S, att
                 preexec_fn=_die_with_parent,
             )
         server = LabServer(
-            f"http://127.0.0.1:{port}/", token, root_dir, log_path, Path(env["GRADWALK_LAB_OUTBOUND_LOG"]), process
+            f"http://127.0.0.1:{port}/",
+            token,
+            root_dir,
+            log_path,
+            Path(env["GRADWALK_LAB_OUTBOUND_LOG"]),
+            process,
+            app,
         )
         deadline = started + timeout
         while time.monotonic() < deadline:
@@ -285,7 +310,8 @@ def start_lab(workdir: Path, notebooks=(), timeout: float = START_TIMEOUT_S, att
         if code is not None and "address already in use" in server.log_tail().lower() and attempt + 1 < attempts:
             continue  # the free port was taken in between: another one
         what = f"exited with status {code}" if code is not None else f"did not answer within {timeout:.0f} s"
-        raise LabError(f"JupyterLab {what} ({server.url}); the end of its log ({log_path}):\n{server.log_tail()}")
+        name = "Notebook 7" if app == "notebook" else "JupyterLab"
+        raise LabError(f"{name} {what} ({server.url}); the end of its log ({log_path}):\n{server.log_tail()}")
     raise LabError("unreachable")
 
 
@@ -356,11 +382,7 @@ class Notebook:
 
     def open(self, timeout_ms: int = UI_TIMEOUT_MS) -> Notebook:
         page = self.page
-        page.goto(
-            self.server.lab_url(self.path, workspace=f"t{secrets.token_hex(6)}"),
-            wait_until="domcontentloaded",
-            timeout=timeout_ms,
-        )
+        page.goto(self.server.document_url(self.path), wait_until="domcontentloaded", timeout=timeout_ms)
         try:
             page.wait_for_function(f"(path) => ({PANEL_JS})(path) !== null", arg=self.path, timeout=timeout_ms)
         except Exception as e:  # Playwright's TimeoutError

@@ -1,6 +1,9 @@
-"""`jupyter lab`, run by this Python, with every connection off this machine refused and logged.
+"""`jupyter lab` (or `jupyter notebook`), run by this Python, with every connection off this
+machine refused and logged.
 
-    python -P lab_offline.py --no-browser --port 8888 ...    (the same arguments as `jupyter lab`)
+    python -P lab_offline.py lab --no-browser --port 8888 ...        (then `jupyter lab`'s arguments)
+    python -P lab_offline.py notebook --no-browser --port 8888 ...   (Notebook 7)
+    python -P lab_offline.py marimo run notebook.py --headless ...   (then marimo's arguments)
 
 The JupyterLab harness (tests/support/jupyterlab_harness.py) starts the server through this file rather
 than through the `jupyter` on PATH, for two reasons: the server (and so the kernel spec it
@@ -46,7 +49,16 @@ def _hook(event: str, args: tuple) -> None:
 
 if __name__ == "__main__":
     sys.addaudithook(_hook)
-    from jupyterlab.labapp import main
+    app, arguments = sys.argv[1], sys.argv[2:]
+    if app == "marimo":
+        from marimo._cli.cli import main
 
-    sys.argv = ["jupyter-lab", *sys.argv[1:]]
+        sys.argv = ["marimo", *arguments]
+    else:
+        if app == "notebook":
+            from notebook.app import main
+        else:
+            from jupyterlab.labapp import main
+
+        sys.argv = [f"jupyter-{app}", *arguments]
     sys.exit(main())

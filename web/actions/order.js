@@ -39,7 +39,14 @@ export async function runOrder(w) {
   const order = w.state.order;
   orderStatus(w, `Running the order ${order.join(", ")}…`);
   const rule = orderRule(w);
-  const answer = await ask(w, "load", { cmd: "load", ...w.state.source, order, rule });
+  let answer;
+  try {
+    answer = await ask(w, "load", { cmd: "load", ...w.state.source, order, rule });
+  } catch (error) {
+    // The status line must not stay at "Running…"; the caller narrates the failure.
+    orderStatus(w, `The order could not be run: ${error?.message ?? error}`);
+    throw error;
+  }
   if (!answer) return;
   if (!answer.ok) {
     orderStatus(w, `The engine refused this order: ${answer.error.message}`);

@@ -34,6 +34,7 @@
 
 import { siteURL } from "../site.js";
 import { markBusy } from "./busy.js";
+import { scriptName, startWorker } from "./start-worker.js";
 
 export class CodeRunError extends Error {
   constructor(kind, message, details = []) {
@@ -150,7 +151,7 @@ export class CodeRunner {
   }
 
   startWorker() {
-    const worker = new Worker(this.workerURL, { type: "module" });
+    const worker = startWorker(this.workerURL); // from a lesson page of another origin too
     this.worker = worker;
     this.booted = false;
     this.bootInfo = null;
@@ -202,7 +203,7 @@ export class CodeRunner {
     worker.onerror = (event) => {
       event.preventDefault();
       if (this.worker !== worker) return;
-      const why = event.message || "it stopped";
+      const why = event.message || (this.booted ? "it stopped" : `${scriptName(this.workerURL)} could not be loaded`);
       if (!this.booted) failBoot(why);
       else this.replace(new CodeRunError("crashed", `The code runner stopped (${why}); ${FRESH}.`));
     };

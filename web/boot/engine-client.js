@@ -31,6 +31,7 @@
 
 import { siteURL } from "../site.js";
 import { markBusy } from "./busy.js";
+import { scriptName, startWorker } from "./start-worker.js";
 
 export class EngineError extends Error {
   constructor(message) {
@@ -197,7 +198,9 @@ export class Engine {
   start() {
     const early = adoptPrestarted(this.workerURL);
     if (!early) globalThis.performance?.mark?.("gw:worker-start");
-    const worker = early?.worker ?? new Worker(this.workerURL, { type: "module" });
+    // From a lesson page of another origin too (start-worker.js); a worker that cannot be
+    // made says so through onerror below, like one whose script did not load.
+    const worker = early?.worker ?? startWorker(this.workerURL);
     this.worker = worker;
     let settle;
     this.readyPromise = new Promise((resolve, reject) => (settle = { resolve, reject }));
@@ -251,7 +254,7 @@ export class Engine {
       // The worker script itself failed (did not load, or threw outside a request).
       event.preventDefault();
       if (this.worker !== worker) return;
-      const why = event.message || "web/worker.js could not be loaded";
+      const why = event.message || `${scriptName(this.workerURL)} could not be loaded`;
       if (!booted) failBoot(`The engine's worker stopped: ${why}.`);
       else this.restart();
     };

@@ -15,6 +15,9 @@ import { fmt, exact } from "../lib/format.js";
 import { h } from "../lib/dom.js";
 import { markVisit, plural, wrongGrads } from "./shared.js";
 
+// Room kept between a marked line of code and the sticky graph above it, or the screen's foot.
+const LINE_MARGIN_PX = 12;
+
 export const EXERCISE_IDS = ["mul", "backward", "tanh", "engine"];
 
 // ---------------------------------------------------------------- a run as frames
@@ -268,15 +271,36 @@ export class YourCode {
     const error = code.status === "error" ? code.error : null;
     if (error !== this.drawn.error) {
       this.drawn.error = error;
-      if (theirLine(error)) editor.markError(error.line, error.message);
-      else editor.clearError();
+      if (theirLine(error)) {
+        editor.markError(error.line, error.message);
+        this.clearOfStickyGraph(error.line);
+      } else editor.clearError();
     }
     if (code.picked !== this.drawn.picked || code.result !== this.drawn.pickedOf) {
       this.drawn.picked = code.picked;
       this.drawn.pickedOf = code.result;
       const finding = code.status === "done" && code.picked !== null ? code.result?.findings[code.picked] : null;
       editor.markLines(finding?.line ? [finding.line] : [], "finding");
+      if (finding?.line) this.clearOfStickyGraph(finding.line);
     }
+  }
+
+  // On a phone the controls and the graph stay stuck at the top of the screen (.stage-main
+  // is position: sticky there), and the editor scrolls a marked line only as far as the
+  // screen's top edge: under them. Once the editor has scrolled (two frames: it measures,
+  // then scrolls), the page brings the line out below them.
+  clearOfStickyGraph(line) {
+    const sticky = this.root.querySelector(".stage-main");
+    if (!(sticky instanceof HTMLElement)) return;
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      const rect = this.editor?.lineRect(line);
+      if (!rect || getComputedStyle(sticky).position !== "sticky") return;
+      const below = sticky.getBoundingClientRect().bottom + LINE_MARGIN_PX;
+      if (rect.top < below) window.scrollBy({ top: rect.top - below });
+      else if (rect.bottom > window.innerHeight - LINE_MARGIN_PX) {
+        window.scrollBy({ top: rect.bottom - window.innerHeight + LINE_MARGIN_PX });
+      }
+    }));
   }
 
   drawResult(s) {

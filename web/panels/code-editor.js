@@ -1,9 +1,9 @@
 // The "Your code" mode's editor, fetched only when asked for.
 //
 // The editor itself (CodeMirror with Python: 350 kB of script, 100 kB sent) is a module of
-// its own, web/code-editor-view.js, that the build bundles into one file (like the
-// workers: buildtools/bundle.py). The page's module holds only this loader, so a page
-// that never opens the mode never requests or parses any of it. The address comes from
+// its own, web/code-editor-view.js, that the build bundles with its imports (Python's
+// grammar in a chunk beside it: buildtools/bundle.py). The page's module holds only this
+// loader, so a page that never opens the mode never requests or parses any of it. The address comes from
 // site.js at run time: a literal import() would be bundled into the page's module.
 //
 //   const { createEditor } = await loadCodeEditor();
@@ -13,6 +13,8 @@
 
 import { siteURL } from "../site.js";
 
+const nextTask = () => new Promise((resolve) => setTimeout(resolve));
+
 /** @type {Promise<any> | null} */
 let loading = null;
 
@@ -21,13 +23,18 @@ let loading = null;
 /** @returns {Promise<typeof import("../code-editor-view.js")>} */
 export async function loadCodeEditor() {
   loading ??= import(siteURL("code-editor-view.js").href).then(
-    // Resolved in a task of its own, so that the caller's createEditor() does not run in
-    // the task that evaluated the module, after a task that warms the editor up (its
-    // first creation is the slowest): each stays well under 50 ms.
-    (module) => new Promise((resolve) => setTimeout(() => {
+    // Each step in a task of its own, so that none goes over 50 ms: the editor's module
+    // was evaluated in this one; then Python's grammar is evaluated, then one editor is
+    // made and dropped to warm the editor up (its first creation is the slowest), and the
+    // caller's createEditor() comes after that.
+    async (module) => {
+      await nextTask();
+      await module.loadPython();
+      await nextTask();
       module.warmUp();
-      setTimeout(() => resolve(module));
-    })),
+      await nextTask();
+      return module;
+    },
     (error) => {
       loading = null;
       throw error;

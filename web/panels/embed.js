@@ -92,7 +92,7 @@ export function siteAddress(ownPage) {
 }
 
 export class EmbedDialog {
-  // state() is the page's link state (as for formatLink) plus {encodedProgram, programFormat, title}.
+  // state() is the page's link state (as for formatLink, with the program's text) plus {title}.
   constructor({ state, container }) {
     this.state = state;
     this.container = container; // the widget's shadow root: the dialog's styles live there
@@ -173,7 +173,8 @@ export class EmbedDialog {
       ...s, embed: true, hide, start: this.start.value === "forward" ? null : this.start.value,
       pass: keep ? s.pass : null, step: keep ? s.step : null, order: keep ? s.order : null,
     };
-    return siteAddress(false) + formatLink(state, { encodedProgram: s.encodedProgram, programFormat: s.programFormat });
+    // A learner's program goes as its text (program=), which an author can read and change.
+    return siteAddress(false) + formatLink(state, { encodedProgram: s.program, programFormat: "text" });
   }
 
   snippetText() {
@@ -213,6 +214,8 @@ export class EmbedDialog {
   }
 }
 
+// An attribute's value, with its line breaks as &#10; so that it stays on one line.
 function escapeAttr(text) {
-  return String(text).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+  return String(text).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;")
+    .replace(/\r?\n/g, "&#10;");
 }

@@ -15,6 +15,11 @@ export function watchDownloads(progress) {
   let reject;
   const failed = new Promise((_, r) => (reject = r));
   failed.catch(() => {}); // a failure after boot is reported to the caller, not as unhandled
+  // What the page's Content-Security-Policy refuses (a lesson page of another origin,
+  // whose policy is this worker's, lacking something docs/page.md lists) can leave
+  // Pyodide waiting for ever, as a failed download can: it ends the boot as well.
+  self.addEventListener("securitypolicyviolation", (e) =>
+    reject(new Error(`This page's Content-Security-Policy does not allow ${refused(e)}.`)));
   const realFetch = self.fetch.bind(self);
   const watched = async (input, init, cacheName = null) => {
     const url = siteURL(input instanceof Request ? input.url : String(input));
@@ -56,6 +61,12 @@ export function watchDownloads(progress) {
   return { failed, prefetch };
 }
 
+// What a policy refused, in its own words: WebAssembly needs 'wasm-unsafe-eval'.
+function refused({ blockedURI, effectiveDirective }) {
+  if (blockedURI === "wasm-eval") return `WebAssembly (${effectiveDirective} 'wasm-unsafe-eval')`;
+  return `${blockedURI || "an inline script"} (${effectiveDirective})`;
+}
+
 // WebAssembly.instantiateStreaming refuses a .wasm that is not labelled
 // application/wasm, and Pyodide then waits forever. Some static hosts send
 // .wasm as application/octet-stream; the bytes are fine, so fix the label.
@@ -72,7 +83,9 @@ function asWasm(url, response) {
 // hash is hard-coded here.
 export async function fetchBuildInfo() {
   // build.json changes with every build, so always revalidate it.
-  const response = await fetch(siteURL("build.json"), { cache: "no-cache" });
+  const response = await fetch(siteURL("build.json"), { cache: "no-cache" }).catch(() => {
+    throw new Error("Could not download build.json (network error).");
+  });
   if (!response.ok) throw new Error(`Could not download build.json (${response.status}).`);
   try {
     return await response.json();

@@ -297,6 +297,11 @@ def load(request: dict, source=None) -> dict:
     """The whole trace of a graph: graph, layout, forward and backward frames."""
     subject = _subject(request, source)
     graph = subject.graph
+    parts = subject.parsed.groups if subject.what == "program" else None
+    if parts and "expanded" in request:  # the graph at the level on screen, as for a learner's network
+        # (before anything of the whole graph's answer: its "order" names the boxes drawn, not nodes)
+        level = _level(_grouped(graph, parts), request)
+        return {**level, "preset": subject.preset, "program": subject.program}
     backward, grads = correct_backward(graph, subject.order)
     order = request.get("order")
     rule = _choice(request.get("rule", "push"), RULES, "rule")
@@ -336,12 +341,8 @@ def load(request: dict, source=None) -> dict:
     about = subject.about()
     if about is not None:
         answer["graph"] = about
-    parts = subject.parsed.groups if subject.what == "program" else None
     if parts:  # the program's with group(...) blocks (engine/groups.py)
         grouped = _grouped(graph, parts)
-        if "expanded" in request:  # the graph at the level on screen, as for a learner's network
-            level = _level(grouped, request)
-            return {**level, "preset": subject.preset, "program": subject.program}
         answer["groups"] = [group.as_dict() for group in grouped.groups.groups.values()]
     return answer
 

@@ -11,6 +11,7 @@ import { ask } from "./requests.js";
 import { orderRule } from "./order.js";
 import { applyPendingWhy, engineReadyForWhy } from "./why.js";
 import { redoNudge } from "./learn.js";
+import { defaultExpanded, levelOf } from "../grouped.js";
 
 // Draw the prerendered graph only when the widget's query asks for nothing but that
 // preset (or nothing at all): a permalink or an embed with values, a program, a
@@ -96,7 +97,7 @@ export async function loadPreset(w, id) {
   update(w, { type: "busy", on: true }, false);
   let answer;
   try {
-    [answer] = await Promise.all([ask(w, "load", { cmd: "load", preset: id }), presetDetail(w, id)]);
+    [answer] = await Promise.all([askGraph(w, { cmd: "load", preset: id }), presetDetail(w, id)]);
   } catch (error) {
     update(w, { type: "busy", on: false }, false);
     throw error;
@@ -120,10 +121,12 @@ export async function loadSource(
   source,
   { keepPlace = false, place = null, order = null, message = null, kind = "load" } = {},
 ) {
-  const request = { cmd: "load", ...source };
+  // The same graph with other values keeps the groups open that were (a grouped graph).
+  const same = keepPlace || kind === "values" || kind === "reset";
+  const request = { cmd: "load", ...source, ...(same ? levelOf(w.state) : {}) };
   if (order) Object.assign(request, { order, rule: orderRule(w) });
   const [answer] = await Promise.all([
-    ask(w, "load", request),
+    askGraph(w, request),
     source.preset ? presetDetail(w, source.preset) : null,
   ]);
   if (!answer?.ok) return answer;
@@ -136,6 +139,19 @@ export async function loadSource(
     confirms: plain,
   });
   return w.state.answer; // the answer, or the prerendered one it confirmed
+}
+
+// Ask for a graph. A program with groups (with group(...) blocks) that comes whole is
+// asked for again at its first level: its outer groups open, its innermost ones closed
+// (grouped.js's defaultExpanded; a visit order then names what that level draws, so it
+// is left out).
+async function askGraph(w, request) {
+  const answer = await ask(w, "load", request);
+  if (!answer?.ok || !answer.groups || answer.grouped || "expanded" in request) return answer;
+  const first = { ...request, expanded: defaultExpanded(answer.groups) };
+  delete first.order;
+  delete first.rule;
+  return ask(w, "load", first);
 }
 
 // What an answer was made from, for the next request: {preset, values?}, {program}

@@ -31,6 +31,7 @@ import { midpoint, r, smoothPath, widenGaps } from "./graph-geometry.js";
 import { Pulses } from "./graph-pulse.js";
 import { pickLayout, Viewport } from "./graph-scroll.js";
 import { fitText, textWidth } from "./graph-text.js";
+import { withFrames } from "./graph-groups.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const MARKERS = ["plain", "active", "late"];
@@ -63,6 +64,10 @@ export function shownNumber(x) {
 
 export function nodeAriaLabel(node, data, grad) {
   const value = (x) => (x === null || x === undefined ? "not computed yet" : fmt(x));
+  if (node.box) {
+    return `${node.label}, a closed group of ${node.box.size} nodes: its output's data ${value(data)}, `
+      + `grad ${value(grad)}. Press to open it`;
+  }
   const how = node.is_input ? "an input" : `computed as ${node.expr}`;
   return `${node.label}: data ${value(data)}, grad ${value(grad)} (${how})`;
 }
@@ -84,6 +89,21 @@ export class GraphView {
       () => this.drawInViewSoon(), () => this.boxResized());
     this.lastStep = null; // {pass, index, time} of the last update of this graph: a step, or a redraw of one?
     this.scroller?.addEventListener("scroll", () => this.drawInViewSoon(), { passive: true });
+    // A group's box or an open group's name opens or closes it (Click, Enter, Space):
+    // the widget gives onGroup its action (actions/groups.js).
+    this.onGroup = null;
+    const groupOf = (e) => /** @type {Element} */ (e.target).closest?.("[data-group]")?.getAttribute("data-group");
+    svg.addEventListener("click", (e) => {
+      const name = groupOf(e);
+      if (name && this.onGroup) this.onGroup(name);
+    });
+    svg.addEventListener("keydown", (e) => {
+      if (e.key !== "Enter" && e.key !== " ") return;
+      const name = groupOf(e);
+      if (!name || !this.onGroup) return;
+      e.preventDefault();
+      this.onGroup(name);
+    });
     if (this.scroller && typeof ResizeObserver === "function") {
       this.observer = new ResizeObserver(() => this.drawInViewSoon());
       this.observer.observe(this.scroller);
@@ -101,7 +121,8 @@ export class GraphView {
 
   // The layouts this graph can be drawn in, and the one for the box as it is now.
   chooseLayout(answer) {
-    const layouts = [widenGaps(answer.layout, MIN_GAP), ...(answer.layout.down ? [answer.layout.down] : [])];
+    const layouts = [widenGaps(answer.layout, MIN_GAP), ...(answer.layout.down ? [answer.layout.down] : [])]
+      .map((l) => (answer.level ? withFrames(l, answer) : l)); // a grouped graph's open groups framed
     // The graph index.html carries was laid out for this very box before the first
     // paint (boot/prerendered-gate.js): adopting it keeps that way, so nothing jumps.
     const svg = this.svg;
@@ -182,10 +203,14 @@ export class GraphView {
       // Drawn again, an input keeps the mark learn.js gave it (graph-inputs.js).
       const editable = again && n.g.classList.contains("is-editable") ? " is-editable" : "";
       setAttrs(n.g, {
-        class: `node${node.is_input ? " is-input" : ""}${node.is_output ? " is-output" : ""}${editable}`,
-        "data-node": node.label, "data-data": "", "data-grad": "", role: "img",
+        class: `node${node.is_input ? " is-input" : ""}${node.is_output ? " is-output" : ""}${editable}`
+          + (node.box ? " is-group" : ""),
+        "data-node": node.label, "data-data": "", "data-grad": "", role: node.box ? "button" : "img",
         transform: `translate(${r(x - w / 2)},${r(y - h / 2)})`,
       });
+      // A closed group's box (grouped.js): named by data-group, opened like a button.
+      if (node.box) setAttrs(n.g, { "data-group": node.label, tabindex: 0, "aria-expanded": "false" });
+      else for (const name of ["data-group", "tabindex", "aria-expanded"]) n.g.removeAttribute(name);
       n.g.removeAttribute("aria-label"); // update() writes the new one
       const resized = n.width !== w || n.height !== h;
       Object.assign(n, { node, lo: x - w / 2, hi: x + w / 2, width: w, height: h, last: {},
@@ -197,6 +222,7 @@ export class GraphView {
     showExactly(this.edgeLayer, this.edges.map((e) => e.g));
     showExactly(this.nodeLayer, this.nodes.map((n) => n.g));
     this.labelLayer.replaceChildren(); // the few labels the old graph showed
+    this.frameLayer.replaceChildren(...(L.frames ?? []).toSorted((a, b) => b.depth - a.depth).map(drawFrame));
 
     if (this.nodes.length <= BIG_GRAPH || !view) {
       this.nodes.forEach((n) => drawNode(n));
@@ -221,6 +247,7 @@ export class GraphView {
     if (prerendered !== null && prerendered === this.answer.preset && this.adoptLayers()) return;
     svg.replaceChildren();
     const defs = el("defs", {}, svg);
+    this.frameLayer = el("g", { class: "group-frames" }, svg); // a grouped graph's open groups, under the rest
     for (const kind of MARKERS) {
       const m = el("marker", {
         id: `arrow-${kind}`, viewBox: "0 0 10 10", refX: 9.5, refY: 5,
@@ -243,14 +270,15 @@ export class GraphView {
   // is never drawn again. build() then sets what it always sets, to the same values.
   // False (and the markup is dropped) if it is not the shape drawNode() makes.
   adoptLayers() {
-    const [defs, edgeLayer, nodeLayer, labelLayer, pulseLayer, ...rest] = this.svg.children;
+    const [defs, frameLayer, edgeLayer, nodeLayer, labelLayer, pulseLayer, ...rest] = this.svg.children;
     const answer = this.answer;
-    const fits = !rest.length && pulseLayer?.getAttribute("class") === "pulses"
+    const fits = !rest.length && pulseLayer?.getAttribute("class") === "pulses" && edgeLayer
       && edgeLayer.children.length === answer.edges.length && nodeLayer.children.length === answer.nodes.length
       && [...nodeLayer.children].every((g) => g.children.length === 8)
       && [...edgeLayer.children].every((g) => g.children.length === 2);
     if (!fits || defs.localName !== "defs" || labelLayer.children.length) return false;
-    Object.assign(this, { edgeLayer, nodeLayer, labelLayer, pulses: new Pulses(pulseLayer) });
+    if (frameLayer?.getAttribute("class") !== "group-frames") return false;
+    Object.assign(this, { edgeLayer, nodeLayer, labelLayer, frameLayer, pulses: new Pulses(pulseLayer) });
     this.edgePool = [...edgeLayer.children].map((g) => ({ g, halo: g.children[0], line: g.children[1], label: null }));
     const { node_width: width, node_height: height } = this.layout;
     this.nodePool = [...nodeLayer.children].map((g) => {
@@ -334,7 +362,8 @@ export class GraphView {
     this.nodes.forEach((n, i) => {
       const data = view.data[i];
       const grad = view.grad[i];
-      const note = marks.notes?.get(i) ?? null;
+      // A closed group's box says under it how many nodes it holds.
+      const note = marks.notes?.get(i) ?? (n.node.box ? `${n.node.box.size.toLocaleString("en")} nodes` : null);
       const last = n.last;
       // A step changes a few nodes: the rest keep their elements untouched.
       if (!("data" in last) || !Object.is(last.data, data) || !Object.is(last.grad, grad) || last.note !== note) {
@@ -510,18 +539,38 @@ function drawNode(n) {
   showState(n);
 }
 
+// An open group's frame: an outline around its units, and its name at the top, which
+// closes it (a button: data-group, aria-expanded="true").
+function drawFrame(f) {
+  const g = el("g", { class: `group-frame depth-${Math.min(f.depth, 2)}`, "data-frame": f.name });
+  const area = el("g", { class: "group-area" }, g); // faded as a whole: overlapping rects make one area
+  for (const b of f.rects) el("rect", { x: r(b.x), y: r(b.y), width: r(b.width), height: r(b.height), rx: 12 }, area);
+  const tab = el("g", {
+    class: "group-tab", "data-group": f.name, role: "button", tabindex: 0, "aria-expanded": "true",
+    "aria-label": `${f.name}, an open group: press to close it`,
+  }, g);
+  const text = el("text", { class: "group-name", x: r(f.x + 10), y: r(f.y + 16) }, tab);
+  text.textContent = `▾ ${f.name}`;
+  const width = textWidth(text, text.textContent) + 16;
+  const box = { class: "group-tab-box", x: r(f.x + 2), y: r(f.y + 2), width: r(width), height: 20, rx: 8 };
+  tab.prepend(el("rect", box));
+  el("title", {}, tab).textContent = `${f.name}: press to close it into one box`;
+  return g;
+}
+
 // A drawn node's name, operation and tooltip (also when its group is reused).
 function labelNode(n) {
   const { node, parts } = n;
-  parts.tip.textContent =
-    (node.is_input ? `${node.label} = ${node.expr} (an input)` : `${node.label} = ${node.expr}`) + n.tipEnd;
+  parts.tip.textContent = node.box
+    ? `${node.label}: a closed group of ${node.box.size} nodes, showing its output (press to open it)`
+    : (node.is_input ? `${node.label} = ${node.expr} (an input)` : `${node.label} = ${node.expr}`) + n.tipEnd;
   const compact = isCompact(n);
-  parts.op.textContent = node.is_input ? (compact ? "" : "input") : opSymbol(node.op);
+  parts.op.textContent = node.box ? "" : node.is_input ? (compact ? "" : "input") : opSymbol(node.op);
   // A long name is shortened with an ellipsis; the whole of it is in the tooltip
   // (<title>) and the node's accessible name.
   const pad = compact ? COMPACT.pad : FULL.pad;
   const op = parts.op.textContent ? textWidth(parts.op, parts.op.textContent) + 6 : 0;
-  fitText(parts.title, node.label, n.width - 2 * pad - op);
+  fitText(parts.title, node.box ? node.short : node.label, n.width - 2 * pad - op);
   parts.dataValue.textContent = "";
   parts.gradValue.textContent = "";
   if (n.tag) showPill(n.tag, null);

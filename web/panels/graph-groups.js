@@ -31,6 +31,7 @@ export function withFrames(L, answer) {
       depth.set(id, Math.max(depth.get(id) ?? 0, k));
     });
   });
+  L = withBands(L, answer, open.map((g) => members.get(g.id)).filter((m) => m.length), (g) => depth.get(g) ?? 0, open);
   const w = L.node_width / 2;
   const h = L.node_height / 2;
   // A group's units need not sit together in the engine's layered layout, so a frame is
@@ -40,7 +41,7 @@ export function withFrames(L, answer) {
     const k = depth.get(g.id) ?? 0;
     const side = SIDE + NESTED * k;
     const at = members.get(g.id).map((i) => L.nodes[i]);
-    const anchor = at.reduce((a, p) => (p.y < a.y || (p.y === a.y && p.x < a.x) ? p : a));
+    const anchor = L.nodes[anchorOf(L, members.get(g.id))];
     const rects = at.map((p) => {
       const top = p === anchor ? HEAD * (k + 1) + SIDE : side;
       return { x: p.x - w - side, y: p.y - h - top, width: 2 * (w + side), height: 2 * h + top + side };
@@ -59,5 +60,38 @@ export function withFrames(L, answer) {
     ...L, width, height, frames,
     nodes: L.nodes.map((p) => ({ ...p, x: p.x + dx, y: p.y + dy })),
     edges: L.edges.map((e) => ({ ...e, points: e.points.map(([x, y]) => [x + dx, y + dy]) })),
+  };
+}
+
+// The topmost (then leftmost) of some units: where a frame's name goes.
+function anchorOf(L, units) {
+  return units.reduce((a, i) => {
+    const p = L.nodes[i];
+    const q = L.nodes[a];
+    return p.y < q.y || (p.y === q.y && p.x < q.x) ? i : a;
+  });
+}
+
+// Room for the frames' names: every unit at or below a frame's first unit moves down by
+// the band its name takes (the engine's layout leaves no room for it), and each edge's
+// points with its ends (its bends in between, in proportion).
+function withBands(L, answer, memberLists, depthOf, open) {
+  const bands = new Map(); // a first unit's y → the band it needs above it
+  memberLists.forEach((units, k) => {
+    const y = L.nodes[anchorOf(L, units)].y;
+    bands.set(y, Math.max(bands.get(y) ?? 0, HEAD * (depthOf(open[k].id) + 1)));
+  });
+  const shift = (y) => [...bands].reduce((sum, [at, band]) => sum + (y >= at ? band : 0), 0);
+  const moves = L.nodes.map((p) => shift(p.y));
+  const total = Math.max(0, ...moves);
+  return {
+    ...L, height: L.height + total,
+    nodes: L.nodes.map((p, i) => ({ ...p, y: p.y + moves[i] })),
+    edges: L.edges.map((e, k) => {
+      const from = moves[answer.edges[k].parent];
+      const to = moves[answer.edges[k].child];
+      const last = Math.max(1, e.points.length - 1);
+      return { ...e, points: e.points.map(([x, y], j) => [x, y + from + ((to - from) * j) / last]) };
+    }),
   };
 }

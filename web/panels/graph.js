@@ -653,7 +653,8 @@ function pill(parent, kind, x, y, height) {
 // A teaching mode's note under the node (a tangent, a path sum), or none.
 function setNote(n, text) {
   if (!text && !n.note) return;
-  n.note ??= pill(n.g, "note", r(n.width / 2), r(n.height), 17);
+  // (A closed group's size goes just under its box, clear of its grad.)
+  n.note ??= pill(n.g, "note", r(n.width / 2), r(n.height + (n.node.box ? 8 : 0)), 17);
   // A closed group's size is part of its first paint: its pill's width is estimated, the
   // same in the build's drawing as in the browser's (a mode's note is measured).
   showPill(n.note, text, Boolean(n.node.box));

@@ -108,7 +108,7 @@ export function createState() {
     /** @type {import("./stepper.js").Stepper | null} */
     stepper: null, // the trace of that answer and the position in it
     // How that graph came: "load" | "preset" | "program" | "editor" | "values" | "reset" | "link" | "graph"
-    // | "code" (the graph a learner's own Value class built: "Your code").
+    // | "code" (the graph a learner's own Value class built: "Your code") | "group" (a group opened or closed).
     kind: "load",
     graphs: 0, // graph answers shown so far
     /** @type {string | null} */

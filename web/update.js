@@ -205,7 +205,8 @@ function graphLoaded(s, { answer, source, kind = "load", place = null, prerender
   s.graphs += 1;
   s.why.memo = {}; // a mode's runs belong to the graph they ran on
   const v = s.values;
-  if (kind !== "values") v.programOrigin = null; // "Reset values" went back to it
+  // "Reset values" went back to it (a group opened or closed is the same graph, values and all)
+  if (kind !== "values" && kind !== "group") v.programOrigin = null;
   v.edited = Boolean(source.preset || source.program === undefined
     ? source.values && Object.keys(source.values).length : v.programOrigin);
   // A program gets questions made from its trace; a preset has its own (maybe none). The

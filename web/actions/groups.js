@@ -40,7 +40,7 @@ export async function toggleGroup(w, name) {
   }
   const place = placeAfter(s.stepper, answer, next, group, inside);
   const parts = group.open ? "" : ` Its ${next.inner.length} parts are drawn in its place.`;
-  update(w, { type: "graph", answer: next, source: s.source, kind: "group", place, anchor: name },
+  update(w, { type: "graph", answer: next, source: s.source, kind: "group", place },
     `${capital(name)} is ${group.open ? "closed into one box" : "open"}.${parts}`);
 }
 

@@ -39,6 +39,7 @@ export async function toggleGroup(w, name) {
     return;
   }
   const place = placeAfter(s.stepper, answer, next, group, inside);
+  next.toggled = name; // the graph keeps this group where it was on screen (panels/graph.js)
   const parts = group.open ? "" : ` Its ${next.inner.length} parts are drawn in its place.`;
   update(w, { type: "graph", answer: next, source: s.source, kind: "group", place },
     `${capital(name)} is ${group.open ? "closed into one box" : "open"}.${parts}`);

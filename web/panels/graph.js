@@ -154,6 +154,10 @@ export class GraphView {
     this.pulses?.finish();
     this.layout = L;
     const again = answer === this.answer; // the same graph drawn again (digits, a turned box)
+    // A group just opened or closed (actions/groups.js): where it was, to keep it there on screen.
+    const before = !again && answer.toggled && this.answer?.level && this.layout
+      ? { point: groupPoint(this.layout, this.answer, answer.toggled), scale: this.viewport.scale, layout: this.layout }
+      : null;
     this.answer = answer;
     this.lastStep = null;
     this.largestPush = largestContribution(answer);
@@ -163,6 +167,8 @@ export class GraphView {
     svg.setAttribute("width", L.width);
     svg.setAttribute("height", L.height);
     this.viewport.setLayout(L); // fitted to its box, if its text stays readable
+    const after = before?.point && groupPoint(L, answer, answer.toggled);
+    if (after) this.viewport.keepPoint(before.point, before.scale, before.layout, after);
     // The part in view (for a big graph), from what the viewport last measured.
     const view = answer.nodes.length > BIG_GRAPH ? this.visibleRange() : null;
     this.makeLayers();
@@ -539,8 +545,17 @@ function drawNode(n) {
   showState(n);
 }
 
-// An open group's frame: an outline around its units, and its name at the top, which
-// closes it (a button: data-group, aria-expanded="true").
+// Where a group is drawn in a layout, in layout units: its closed box's top left corner,
+// or its open area's name tab's; null if it is not drawn.
+function groupPoint(L, answer, name) {
+  const frame = L.frames?.find((f) => f.name === name);
+  if (frame) return { x: frame.x, y: frame.y };
+  const i = answer.nodes.findIndex((n) => n.box && n.label === name);
+  return i >= 0 ? { x: L.nodes[i].x - L.node_width / 2, y: L.nodes[i].y - L.node_height / 2 } : null;
+}
+
+// An open group's frame: a tinted area under its units (graph-groups.js), and its name
+// above its first unit, which closes it (a button: data-group, aria-expanded="true").
 function drawFrame(f) {
   const g = el("g", { class: `group-frame depth-${Math.min(f.depth, 2)}`, "data-frame": f.name });
   const area = el("g", { class: "group-area" }, g); // faded as a whole: overlapping rects make one area

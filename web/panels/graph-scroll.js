@@ -143,9 +143,10 @@ export class Viewport {
     const offsetOf = (L, scale) => Math.max(0, (width - L.width * scale) / 2);
     const screenX = from.x * fromScale + offsetOf(fromLayout, fromScale) - this.box.left;
     const screenY = from.y * fromScale - this.box.top;
-    const left = to.x * this.scale + offsetOf(this.layout, this.scale) - screenX;
-    s.scrollTo({ left, top: to.y * this.scale - screenY });
-    this.measure();
+    const left = Math.max(0, to.x * this.scale + offsetOf(this.layout, this.scale) - screenX);
+    const top = Math.max(0, to.y * this.scale - screenY);
+    s.scrollTo({ left, top });
+    Object.assign(this.box, { left, top }); // (its scroll event measures it again: no layout forced here)
   }
 
   autoScale() {

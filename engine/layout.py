@@ -72,22 +72,31 @@ _RECENT: dict[tuple, dict] = {}  # a graph's shape → its layout (callers only 
 _RECENT_LIMIT = 4
 
 
-def layout(graph: Graph) -> dict:
-    """The ``across`` layout, carrying the ``down`` one under "down" for a small graph."""
-    shape = (len(graph), graph.output, tuple((edge.parent, edge.child) for edge in graph.edges))
+def layout(graph: Graph, clusters: list[tuple[str, ...]] | None = None) -> dict:
+    """The ``across`` layout, carrying the ``down`` one under "down" for a small graph.
+
+    ``clusters`` gives each node the groups it sits in, outermost first: within every layer a
+    group's nodes are then kept next to each other, and an inner group's inside its outer one,
+    so that a group drawn around its nodes covers no other node."""
+    shape = (
+        len(graph),
+        graph.output,
+        tuple((edge.parent, edge.child) for edge in graph.edges),
+        clusters and tuple(clusters),
+    )
     found = _RECENT.pop(shape, None)
     if found is None:
-        found = _layout(graph)
+        found = _layout(graph, clusters)
     _RECENT[shape] = found  # now the newest
     while len(_RECENT) > _RECENT_LIMIT:
         del _RECENT[next(iter(_RECENT))]  # the oldest
     return found
 
 
-def _layout(graph: Graph) -> dict:
+def _layout(graph: Graph, clusters=None) -> dict:
     layers = _layers(graph)
     chains, columns = _columns(graph, layers)
-    _order(columns, chains, small=len(graph) <= BIG_GRAPH)
+    _order(columns, chains, small=len(graph) <= BIG_GRAPH, path=_paths(graph, clusters) if clusters else None)
     drawn = _draw(graph, layers, chains, columns, ACROSS)
     if len(graph) <= DOWN_LIMIT:
         drawn["down"] = _draw(graph, layers, chains, columns, DOWN)
@@ -161,8 +170,41 @@ def _barycentre_key(neighbours, position, current):
     return key
 
 
-def _order(columns, chains, small: bool):
-    """Reorder items within layers to reduce crossings (barycenter heuristic)."""
+def _paths(graph: Graph, clusters):
+    """Each item's groups, outermost first: a node's own, and a bend point's the groups that
+    hold both ends of its edge."""
+    path = {("n", node): tuple(clusters[node]) for node in range(len(graph))}
+    for edge in graph.edges:
+        a, b = clusters[edge.parent], clusters[edge.child]
+        common = 0
+        while common < min(len(a), len(b)) and a[common] == b[common]:
+            common += 1
+        path[("b", edge.id)] = tuple(a[:common])
+    return lambda item: path[item] if item[0] == "n" else path[("b", item[1])]
+
+
+def _together(items, path):
+    """The layer's items reordered so that each group's items are next to each other (an inner
+    group's inside its outer one's), every group placed at the mean position of its items."""
+    sums: dict[tuple, list] = {}
+    for i, item in enumerate(items):
+        p = path(item)
+        for depth in range(1, len(p) + 1):
+            total = sums.setdefault(p[:depth], [0, 0])
+            total[0] += i
+            total[1] += 1
+
+    def key(item_at):
+        i, item = item_at
+        p = path(item)
+        return (*((sums[p[:d]][0] / sums[p[:d]][1], p[d - 1]) for d in range(1, len(p) + 1)), (i, ""))
+
+    return [item for _, item in sorted(enumerate(items), key=key)]
+
+
+def _order(columns, chains, small: bool, path=None):
+    """Reorder items within layers to reduce crossings (barycenter heuristic), a group's items
+    kept together when ``path`` gives each item its groups."""
     left, right = {}, {}  # item → its neighbours in the previous / next layer
     for items in chains.values():
         for a, b in zip(items, items[1:]):
@@ -174,7 +216,11 @@ def _order(columns, chains, small: bool):
             position = {item: i for i, item in enumerate(columns[layer - 1 if neighbours is left else layer + 1])}
             current = {item: i for i, item in enumerate(columns[layer])}
             columns[layer].sort(key=_barycentre_key(neighbours, position, current))
+            if path is not None:
+                columns[layer] = _together(columns[layer], path)
 
+    if path is not None:
+        columns[:] = [_together(items, path) for items in columns]
     best = [list(c) for c in columns]
     best_crossings = _crossings(columns, right) if small else None
     for _ in range(SWEEPS_SMALL if small else 2):

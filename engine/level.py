@@ -243,7 +243,8 @@ def _edges(grouped: Grouped, view: View) -> list[dict]:
 
 
 def _layout(view: View, edges: list[dict]) -> dict:
-    """The engine's layered layout of the units, as if each were one node."""
+    """The engine's layered layout of the units, as if each were one node, each open group's units
+    kept together within every layer."""
     index = {unit: i for i, unit in enumerate(view.units)}
     values: list[Value] = []
     parents_of: list[list[int]] = [[] for _ in view.units]
@@ -255,7 +256,15 @@ def _layout(view: View, edges: list[dict]) -> dict:
         value._local = (0.0,) * len(value._prev)
         value._op = "+" if value._prev else ""
         values.append(value)
-    drawn = layout(Graph.of(values[-1], values))
+    groups = view.grouped.groups
+    owner = groups.owner
+    clusters = [
+        tuple(groups._group_path(owner[unit]) if owner[unit] is not None else ())
+        if isinstance(unit, int)
+        else tuple(groups._group_path(groups.groups[unit].parent) if groups.groups[unit].parent else ())
+        for unit in view.units
+    ]
+    drawn = layout(Graph.of(values[-1], values), clusters if any(clusters) else None)
     drawn["units"] = list(view.units)
     return drawn
 

@@ -341,3 +341,32 @@ def test_a_big_graph_without_neurons_is_folded_by_its_sums_or_refused_with_how_t
         chain = chain * 1.0001 + 0.5
     with pytest.raises(ValueError, match="found no neurons or sums in it .* show a smaller part of it"):
         Network(chain)
+
+
+def test_an_open_groups_units_sit_next_to_each_other_in_every_layer():
+    answer = json.loads(
+        handle({"cmd": "load", "preset": SMALL_NETWORK, "expanded": ["layer 1", "layer 2", "neuron 1 of layer 1"]})
+    )
+    parent = {g["id"]: g["parent"] for g in answer["groups"]}
+    owner = {n["id"]: n["group"] for n in answer["nodes"]}
+
+    def around(unit):  # the open groups around a unit, innermost first
+        gid = parent[unit] if isinstance(unit, str) else owner[unit]
+        out = []
+        while gid is not None:
+            out.append(gid)
+            gid = parent[gid]
+        return out
+
+    opened = {g["id"] for g in answer["groups"] if g["open"]}
+    inner = next(g["id"] for g in answer["groups"] if g["name"] == "neuron 1 of layer 1")
+    assert inner in opened and sum(inner in around(u) for u in answer["units"]) == 8
+    for drawn, along, within in [(answer["layout"], "x", "y"), (answer["layout"]["down"], "y", "x")]:
+        layers: dict[float, list] = {}
+        for unit, at in zip(answer["units"], drawn["nodes"]):
+            layers.setdefault(at[along], []).append((at[within], unit))
+        for units in layers.values():
+            row = [unit for _, unit in sorted(units)]
+            for gid in opened:
+                places = [i for i, unit in enumerate(row) if gid in around(unit)]
+                assert places == list(range(places[0], places[0] + len(places))) if places else True, (gid, row)

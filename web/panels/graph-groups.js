@@ -32,21 +32,49 @@ export function withFrames(L, answer) {
     });
   });
   L = withBands(L, answer, open.map((g) => members.get(g.id)).filter((m) => m.length), (g) => depth.get(g) ?? 0, open);
-  const w = L.node_width / 2;
-  const h = L.node_height / 2;
-  // A group's units need not sit together in the engine's layered layout, so a frame is
-  // the union of its units' boxes, each grown by the frame's padding (a tint, not an
-  // outline around other units); its name's tab sits above its first unit at the top.
+  const across = L.direction !== "down";
+  const along = (p) => (across ? p.x : p.y);
+  const within = (p) => (across ? p.y : p.x);
+  const halfAlong = (across ? L.node_width : L.node_height) / 2;
+  const halfWithin = (across ? L.node_height : L.node_width) / 2;
+  const layerAt = [...new Set(L.nodes.map(along))].sort((a, b) => a - b); // each layer's place
+  // The engine keeps an open group's units next to each other within every layer, so a frame
+  // is one slice per layer the group has units in, from its first unit to its last, each slice
+  // reaching halfway across the gap towards the group's slice in the layer beside it: one
+  // tinted area (the rects are drawn as one) that covers no unit outside the group. Its name's
+  // tab sits above its first unit at the top.
   let frames = open.filter((g) => members.get(g.id).length).map((g) => {
     const k = depth.get(g.id) ?? 0;
     const side = SIDE + NESTED * k;
-    const at = members.get(g.id).map((i) => L.nodes[i]);
-    const anchor = L.nodes[anchorOf(L, members.get(g.id))];
-    const rects = at.map((p) => {
-      const top = p === anchor ? HEAD * (k + 1) + SIDE : side;
-      return { x: p.x - w - side, y: p.y - h - top, width: 2 * (w + side), height: 2 * h + top + side };
+    const units = members.get(g.id);
+    const anchor = L.nodes[anchorOf(L, units)];
+    const slices = new Map(); // layer index → [first, last] within the layer
+    for (const i of units) {
+      const p = L.nodes[i];
+      const layer = layerAt.indexOf(along(p));
+      const [lo, hi] = slices.get(layer) ?? [Infinity, -Infinity];
+      slices.set(layer, [Math.min(lo, within(p)), Math.max(hi, within(p))]);
+    }
+    const rects = [...slices].map(([layer, [lo, hi]]) => {
+      const at = layerAt[layer];
+      const reach = (next) => (slices.has(next) ? Math.abs(layerAt[next] - at) / 2 + 1 : halfAlong + side);
+      const start = at - reach(layer - 1);
+      const end = at + reach(layer + 1);
+      let low = lo - halfWithin - side;
+      let high = hi + halfWithin + side;
+      let first = start;
+      const head = HEAD * (k + 1) + SIDE - side; // more room above the unit the name sits on
+      if (at === along(anchor)) {
+        if (across) low = Math.min(low, anchor.y - halfWithin - side - head);
+        else first = Math.min(first, anchor.y - halfAlong - side - head);
+      }
+      return across
+        ? { x: start, y: low, width: end - start, height: high - low }
+        : { x: low, y: first, width: high - low, height: end - first };
     });
-    const tab = rects[at.indexOf(anchor)];
+    const tab = across
+      ? { x: anchor.x - halfAlong - side, y: anchor.y - halfWithin - side - HEAD * (k + 1) - SIDE + side }
+      : { x: anchor.x - halfWithin - side, y: anchor.y - halfAlong - side - HEAD * (k + 1) - SIDE + side };
     return { group: g.id, name: g.name, depth: k, rects, x: tab.x, y: tab.y };
   });
   const all = frames.flatMap((f) => f.rects);

@@ -20,6 +20,11 @@ export function isGrouped(answer) {
   return Boolean(answer?.ok && answer.grouped === true && !answer.level);
 }
 
+// How many groups of a grouped answer (read by readLevel) are drawn closed, as one box.
+export function closedGroups(answer) {
+  return answer?.boxes ? [...answer.boxes.values()].filter((g) => !g.open).length : 0;
+}
+
 export function readLevel(answer) {
   const { units, groups, nodes, edges, output } = answer;
   const box = new Map(groups.map((g) => [g.id, g]));

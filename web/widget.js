@@ -47,7 +47,7 @@ import {
   buildPreset, chooseExercise, openCode, pickFinding, resetCode, runCode, showSolution,
 } from "./actions/code.js";
 import { dropAll, requestKinds } from "./actions/requests.js";
-import { toggleGroup } from "./actions/groups.js";
+import { openAllGroups, toggleGroup } from "./actions/groups.js";
 import { siteAddress } from "./panels/embed.js";
 import { WIDGET_HTML } from "./widget-template.js";
 import { parametersOf } from "./url.js";
@@ -159,6 +159,7 @@ function createWidget(host, shadow, options) {
   w.why = new WhyReverse(shadow, modeContext(w), {
     select: (id) => selectWhy(w, id),
     leave: () => leaveMode(w),
+    openAll: () => openAllGroups(w),
   });
   // "Your code": the learner's own Value class, run on the graph (its actions: actions/code.js).
   w.yourCode = new YourCode(shadow, {

@@ -216,3 +216,27 @@ def test_the_visit_order_experiment_runs_on_the_boxes(screen, site_url):
     assert shown["x1"][1] == "0" and shown["x2"][1] == "0"
     assert float(shown[NEURONS[0]][1]) == GRAD["h1"]
     assert float(shown[NEURONS[3]][1]) == 1.0
+
+
+def test_the_experiments_that_answer_node_by_node_offer_to_open_every_group(screen, site_url):
+    screen.site_url = site_url
+    page = opened(screen)
+    show_tab(page, "Why reverse mode")
+    note = page.locator("#why-reverse .groups-note")
+    assert note.is_visible()
+    assert note.inner_text().startswith("These experiments work with every group open, node by node, and 4 groups")
+    assert page.locator("#why-reverse .why-panel:visible").count() == 0
+    nudge_note = page.locator("#nudge .groups-note")
+    assert nudge_note.get_attribute("hidden") is None
+    assert page.locator("#nudge .nudge-controls").get_attribute("hidden") is not None
+    note.get_by_role("button", name="Open every group").click()
+    page.wait_for_function("gwRoot().querySelector(\"svg [aria-expanded='false']\") === null", timeout=STEP_TIMEOUT_MS)
+    page.wait_for_selector(f"svg [data-group='{NEURONS[0]}'][aria-expanded='true']", state="attached")
+    settle(page)
+    # Every node of the graph is drawn, each group an open area, and the experiments are back.
+    assert sorted(nodes(page)) == sorted(GRAD)
+    assert page.locator("svg [data-group][aria-expanded='true']").count() == len(WHOLE["groups"])
+    assert note.is_hidden() and page.locator("#why-reverse .why-panel:visible").count() == 1
+    assert nudge_note.get_attribute("hidden") is not None
+    assert page.locator("#nudge .nudge-controls").get_attribute("hidden") is None
+    assert page.inner_text("#narration").startswith("Every group is open")

@@ -72,6 +72,36 @@ function placeAfter(stepper, before, next, group, inside) {
   return index >= 0 ? { pass, index } : { pass, index: Math.min(pos.index, list.length - 1) };
 }
 
+// The learner asked for every group open (the panels that answer for the whole graph
+// offer it): ask with every group shown open until none is closed (a group inside a
+// closed one is named only once that one is open), then show that view from the start.
+export async function openAllGroups(w) {
+  const s = w.state;
+  const answer = s.answer;
+  if (!answer?.boxes) return;
+  if (!s.ready) {
+    notReady(w, "Opening every group");
+    return;
+  }
+  let next = answer;
+  try {
+    for (let round = 0; round < 16 && next.groups.some((g) => !g.open); round++) {
+      next = await ask(w, "load", { cmd: "load", ...requestSource(s), expanded: next.groups.map((g) => g.id) });
+      if (!next || w.state.answer !== answer) return; // overtaken
+      if (!next.ok) {
+        update(w, { type: "say" }, `The groups could not all be opened: ${next.error.message}`);
+        return;
+      }
+    }
+  } catch (error) {
+    engineFailed(w, error);
+    return;
+  }
+  if (next === answer) return;
+  update(w, { type: "graph", answer: next, source: s.source, kind: "group", place: { pass: "start", index: -1 } },
+    "Every group is open: each node of the graph is drawn.");
+}
+
 function capital(text) {
   return text.slice(0, 1).toUpperCase() + text.slice(1);
 }

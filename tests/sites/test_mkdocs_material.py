@@ -11,6 +11,8 @@ from tests.support.generated_site import (
     StrictHost,
     check_lesson,
     check_neuron,
+    check_swapped_in_place,
+    mark_before_navigation,
     prepare,
     run,
     step_forward,
@@ -47,21 +49,13 @@ def test_widgets_step_share_one_engine_and_survive_instant_navigation(page, mkdo
     check_lesson(page, mkdocs_site + "lessons/diamond/", workers)
 
     # Material's own navigation: a link in its sidebar, and the page is swapped in place.
-    page.evaluate("() => { window.gwSamePage = true; window.gwLeft = [...document.querySelectorAll('grad-walk')]; }")
+    mark_before_navigation(page)
     page.locator(".md-nav__link", has_text="A neuron").first.click()
     page.wait_for_url("**/lessons/neuron/", timeout=STEP_TIMEOUT_MS)
     swapped_in(page, "A neuron")
-    assert page.evaluate("window.gwSamePage === true"), "the page was reloaded, not swapped"
     assert page.locator("grad-walk").count() == 1
     check_neuron(page.locator("grad-walk"))
-    # The widgets of the page left behind were taken down, and the engine they shared serves
-    # the new one: no second engine was started.
-    left = page.evaluate(
-        "() => window.gwLeft.map((e) => ({connected: e.isConnected, widget: !!e.gradwalk,"
-        " children: e.shadowRoot.childNodes.length}))"
-    )
-    assert left == [{"connected": False, "widget": False, "children": 0}] * 2, left
-    assert len(workers.started) == 1 and workers.most == 1, workers.started
+    check_swapped_in_place(page, workers, left_behind=2)
 
     # To a page with no widget: the engine stops once no widget uses it.
     page.locator(".md-nav__link", has_text="Home").first.click()

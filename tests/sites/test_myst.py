@@ -18,6 +18,8 @@ from tests.support.generated_site import (
     StrictHost,
     check_lesson,
     check_neuron,
+    check_swapped_in_place,
+    mark_before_navigation,
     prepare,
     run,
     strict_policy,
@@ -109,17 +111,11 @@ def test_the_directives_module_renders_steps_and_follows_the_books_navigation(pa
     assert states[0] == "loading" and states[-1] == "ready", states
 
     # The book's own navigation: a link, and the page's content is swapped without a reload.
-    page.evaluate(f"() => {{ window.gwSamePage = true; window.gwLeft = ({WIDGETS})(); }}")
+    mark_before_navigation(page, f"({WIDGETS})()")
     page.locator("#toc a", has_text="A neuron").click()
     page.wait_for_url("**/book/neuron/", timeout=STEP_TIMEOUT_MS)
     page.locator("#article h1", has_text="A neuron").wait_for(timeout=STEP_TIMEOUT_MS)
-    assert page.evaluate("window.gwSamePage === true"), "the page was reloaded, not swapped"
     page.locator("grad-walk").first.wait_for(state="attached", timeout=STEP_TIMEOUT_MS)
     assert page.locator("grad-walk").count() == 1
     check_neuron(page.locator("grad-walk"))
-    left = page.evaluate(
-        "() => window.gwLeft.map((e) => ({connected: e.isConnected, widget: !!e.gradwalk,"
-        " children: e.shadowRoot.childNodes.length}))"
-    )
-    assert left == [{"connected": False, "widget": False, "children": 0}] * 2, left
-    assert len(workers.started) == 1 and workers.most == 1, workers.started
+    check_swapped_in_place(page, workers, left_behind=2)

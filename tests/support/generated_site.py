@@ -196,6 +196,24 @@ def check_neuron(widget) -> None:
     widget.locator("#nudge-result[data-central]").wait_for(timeout=STEP_TIMEOUT_MS)
 
 
+# Marks the page before its generator's own navigation: a flag a reload would lose, and the
+# widgets on it (`widgets`: a JS expression giving them, for hosts that put them in a shadow root).
+def mark_before_navigation(page, widgets: str = "[...document.querySelectorAll('grad-walk')]") -> None:
+    page.evaluate(f"() => {{ window.gwSamePage = true; window.gwLeft = {widgets}; }}")
+
+
+def check_swapped_in_place(page, workers: EngineWorkers, left_behind: int) -> None:
+    """After the generator's navigation: the page was not reloaded, the widgets it left were
+    taken down whole, and the engine they shared serves the new page (no second engine)."""
+    assert page.evaluate("window.gwSamePage === true"), "the page was reloaded, not swapped"
+    left = page.evaluate(
+        "() => window.gwLeft.map((e) => ({connected: e.isConnected, widget: !!e.gradwalk,"
+        " children: e.shadowRoot.childNodes.length}))"
+    )
+    assert left == [{"connected": False, "widget": False, "children": 0}] * left_behind, left
+    assert len(workers.started) == 1 and workers.most == 1, workers.started
+
+
 def step_forward(widget, times: int = 1) -> str:
     """Step `widget` forward `times` times; returns its position line, which must have moved."""
     position = widget.locator("#position")

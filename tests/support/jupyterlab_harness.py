@@ -237,6 +237,22 @@ def _die_with_parent() -> None:
         pass
 
 
+def start_offline(args: list[str], cwd: Path, env: dict, log) -> subprocess.Popen:
+    """Start `python -P lab_offline.py ARGS` (a notebook server, offline) in its own session,
+    writing to `log`, and killed with pytest if pytest dies. -P: the script's folder is not
+    put on sys.path, where the helpers beside it could hide a real package of the same name."""
+    return subprocess.Popen(
+        [sys.executable, "-P", str(LAUNCHER), *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=_die_with_parent,
+    )
+
+
 def server_args(port: int, token: str, root_dir: Path, app: str = "lab") -> list[str]:
     # Notebook 7 also loads JupyterLab's server extension, so the LabApp settings hold for it too.
     exposed = ["--JupyterNotebookApp.expose_app_in_browser=True"] if app == "notebook" else []
@@ -272,18 +288,7 @@ def start_lab(
         port, token = free_port(), secrets.token_hex(24)
         started = time.monotonic()
         with open(log_path, "ab") as log:
-            process = subprocess.Popen(
-                # -P: the script's folder is not put on sys.path, where the helpers beside it
-                # could hide a real package of the same name.
-                [sys.executable, "-P", str(LAUNCHER), app, *server_args(port, token, root_dir, app)],
-                cwd=root_dir,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                preexec_fn=_die_with_parent,
-            )
+            process = start_offline([app, *server_args(port, token, root_dir, app)], root_dir, env, log)
         server = LabServer(
             f"http://127.0.0.1:{port}/",
             token,

@@ -14,14 +14,13 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.jupyterlab_harness import LAUNCHER, ROOT, STOP_TIMEOUT_S, LabError, _die_with_parent, free_port
+from tests.support.jupyterlab_harness import ROOT, STOP_TIMEOUT_S, LabError, free_port, start_offline
 
 START_TIMEOUT_S = 60  # a few seconds here
 NOTEBOOK = ROOT / "tests" / "notebook" / "marimo" / "diamond.py"
@@ -88,17 +87,13 @@ def start_marimo(workdir: Path, notebook: Path, timeout: float = START_TIMEOUT_S
     log_path = workdir / "marimo.log"
     started = time.monotonic()
     with open(log_path, "ab") as log:
-        process = subprocess.Popen(
+        process = start_offline(
             # -y: no prompt ever waits for an answer.
-            [sys.executable, "-P", str(LAUNCHER), "marimo", "-y", "run", str(notebook), "--headless"]
+            ["marimo", "-y", "run", str(notebook), "--headless"]
             + ["--host", "127.0.0.1", "--port", str(port), "--no-token", "--no-sandbox"],
-            cwd=workdir,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=_die_with_parent,
+            workdir,
+            env,
+            log,
         )
     server = MarimoServer(f"http://127.0.0.1:{port}/", log_path, workdir / "outbound.log", process)
     while time.monotonic() - started < timeout:

@@ -12,7 +12,7 @@
 import { sharedCodeRunner } from "../boot/code-runner.js";
 import { loadCodeEditor } from "../panels/code-editor.js";
 import { siteURL } from "../site.js";
-import { debounce } from "../lib/dom.js";
+import { debounce, nextTask } from "../lib/dom.js";
 import { update } from "../update.js";
 import { narrate } from "../render.js";
 import { EXERCISE_IDS, runOf } from "../modes/your-code.js";
@@ -48,6 +48,10 @@ export function openCode(w) {
     if (w.unmounted) return;
     update(w, { type: "code", set: { exercises } }, false);
     if (linked !== null) store(w.state.code.exercise, linked);
+    // The editor is made in a task of its own, after the one that drew the mode: together
+    // they would make one long task on a slow machine.
+    await nextTask();
+    if (w.unmounted) return;
     const editor = createEditor(w.yourCode.editorBox, {
       doc: codeFor(w, w.state.code.exercise),
       label: "Your code",

@@ -106,6 +106,9 @@ export function latestOnly(fn) {
   };
 }
 
+// Resolves in a later task (a timer of 0 ms), so that work after it is a task of its own.
+export const nextTask = () => new Promise((resolve) => setTimeout(resolve));
+
 // fn after `ms` of quiet; .now() runs a pending call at once, .cancel() drops it.
 // While a call waits (and while the work it starts runs), <html data-busy> says so (boot/busy.js).
 export function debounce(fn, ms) {

@@ -12,8 +12,7 @@
 // See code-editor-view.js for what createEditor returns.
 
 import { siteURL } from "../site.js";
-
-const nextTask = () => new Promise((resolve) => setTimeout(resolve));
+import { nextTask } from "../lib/dom.js";
 
 /** @type {Promise<any> | null} */
 let loading = null;

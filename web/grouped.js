@@ -145,11 +145,22 @@ function plural(n, word) {
   return `${n.toLocaleString("en")} ${n === 1 ? word : `${word}s`}`;
 }
 
-// The groups open by default on a graph that first arrives whole: every group that holds
-// other groups (a layer, a model), so that the innermost ones (neurons) are its boxes.
-/** @param {{id: string, groups: string[]}[]} groups */
+// The groups open by default on a graph that first arrives whole: every outermost group
+// that holds other groups (a layer, a model), so that the next ones in (neurons) are its
+// boxes.
+/** @param {{id: string, groups: string[], parent: string | null}[]} groups */
 export function defaultExpanded(groups) {
-  return groups.filter((g) => g.groups.length).map((g) => g.id);
+  return groups.filter((g) => g.parent === null && g.groups.length).map((g) => g.id);
+}
+
+// The groups open on screen, for the page's link: null when they are the ones the graph
+// opens with (or it has no groups), so that a plain link stays plain.
+export function openInLink(answer) {
+  if (!answer?.level) return null;
+  const open = [...answer.expanded];
+  const usual = defaultExpanded(answer.groups);
+  const same = open.length === usual.length && usual.every((id) => open.includes(id));
+  return same ? null : open;
 }
 
 // The request fields that say which groups are open, for a request about the graph on

@@ -240,3 +240,37 @@ def test_the_experiments_that_answer_node_by_node_offer_to_open_every_group(scre
     assert nudge_note.get_attribute("hidden") is not None
     assert page.locator("#nudge .nudge-controls").get_attribute("hidden") is None
     assert page.inner_text("#narration").startswith("Every group is open")
+
+
+def test_the_link_keeps_the_open_groups_and_the_step_at_that_level(screen, site_url):
+    screen.site_url = site_url
+    page = opened(screen)
+    assert "open=" not in page.url  # the groups a preset opens with need no word in its link
+    name = NEURONS[3]
+    group(page, name).click()
+    wait_group(page, name, "true")
+    button(page, "Start backward").click()
+    for _ in range(3):
+        button(page, "Step forward").click()
+    page.wait_for_function("() => location.search.includes('step=3')", timeout=STEP_TIMEOUT_MS)
+    link = page.url
+    assert "open=g0,g4,g5" in link or "open=g0,g5,g4" in link, link
+    where, said = position(page), page.inner_text("#narration")
+
+    # The same link in a fresh page: the neuron open, the same step at that level.
+    page.goto(link)
+    wait_ready(page)
+    wait_group(page, name, "true")
+    assert position(page) == where
+    assert page.inner_text("#narration") == said
+    assert {"o", "v1", "c"} <= set(nodes(page))
+
+    # Every group closed is a link too (open= with nothing), and a damaged one is said.
+    page.goto(f"{page.site_url}?preset={PRESET}&open=")
+    wait_ready(page)
+    wait_group(page, "layer 1", "false")
+    assert list(nodes(page)) == ["x1", "x2", "layer 1", "layer 2"]
+    page.goto(f"{page.site_url}?preset={PRESET}&open=g99")
+    wait_ready(page)
+    page.wait_for_selector("text=the open groups could not be used", timeout=STEP_TIMEOUT_MS)
+    wait_group(page, NEURONS[0], "false")

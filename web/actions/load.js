@@ -112,19 +112,21 @@ export async function loadPreset(w, id) {
 }
 
 // Load a preset or a program, {preset, values?} or {program, values?}, with an
-// optional visit order. keepPlace keeps the learner's place in the trace (new input
-// values, an edited program); place puts them at {pass, index}. Resolves with the
+// optional visit order and the groups to draw open (ids; a link's). keepPlace keeps the
+// learner's place in the trace (new input values, an edited program); place puts them at
+// {pass, index}. Resolves with the
 // engine's answer (an error answer leaves the screen as it was), or null if a newer
 // load overtook this one.
 export async function loadSource(
   w,
   source,
-  { keepPlace = false, place = null, order = null, message = null, kind = "load" } = {},
+  { keepPlace = false, place = null, order = null, expanded = null, message = null, kind = "load" } = {},
 ) {
   // The same graph with other values keeps the groups open that were (a grouped graph).
   const same = keepPlace || kind === "values" || kind === "reset";
   const request = { cmd: "load", ...source, ...(same ? levelOf(w.state) : {}) };
   if (order) Object.assign(request, { order, rule: orderRule(w) });
+  if (expanded) request.expanded = expanded;
   const [answer] = await Promise.all([
     askGraph(w, request),
     source.preset ? presetDetail(w, source.preset) : null,

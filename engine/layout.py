@@ -172,20 +172,33 @@ def _barycentre_key(neighbours, position, current):
 
 def _paths(graph: Graph, clusters):
     """Each item's groups, outermost first: a node's own, and a bend point's the groups that
-    hold both ends of its edge."""
+    hold both ends of its edge. ``.rank`` numbers the groups in the order they first appear
+    (the nodes' order, which is the order the graph was built in)."""
     path = {("n", node): tuple(clusters[node]) for node in range(len(graph))}
+    rank: dict[str, int] = {}
+    for groups in clusters:
+        for group in groups:
+            rank.setdefault(group, len(rank))
     for edge in graph.edges:
         a, b = clusters[edge.parent], clusters[edge.child]
         common = 0
         while common < min(len(a), len(b)) and a[common] == b[common]:
             common += 1
         path[("b", edge.id)] = tuple(a[:common])
-    return lambda item: path[item] if item[0] == "n" else path[("b", item[1])]
+
+    def of(item):
+        return path[item] if item[0] == "n" else path[("b", item[1])]
+
+    of.rank = rank
+    return of
 
 
 def _together(items, path):
     """The layer's items reordered so that each group's items are next to each other (an inner
-    group's inside its outer one's), every group placed at the mean position of its items."""
+    group's inside its outer one's). A group goes where its items are on average, except that
+    groups side by side in one parent keep their reading order (the order they first appear
+    in, ``path.rank``): neuron 2 stays between neurons 1 and 3, closed or open, so opening a
+    group changes no one else's order."""
     sums: dict[tuple, list] = {}
     for i, item in enumerate(items):
         p = path(item)
@@ -193,11 +206,19 @@ def _together(items, path):
             total = sums.setdefault(p[:depth], [0, 0])
             total[0] += i
             total[1] += 1
+    place = {group: total / count for group, (total, count) in sums.items()}
+    siblings: dict[tuple, list] = {}
+    for group in place:
+        siblings.setdefault(group[:-1], []).append(group)
+    for members in siblings.values():
+        spots = sorted(place[group] for group in members)
+        for group, spot in zip(sorted(members, key=lambda group: path.rank[group[-1]]), spots):
+            place[group] = spot
 
     def key(item_at):
         i, item = item_at
         p = path(item)
-        return (*((sums[p[:d]][0] / sums[p[:d]][1], p[d - 1]) for d in range(1, len(p) + 1)), (i, ""))
+        return (*((place[p[:d]], path.rank[p[d - 1]]) for d in range(1, len(p) + 1)), (i, -1))
 
     return [item for _, item in sorted(enumerate(items), key=key)]
 

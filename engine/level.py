@@ -261,7 +261,7 @@ def _layout(view: View, edges: list[dict]) -> dict:
     clusters = [
         tuple(groups._group_path(owner[unit]) if owner[unit] is not None else ())
         if isinstance(unit, int)
-        else tuple(groups._group_path(groups.groups[unit].parent) if groups.groups[unit].parent else ())
+        else tuple(groups._group_path(unit))  # a closed group: in its own, to keep its place among its siblings
         for unit in view.units
     ]
     drawn = layout(Graph.of(values[-1], values), clusters if any(clusters) else None)

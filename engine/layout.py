@@ -199,9 +199,11 @@ def _together(items, path):
     groups side by side in one parent keep their reading order (the order they first appear
     in, ``path.rank``): neuron 2 stays between neurons 1 and 3, closed or open, so opening a
     group changes no one else's order."""
+    paths = [path(item) for item in items]
+    if not any(paths):
+        return items
     sums: dict[tuple, list] = {}
-    for i, item in enumerate(items):
-        p = path(item)
+    for i, p in enumerate(paths):
         for depth in range(1, len(p) + 1):
             total = sums.setdefault(p[:depth], [0, 0])
             total[0] += i
@@ -210,17 +212,15 @@ def _together(items, path):
     siblings: dict[tuple, list] = {}
     for group in place:
         siblings.setdefault(group[:-1], []).append(group)
+    rank = path.rank
     for members in siblings.values():
-        spots = sorted(place[group] for group in members)
-        for group, spot in zip(sorted(members, key=lambda group: path.rank[group[-1]]), spots):
-            place[group] = spot
+        if len(members) > 1:
+            spots = sorted(place[group] for group in members)
+            for group, spot in zip(sorted(members, key=lambda group: rank[group[-1]]), spots):
+                place[group] = spot
 
-    def key(item_at):
-        i, item = item_at
-        p = path(item)
-        return (*((place[p[:d]], path.rank[p[d - 1]]) for d in range(1, len(p) + 1)), (i, -1))
-
-    return [item for _, item in sorted(enumerate(items), key=key)]
+    keys = [(*((place[p[:d]], rank[p[d - 1]]) for d in range(1, len(p) + 1)), (i, -1)) for i, p in enumerate(paths)]
+    return [items[i] for i in sorted(range(len(items)), key=keys.__getitem__)]
 
 
 def _order(columns, chains, small: bool, path=None):
@@ -257,16 +257,44 @@ def _order(columns, chains, small: bool, path=None):
 
 
 def _crossings(columns, right) -> int:
+    """How many pairs of edges cross between neighbouring layers. Two segments cross when
+    their ends are in opposite orders in the two layers: sorted by their ends in the first
+    layer (then in the second), that is each pair out of order in the second, counted by
+    a merge sort in O(s log s) rather than pair by pair."""
     total = 0
     for layer in range(len(columns) - 1):
-        here = {item: i for i, item in enumerate(columns[layer])}
         there = {item: i for i, item in enumerate(columns[layer + 1])}
-        segments = [(here[a], there[b]) for a in columns[layer] for b in right.get(a, ())]
-        for i, (a1, b1) in enumerate(segments):
-            for a2, b2 in segments[i + 1 :]:
-                if (a1 - a2) * (b1 - b2) < 0:
-                    total += 1
+        ends = []
+        for item in columns[layer]:
+            ends.extend(sorted(there[b] for b in right.get(item, ())))
+        total += _inversions(ends)
     return total
+
+
+def _inversions(values: list[int]) -> int:
+    """The pairs i < j with values[i] > values[j] (equal values are not a crossing)."""
+    count = 0
+    width = 1
+    values = list(values)
+    n = len(values)
+    while width < n:
+        merged = []
+        for lo in range(0, n, 2 * width):
+            left, right = values[lo : lo + width], values[lo + width : lo + 2 * width]
+            i = j = 0
+            while i < len(left) and j < len(right):
+                if right[j] < left[i]:
+                    merged.append(right[j])
+                    count += len(left) - i
+                    j += 1
+                else:
+                    merged.append(left[i])
+                    i += 1
+            merged.extend(left[i:])
+            merged.extend(right[j:])
+        values = merged
+        width *= 2
+    return count
 
 
 def _coordinates(columns, o: Orientation):

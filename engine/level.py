@@ -94,6 +94,19 @@ class Grouped:
         return group.id
 
 
+class _UnitOf:
+    """A node's unit in a view, looked up when asked: itself, or the collapsed group it is drawn in."""
+
+    __slots__ = ("owner", "unit_of_group")
+
+    def __init__(self, owner: list, unit_of_group: dict):
+        self.owner, self.unit_of_group = owner, unit_of_group
+
+    def __getitem__(self, v: int):
+        group = self.owner[v]
+        return v if group is None else self.unit_of_group[group] or v
+
+
 class View:
     """Which units are drawn when the groups in ``expanded`` (and their ancestors) are open."""
 
@@ -109,30 +122,31 @@ class View:
         for gid in groups.groups:
             path = groups._group_path(gid)
             self.unit_of_group[gid] = next((g for g in path if g not in opened), None)
-        owner = groups.owner
-        self.unit = [self.unit_of_group[owner[v]] or v if owner[v] is not None else v for v in range(len(owner))]
-        # the units in the forward order, each with its slice of that order
+        self.unit = _UnitOf(groups.owner, self.unit_of_group)
+        # the units in the forward order, each with its slice of that order: a collapsed
+        # group's nodes are one block of it (Groups.block), stepped over in one go, so a view
+        # costs what it draws rather than a pass over every node of the graph
         self.units: list = []
         self.block: dict = {}
         order = groups.forward_order
-        start = 0
-        for i in range(1, len(order) + 1):
-            if i == len(order) or self.unit[order[i]] != self.unit[order[start]]:
-                unit = self.unit[order[start]]
-                self.units.append(unit)
-                self.block[unit] = (start, i)
-                start = i
-                if len(self.units) > MAX_UNITS:
-                    if not opened:
-                        raise LevelError(
-                            f"Even with every group closed, this graph of {len(order):,} nodes would draw more "
-                            f"than {MAX_UNITS:,} boxes at once; show a smaller part of it, for example one "
-                            "sample's loss."
-                        )
+        i = 0
+        while i < len(order):
+            unit = self.unit[order[i]]
+            end = groups.block(unit)[1] if isinstance(unit, str) else i + 1
+            self.units.append(unit)
+            self.block[unit] = (i, end)
+            i = end
+            if len(self.units) > MAX_UNITS:
+                if not opened:
                     raise LevelError(
-                        f"Opening these groups would draw more than {MAX_UNITS:,} boxes at once; close a group, "
-                        "or open one inside it instead."
+                        f"Even with every group closed, this graph of {len(order):,} nodes would draw more "
+                        f"than {MAX_UNITS:,} boxes at once; show a smaller part of it, for example one "
+                        "sample's loss."
                     )
+                raise LevelError(
+                    f"Opening these groups would draw more than {MAX_UNITS:,} boxes at once; close a group, "
+                    "or open one inside it instead."
+                )
 
     @cached_property
     def drawn(self) -> set[int]:

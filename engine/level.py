@@ -235,7 +235,9 @@ def _group(grouped: Grouped, gid: str, is_open: bool) -> dict:
 def _edges(grouped: Grouped, view: View) -> list[dict]:
     """One edge per (parent unit, child unit): a node-to-node edge as the graph answer writes
     it, and between boxes how many of the graph's edges it stands for."""
-    graph, unit = grouped.graph, view.unit
+    graph = grouped.graph
+    # view.unit[p], inlined below: a closed sample's box alone has hundreds of inputs
+    owner, unit_of_group = view.unit.owner, view.unit.unit_of_group
     out: dict[tuple, dict] = {}
     for child_unit in view.units:
         if isinstance(child_unit, int):
@@ -243,7 +245,8 @@ def _edges(grouped: Grouped, view: View) -> list[dict]:
         else:
             feeding = [(p, count, None) for p, count in grouped.groups.inputs_of(child_unit).items()]
         for p, count, slot in feeding:
-            parent_unit = unit[p]
+            group = owner[p]
+            parent_unit = p if group is None else unit_of_group[group] or p
             key = (parent_unit, child_unit)
             edge = out.get(key)
             if edge is None:

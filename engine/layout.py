@@ -64,6 +64,7 @@ DOWN = Orientation(
 NODE_WIDTH = ACROSS.node_width
 NODE_HEIGHT = ACROSS.node_height
 SWEEPS_SMALL = 8
+BUNDLE = 6  # this many long edges into one node from one layer share their bend points
 BIG_GRAPH = 300  # above this many nodes, fewer sweeps and no crossing counts
 # ... or above this many items to order (nodes and bend points): a network's view with 99
 # closed samples feeding one sum many layers on has ten times more bends than boxes.
@@ -100,7 +101,7 @@ def _layout(graph: Graph, clusters=None) -> dict:
     layers = _layers(graph)
     chains, columns = _columns(graph, layers)
     small = len(graph) <= BIG_GRAPH and sum(map(len, columns)) <= BIG_ITEMS
-    _order(columns, chains, small=small, path=_paths(graph, clusters) if clusters else None)
+    _order(columns, chains, small=small, path=_paths(graph, clusters, chains) if clusters else None)
     drawn = _draw(graph, layers, chains, columns, ACROSS)
     if len(graph) <= DOWN_LIMIT:
         drawn["down"] = _draw(graph, layers, chains, columns, DOWN)
@@ -146,17 +147,33 @@ def _layers(graph: Graph) -> list[int]:
 
 
 def _columns(graph: Graph, layers):
-    """Each layer's items: ("n", node) for nodes, ("b", edge, k) for bend points."""
+    """Each layer's items: ("n", node) for nodes, ("b", key, k) for bend points.
+
+    Edges into one node from the same layer that skip layers on the way, if there are
+    BUNDLE or more of them (99 closed samples feeding one sum), share their bend points: they
+    meet in the layer after their parents and run on as one line. Otherwise each has its own."""
     columns = [[] for _ in range(max(layers) + 1)]
     for node in range(len(graph)):
         columns[layers[node]].append(("n", node))
-    chains = {}  # edge → the items it passes through, parent first, child last
+    fan_in: dict[tuple, int] = {}
     for edge in graph.edges:
+        if layers[edge.child] - layers[edge.parent] > 1:
+            key = (edge.child, layers[edge.parent])
+            fan_in[key] = fan_in.get(key, 0) + 1
+    chains = {}  # edge → the items it passes through, parent first, child last
+    placed = set()  # the bundles whose bend points are in their layers already
+    for edge in graph.edges:
+        key = (edge.child, layers[edge.parent])
+        shared = fan_in.get(key, 0) >= BUNDLE
+        bend_key = ("to", *key) if shared else edge.id
         items = [("n", edge.parent)]
         for k, layer in enumerate(range(layers[edge.parent] + 1, layers[edge.child])):
-            bend = ("b", edge.id, k)
-            columns[layer].append(bend)
+            bend = ("b", bend_key, k)
+            if bend_key not in placed:
+                columns[layer].append(bend)
             items.append(bend)
+        if shared:
+            placed.add(bend_key)
         items.append(("n", edge.child))
         chains[edge.id] = items
     return chains, columns
@@ -174,9 +191,9 @@ def _barycentre_key(neighbours, position, current):
     return key
 
 
-def _paths(graph: Graph, clusters):
+def _paths(graph: Graph, clusters, chains):
     """Each item's groups, outermost first: a node's own, and a bend point's the groups that
-    hold both ends of its edge. ``.rank`` numbers the groups in the order they first appear
+    hold both ends of its edge (of every edge sharing it). ``.rank`` numbers the groups in the order they first appear
     (the nodes' order, which is the order the graph was built in)."""
     path = {("n", node): tuple(clusters[node]) for node in range(len(graph))}
     rank: dict[str, int] = {}
@@ -184,11 +201,18 @@ def _paths(graph: Graph, clusters):
         for group in groups:
             rank.setdefault(group, len(rank))
     for edge in graph.edges:
+        items = chains[edge.id]
+        if len(items) == 2:
+            continue  # no bend point
         a, b = clusters[edge.parent], clusters[edge.child]
         common = 0
         while common < min(len(a), len(b)) and a[common] == b[common]:
             common += 1
-        path[("b", edge.id)] = tuple(a[:common])
+        key = ("b", items[1][1])
+        shared = path.get(key, a[:common])
+        while common and shared[:common] != a[:common]:
+            common -= 1
+        path[key] = tuple(a[:common])
 
     def of(item):
         return path[item] if item[0] == "n" else path[("b", item[1])]
@@ -231,8 +255,13 @@ def _order(columns, chains, small: bool, path=None):
     """Reorder items within layers to reduce crossings (barycenter heuristic), a group's items
     kept together when ``path`` gives each item its groups."""
     left, right = {}, {}  # item → its neighbours in the previous / next layer
+    shared = set()  # the links of bend points that edges share, each listed once
     for items in chains.values():
         for a, b in zip(items, items[1:]):
+            if a[0] == "b" or b[0] == "b":
+                if (a, b) in shared:
+                    continue
+                shared.add((a, b))
             right.setdefault(a, []).append(b)
             left.setdefault(b, []).append(a)
 

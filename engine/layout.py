@@ -278,8 +278,11 @@ def _order(columns, chains, small: bool, path=None):
     best = [list(c) for c in columns]
     best_crossings = _crossings(columns, right) if small else None
     for _ in range(SWEEPS_SMALL if small else 2):
+        before = [list(c) for c in columns]
         sweep(range(1, len(columns)), left)
         sweep(range(len(columns) - 2, -1, -1), right)
+        if columns == before:
+            break  # a fixed point: every further sweep would give these orders again
         if small:
             crossings = _crossings(columns, right)
             if crossings < best_crossings:

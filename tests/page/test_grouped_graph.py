@@ -69,6 +69,10 @@ def wait_group(page, name, expanded):
     settle(page)
 
 
+def focused_group(page):
+    return page.evaluate("() => { const a = gwActive(); return [a?.dataset.group, a?.getAttribute('aria-expanded')]; }")
+
+
 def position(page):
     return page.inner_text("#position")
 
@@ -143,6 +147,7 @@ def test_a_neuron_opens_with_enter_steps_node_by_node_and_closes_with_space(scre
     group(page, name).focus()
     page.keyboard.press("Enter")
     wait_group(page, name, "true")
+    assert focused_group(page) == [name, "true"]  # the keyboard's focus moved to its open name
     # Its frame became the first of its parts' frames: w11's, the third of 13.
     assert position(page) == "Forward pass · node 3 of 13"
     assert page.inner_text("#narration").startswith("Neuron 1 of layer 1 is open")
@@ -171,6 +176,11 @@ def test_a_neuron_opens_with_enter_steps_node_by_node_and_closes_with_space(scre
     # Space on the open neuron's name closes it again; the place goes to its one frame.
     group(page, name).focus()
     page.keyboard.press(" ")
+    wait_group(page, name, "false")
+    assert focused_group(page) == [name, "false"]  # and back to its box
+    page.keyboard.press("Enter")  # so the same key opens it again
+    wait_group(page, name, "true")
+    page.keyboard.press("Enter")
     wait_group(page, name, "false")
     assert "w11" not in nodes(page)
     assert page.inner_text("#narration").startswith("Neuron 1 of layer 1 is closed")

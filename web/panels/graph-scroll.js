@@ -145,8 +145,10 @@ export class Viewport {
     const screenY = from.y * fromScale - this.box.top;
     const left = Math.max(0, to.x * this.scale + offsetOf(this.layout, this.scale) - screenX);
     const top = Math.max(0, to.y * this.scale - screenY);
-    s.scrollTo({ left, top });
-    Object.assign(this.box, { left, top }); // (its scroll event measures it again: no layout forced here)
+    Object.assign(this.box, { left, top }); // (its scroll event measures it again)
+    // Scrolled once the new view is drawn: scrolling now would force a layout of a half-made
+    // drawing, and the drawing's own layout would follow.
+    queueMicrotask(() => s.scrollTo({ left, top }));
   }
 
   autoScale() {

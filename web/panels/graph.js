@@ -158,6 +158,14 @@ export class GraphView {
     const before = !again && answer.toggled && this.answer?.level && this.layout
       ? { point: groupPoint(this.layout, this.answer, answer.toggled), scale: this.viewport.scale, layout: this.layout }
       : null;
+    // The learner's focus on the group just opened or closed moves to what stands for it
+    // now (its open name, or its box). It is let go of first: taking down or changing a
+    // focused element forces a layout in the middle of drawing.
+    const focused = before && this.svg.getRootNode().activeElement?.closest?.("[data-group]");
+    if (focused && this.svg.contains(focused)) {
+      focused.blur();
+      queueMicrotask(() => this.groupElement(answer.toggled)?.focus({ preventScroll: true }));
+    }
     this.answer = answer;
     this.lastStep = null;
     this.largestPush = largestContribution(answer);
@@ -297,6 +305,11 @@ export class GraphView {
 
   // The part of the graph (layout x, with a margin) the scroller shows, from what
   // the viewport last measured.
+  // The element that opens or closes group `name`: its box, or its open name.
+  groupElement(name) {
+    return [...this.svg.querySelectorAll("[data-group]")].find((e) => e.getAttribute("data-group") === name) ?? null;
+  }
+
   visibleRange() {
     const x = this.viewport.visibleX();
     return x && { lo: x.lo - WINDOW_MARGIN, hi: x.hi + WINDOW_MARGIN };

@@ -1,16 +1,15 @@
 """Right numbers at scale: every grad of micrograd's demo loss (MLP(2, [16, 16, 1]) over 100
 points, max-margin loss plus L2 regularisation, 65,818 nodes), as `gradwalk.show(loss,
-model=model)` computes it, against two independent oracles in float64:
+model=model)` computes it, against independent oracles in float64:
 
-* the network's backward pass written as matrix calculus, from the parameters' and points'
-  plain numbers (no graph at all): dz = da ⊙ relu′(z), dW += dz xᵀ, dx = Wᵀ dz, summed over
-  the samples, plus 2αp for the regularisation;
+* PyTorch (its CPU build, pinned in the test extra): the same network as tensors, from the
+  parameters' and points' plain numbers, and its own autograd;
+* the network's backward pass written as matrix calculus, from the same plain numbers (no
+  graph at all): dz = da ⊙ relu′(z), dW += dz xᵀ, dx = Wᵀ dz, summed over the samples, plus
+  2αp for the regularisation;
 * forward-mode differentiation with dual numbers (a + εb, ε² = 0) on the same plain numbers,
   one parameter of each layer at a time: the derivative by its definition, with no backward
   pass.
-
-PyTorch is not used: its wheels on the package index are over 500 MB and pull the CUDA
-toolkit, too much for the test command to install.
 """
 
 import math
@@ -132,6 +131,41 @@ def test_the_demo_loss_is_the_demos_graph(demo):
     _, _, _, network, params = demo
     assert len(network.flat) == DEMO_NODES
     assert len(params) == 337
+
+
+def test_every_grad_of_the_network_agrees_with_pytorch(demo):
+    import torch
+
+    model, points, labels, network, params = demo
+    # the network as PyTorch tensors, from the plain numbers of micrograd's parameters and points
+    layers = [
+        (
+            torch.tensor(w, dtype=torch.float64, requires_grad=True),
+            torch.tensor(b, dtype=torch.float64, requires_grad=True),
+        )
+        for w, b in weights(model)
+    ]
+    x = torch.tensor(points, dtype=torch.float64, requires_grad=True)
+    y = torch.tensor(labels, dtype=torch.float64)
+    a = x
+    for k, (w, b) in enumerate(layers):
+        a = a @ w.T + b
+        if k < len(layers) - 1:
+            a = torch.relu(a)  # relu'(0) is 0, as in micrograd
+    data_loss = torch.relu(1 + -y * a[:, 0]).sum() * (1.0 / len(points))
+    reg_loss = ALPHA * sum((p * p).sum() for w, b in layers for p in (w, b))
+    loss = data_loss + reg_loss
+    loss.backward()
+    theirs = []
+    for w, b in layers:
+        for j in range(w.shape[0]):
+            theirs.extend(w.grad[j].tolist())
+            theirs.append(b.grad[j].item())
+    assert agree(network.flat.data[-1], loss.item())
+    worst = max(abs(m - t) / max(abs(m), abs(t), 1e-300) for m, t in zip(params, theirs))
+    assert len(theirs) == len(params) == 337
+    assert all(agree(m, t) for m, t in zip(params, theirs)), worst
+    assert sum(1 for g in params if g != 0) > 300  # most of them are not zero: a real check
 
 
 def test_every_parameters_grad_agrees_with_matrix_calculus(demo):

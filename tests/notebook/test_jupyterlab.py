@@ -197,6 +197,7 @@ def test_the_demo_network_opens_collapsed_and_each_layers_neuron_ends_with_micro
     batch.wait_for(state="attached", timeout=STEP_TIMEOUT_MS)
     assert batch.get_attribute("aria-expanded") == "false"
     assert output.locator("[data-group][aria-expanded='true']").count() == 0  # every group collapsed
+    screenshot(notebook, notebook.cell(1), "gradwalk-jupyterlab-network-collapsed.png")
 
     def opened(name):  # Enter on its box (a box of a big graph far from view is drawn inside only near it)
         output.locator(f"[data-group='{name}'][aria-expanded='false']").focus()

@@ -32,7 +32,8 @@ PRESETS_REQUEST = json.dumps({"cmd": "presets"})
 def requests_for(preset_id: str) -> dict[str, str]:
     """The requests behind one preset's entry, by key, in file order. A preset with group
     blocks is drawn first at the level the page opens it at (web/grouped.js's
-    defaultExpanded: the groups that hold other groups open), so that is what is prerendered."""
+    defaultExpanded: its outermost groups that hold other groups open), so that is what is
+    prerendered."""
     load = {"cmd": "load", "preset": preset_id}
     outer = outer_groups(get_preset(preset_id)["program"])
     if outer:
@@ -44,7 +45,7 @@ _GROUP = re.compile(r"""^(\s*)with group\((["'])(.*)\2\):\s*$""")
 
 
 def outer_groups(program: str) -> list[str]:
-    """The names of a program's with group(...) blocks that hold another one."""
+    """The names of a program's outermost with group(...) blocks that hold another one."""
     opened: list[tuple[int, str]] = []  # the blocks around the line, with their indentation
     outer: list[str] = []
     for line in program.splitlines():
@@ -55,7 +56,7 @@ def outer_groups(program: str) -> list[str]:
             opened.pop()
         match = _GROUP.match(line)
         if match:
-            if opened and opened[-1][1] not in outer:
+            if len(opened) == 1 and opened[0][1] not in outer:
                 outer.append(opened[-1][1])
             opened.append((indent, match.group(3)))
     return outer

@@ -269,7 +269,9 @@ def _layout(view: View, edges: list[dict]) -> dict:
         parents_of[index[edge["child"]]].append(index[edge["parent"]])
     for i in range(len(view.units)):
         value = Value(0.0)
-        value._prev = tuple(values[p] for p in sorted(set(parents_of[i])))
+        # in the edges' own order (one edge per pair of units), so that the layout's i-th edge
+        # is the answer's i-th edge
+        value._prev = tuple(values[p] for p in parents_of[i])
         value._local = (0.0,) * len(value._prev)
         value._op = "+" if value._prev else ""
         values.append(value)

@@ -12,6 +12,7 @@ from engine.flat import read_flat
 from engine.groups import GroupError, find_groups, model_parts
 from engine.level import MAX_UNITS, View, _backward
 from engine.network import Network
+from engine.presets import get_preset
 from tests.support.demo_mlp import MicroNet, demo_loss, lecture_loss
 from tests.support.learner_engines import Lecture, MicroGPT
 from tests.support.notebook import snapshot, unchanged
@@ -260,6 +261,7 @@ def test_a_group_that_is_not_convex_is_refused_in_a_sentence():
 
 
 SMALL_NETWORK = "small-network"
+SMALL_NETWORK_PROGRAM = get_preset(SMALL_NETWORK)["program"]
 
 
 def test_a_programs_with_group_blocks_are_its_groups_and_its_answer_names_them():
@@ -370,3 +372,29 @@ def test_an_open_groups_units_sit_next_to_each_other_in_every_layer():
             for gid in opened:
                 places = [i for i, unit in enumerate(row) if gid in around(unit)]
                 assert places == list(range(places[0], places[0] + len(places))) if places else True, (gid, row)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        'a = 2\nb = 3\nwith group("g"):\n    c = b * a\n    d = c + 1\ne = d * a',
+        SMALL_NETWORK_PROGRAM,
+    ],
+)
+def test_each_edge_of_a_view_is_drawn_from_its_own_parent_to_its_own_child(program):
+    # The layout's i-th route belongs to the answer's i-th edge: it leaves its parent's right
+    # side and reaches its child's left side, whatever order the operands come in.
+    whole = json.loads(handle({"cmd": "load", "program": program}))
+    everything = [g["id"] for g in whole["groups"]]
+    for expanded in ([], everything[:1], everything):
+        answer = json.loads(handle({"cmd": "load", "program": program, "expanded": expanded}))
+        drawn = answer["layout"]
+        at = dict(zip(answer["units"], drawn["nodes"]))
+        half = drawn["node_width"] / 2
+        assert len(drawn["edges"]) == len(answer["edges"])
+        for edge, route in zip(answer["edges"], drawn["edges"]):
+            start, end = route["points"][0], route["points"][-1]
+            assert start[0] == pytest.approx(at[edge["parent"]]["x"] + half, abs=0.2), (expanded, edge)
+            assert end[0] == pytest.approx(at[edge["child"]]["x"] - half, abs=0.2), (expanded, edge)
+            assert abs(start[1] - at[edge["parent"]]["y"]) < drawn["node_height"] / 2, (expanded, edge)
+            assert abs(end[1] - at[edge["child"]]["y"]) < drawn["node_height"] / 2, (expanded, edge)

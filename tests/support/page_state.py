@@ -13,6 +13,7 @@ import zlib
 from functools import lru_cache
 from urllib.parse import parse_qs
 
+from buildtools.prerender import outer_groups
 from engine.api import handle
 from tests.support.frames import changes
 
@@ -105,9 +106,7 @@ def engine_answer(state, rule="push"):
         request["rule"] = rule
     if state["program"] is not None and "with group(" in state["program"]:
         # at the level the page draws: the link's open groups, or the ones it opens with
-        whole = _load(json.dumps({"cmd": "load", "program": state["program"]}))
-        outer = [g["id"] for g in whole.get("groups", []) if g["parent"] is None and g["groups"]]
-        request["expanded"] = state.get("open", outer)
+        request["expanded"] = state.get("open", outer_groups(state["program"]))
     answer = _load(json.dumps(request, sort_keys=True))
     assert answer["ok"], f"the CPython engine refused the page's own state {request}: {answer['error']}"
     return answer

@@ -308,3 +308,47 @@ def test_a_question_counted_node_by_node_waits_until_every_group_is_open(screen,
     wait_group(page, NEURONS[3], "true")
     before_frame_26()
     assert asked.count() == 1
+
+
+RECT = """(name) => {
+  const e = [...gwRoot().querySelectorAll('svg [data-group]')].find((e) => e.dataset.group === name);
+  const r = (e.querySelector('rect') ?? e).getBoundingClientRect();
+  const box = gwRoot().querySelector('#graph-scroll').getBoundingClientRect();
+  const inside = r.x >= box.left && r.right <= box.right && r.y >= box.top && r.bottom <= box.bottom;
+  return { x: r.x, y: r.y, inside };
+}"""
+
+
+def test_a_group_opened_and_closed_stays_where_it_was_on_screen(screen, site_url):
+    screen.site_url = site_url
+    page = opened(screen)
+    for name in (NEURONS[1], NEURONS[3]):
+        closed = page.evaluate(RECT, name)
+        group(page, name).click()
+        wait_group(page, name, "true")
+        assert page.evaluate(RECT, name)["inside"]  # its open name is in view
+        group(page, name).click()
+        wait_group(page, name, "false")
+        again = page.evaluate(RECT, name)
+        assert (round(again["x"]), round(again["y"])) == (round(closed["x"]), round(closed["y"])), name
+
+
+def test_an_edited_program_with_groups_opens_as_a_new_one_does(screen, site_url):
+    # With a neuron open, the learner edits the program: one neuron fewer, so its groups' ids
+    # are others. The new program is drawn at its own first level, with no error.
+    from engine.presets import get_preset
+    from tests.support.editor import submit
+
+    screen.site_url = site_url
+    page = opened(screen)
+    group(page, NEURONS[0]).click()
+    wait_group(page, NEURONS[0], "true")
+    program = get_preset(PRESET)["program"]
+    start = program.index('    with group("neuron 3 of layer 1"):')
+    end = program.index('with group("layer 2"):')
+    edited = program[:start] + program[end:]
+    edited = edited.replace(" + h3 * v3", "").replace("        v3 = 0.4\n", "")
+    page.click("#edit-program")
+    shown = submit(page, edited)
+    assert not shown["error"], shown["text"]
+    assert list(nodes(page)) == ["x1", "x2", *NEURONS[:2], NEURONS[3]]

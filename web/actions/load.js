@@ -122,8 +122,9 @@ export async function loadSource(
   source,
   { keepPlace = false, place = null, order = null, expanded = null, message = null, kind = "load" } = {},
 ) {
-  // The same graph with other values keeps the groups open that were (a grouped graph).
-  const same = keepPlace || kind === "values" || kind === "reset";
+  // The same graph with other values keeps the groups open that were (a grouped graph); an
+  // edited program may have other groups, so it opens as a new one does.
+  const same = kind === "values" || kind === "reset";
   const request = { cmd: "load", ...source, ...(same ? levelOf(w.state) : {}) };
   if (order) Object.assign(request, { order, rule: orderRule(w) });
   if (expanded) request.expanded = expanded;

@@ -152,12 +152,13 @@ export class GraphView {
     const svg = this.svg;
     const L = layout ?? this.chooseLayout(answer);
     this.pulses?.finish();
-    this.layout = L;
     const again = answer === this.answer; // the same graph drawn again (digits, a turned box)
     // A group just opened or closed (actions/groups.js): where it was, to keep it there on screen.
-    const before = !again && answer.toggled && this.answer?.level && this.layout
-      ? { point: groupPoint(this.layout, this.answer, answer.toggled), scale: this.viewport.scale, layout: this.layout }
+    const old = this.layout;
+    const before = !again && answer.toggled && this.answer?.level && old
+      ? { point: groupPoint(old, this.answer, answer.toggled), scale: this.viewport.scale, layout: old }
       : null;
+    this.layout = L;
     // The learner's focus on the group just opened or closed moves to what stands for it
     // now (its open name, or its box). It is let go of first: taking down or changing a
     // focused element forces a layout in the middle of drawing.

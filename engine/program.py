@@ -173,6 +173,12 @@ class Program:
             program.release()  # the half-built graph goes away without deep recursion
             raise
         program._nodes = topological_order(program.output)
+        if program.groups:
+            # In the order its lines made them, which is also a topological order: each
+            # group's nodes then come one after another, so the graph drawn with every group
+            # open steps exactly as the graph itself (the same frames, the same node ids).
+            used = set(program._nodes)
+            program._nodes = [node for node in program._created if node in used]
         program.name_intermediates()
         return program
 

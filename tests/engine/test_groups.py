@@ -278,7 +278,7 @@ def test_a_programs_with_group_blocks_are_its_groups_and_its_answer_names_them()
     labels = {n["id"]: n["label"] for n in answer["nodes"]}
     neuron = groups["neuron 2 of layer 1"]
     assert neuron["parent"] == groups["layer 1"]["id"] and neuron["groups"] == []
-    assert [labels[v] for v in neuron["nodes"]] == ["w21", "x1*w21", "w22", "x2*w22", "t2", "b2", "t2+b2", "h2"]
+    assert [labels[v] for v in neuron["nodes"]] == ["w21", "w22", "b2", "x1*w21", "x2*w22", "t2", "t2+b2", "h2"]
     assert [labels[v] for v in neuron["outputs"]] == ["h2"] and neuron["size"] == 8
     assert groups["layer 1"]["size"] == 24 and groups["layer 1"]["nodes"] == []
     # the inputs stay where the program made them: outside every group

@@ -287,27 +287,30 @@ def test_the_link_keeps_the_open_groups_and_the_step_at_that_level(screen, site_
 
 
 def test_a_question_counted_node_by_node_waits_until_every_group_is_open(screen, site_url):
-    # h1-grad is asked before backward frame 26 of the graph drawn node by node. With three
-    # neurons open the view also has a frame 26, but another one: no question there.
+    # h1-grad is asked before backward frame 7 of the graph drawn node by node (the visit of
+    # h1*v1). With three neurons open the view also has a frame 7, but another one: no
+    # question there. With every group open the view steps as the graph itself does.
     screen.site_url = site_url
     page = opened(screen)
     asked = page.locator("#checkpoints [data-checkpoint='h1-grad'][data-mode='ask']")
 
-    def before_frame_26():
+    def before_frame_7():
         button(page, "Start backward").click()
-        for _ in range(25):
+        for _ in range(6):
             button(page, "Step forward").click()
 
     for name in NEURONS[:3]:
         group(page, name).click()
         wait_group(page, name, "true")
-    before_frame_26()
-    assert "visit 25 of" in position(page)
+    before_frame_7()
+    assert "visit 6 of" in position(page)
     assert asked.count() == 0
     group(page, NEURONS[3]).click()
     wait_group(page, NEURONS[3], "true")
-    before_frame_26()
+    before_frame_7()
     assert asked.count() == 1
+    button(page, "Step forward").click()
+    assert page.inner_text("#narration").startswith("Visit h1*v1")
 
 
 RECT = """(name) => {

@@ -25,6 +25,13 @@ export function closedGroups(answer) {
   return answer?.boxes ? [...answer.boxes.values()].filter((g) => !g.open).length : 0;
 }
 
+// What keeps the experiments that answer node by node (the nudge check, "Why reverse mode")
+// from running on a grouped view: how many groups are drawn closed, or Infinity for a
+// notebook kernel's network, which answers at the level on screen only; 0 when nothing does.
+export function groupsInTheWay(answer) {
+  return answer?.graph?.source === "kernel" && answer.graph.grouped ? Infinity : closedGroups(answer);
+}
+
 export function readLevel(answer) {
   const { units, groups, nodes, edges, output } = answer;
   const box = new Map(groups.map((g) => [g.id, g]));

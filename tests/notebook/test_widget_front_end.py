@@ -179,6 +179,12 @@ def test_a_network_opens_collapsed_and_each_opened_neuron_ends_with_micrograds_g
     cell = mount(page, site_url, shown)
     box = cell.locator("[data-group='batch']")
     assert box.get_attribute("aria-expanded") == "false" and box.get_attribute("role") == "button"
+    # The experiments that answer node by node say how to use them, without offering to open
+    # every group (this network answers in groups only)
+    cell.get_by_role("tab", name="Why reverse mode").click()
+    note = cell.locator("#stage-why .groups-note")
+    assert "show a smaller part" in note.inner_text() and note.locator("button").is_hidden()
+    cell.get_by_role("tab", name="Step the passes").click()
     for obj in shown.flat.objects:  # micrograd's own backward pass: the oracle
         obj.grad = 0
     loss.backward()

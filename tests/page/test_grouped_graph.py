@@ -226,6 +226,18 @@ def test_the_visit_order_experiment_runs_on_the_boxes(screen, site_url):
     assert shown["x1"][1] == "0" and shown["x2"][1] == "0"
     assert float(shown[NEURONS[0]][1]) == GRAD["h1"]
     assert float(shown[NEURONS[3]][1]) == 1.0
+    # Pull is not offered on boxes (they are visited by push)
+    assert page.locator("#order-rule input[value='pull']").is_disabled()
+
+    # The link replays the same order on the same boxes, with the same verdict.
+    page.wait_for_function("() => location.search.includes('order=')", timeout=STEP_TIMEOUT_MS)
+    link = page.url
+    assert "open=" not in link
+    page.goto(link)
+    wait_ready(page)
+    page.wait_for_function("gwRoot().querySelector('.has-result .verdict') !== null", timeout=STEP_TIMEOUT_MS)
+    assert page.inner_text("#experiment-result") == result
+    assert page.locator("#link-notice").is_hidden()
 
 
 def test_the_experiments_that_answer_node_by_node_offer_to_open_every_group(screen, site_url):

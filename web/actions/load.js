@@ -147,14 +147,26 @@ export async function loadSource(
 // Ask for a graph. A program with groups (with group(...) blocks) that comes whole is
 // asked for again at its first level: its outer groups open, its innermost ones closed
 // (grouped.js's defaultExpanded; a visit order then names what that level draws, so it
-// is left out).
+// is left out). A link's visit order names the boxes of that level: refused by the whole
+// graph, it is asked for there.
 async function askGraph(w, request) {
   const answer = await ask(w, "load", request);
+  const atLevel = (whole, extra) => ask(w, "load", { ...withoutOrder(request), ...extra,
+    expanded: defaultExpanded(whole.groups) });
+  if (answer?.ok === false && answer.error.kind === "order" && request.order && !("expanded" in request)) {
+    const whole = await ask(w, "load", withoutOrder(request));
+    if (!whole?.ok || !whole.groups || whole.grouped) return answer;
+    return atLevel(whole, { order: request.order, rule: "push" });
+  }
   if (!answer?.ok || !answer.groups || answer.grouped || "expanded" in request) return answer;
-  const first = { ...request, expanded: defaultExpanded(answer.groups) };
-  delete first.order;
-  delete first.rule;
-  return ask(w, "load", first);
+  return atLevel(answer, {});
+}
+
+function withoutOrder(request) {
+  const rest = { ...request };
+  delete rest.order;
+  delete rest.rule;
+  return rest;
 }
 
 // What an answer was made from, for the next request: {preset, values?}, {program}

@@ -13,7 +13,7 @@ import { decodeAnswer } from "../stepper.js";
 
 // Push or pull, for the visit-order experiment (the radio buttons next to the list).
 export function orderRule(w) {
-  return w.state.why.rule;
+  return w.state.answer?.level ? "push" : w.state.why.rule; // a grouped view runs push only (docs/api.md)
 }
 
 // The visit-order status line says `text` (say: announce it even if unchanged).

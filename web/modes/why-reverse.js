@@ -13,7 +13,7 @@
 //   why.draw(state, view)                    at every render
 //   why.refuse(mode, text)                   the engine could not run a mode: say so in its panel
 
-import { closedGroups } from "../grouped.js";
+import { groupsInTheWay } from "../grouped.js";
 import { GroupsNote } from "../panels/groups-note.js";
 import { MODES } from "../modes/index.js"; // written by the build (types/build-outputs.d.ts)
 import { h } from "./shared.js";
@@ -75,18 +75,18 @@ export class WhyReverse {
 
   draw(state, view) {
     const why = state.why;
-    // On a grouped view with a group closed the experiments, which answer node by node,
-    // give way to a note that offers to open every group.
-    const closed = closedGroups(state.answer);
-    if (this.tab !== why.tab || this.closed !== closed) {
+    // On a grouped view with a group closed (or a notebook's network, answered in groups
+    // only) the experiments, which answer node by node, give way to a note.
+    const inTheWay = groupsInTheWay(state.answer);
+    if (this.tab !== why.tab || this.inTheWay !== inTheWay) {
       this.tab = why.tab;
-      this.closed = closed;
-      this.groupsNote.show(closed);
+      this.inTheWay = inTheWay;
+      this.groupsNote.show(inTheWay);
       MODES.forEach((mode, i) => {
         const on = mode.id === why.tab;
         this.tabs[i].setAttribute("aria-selected", on ? "true" : "false");
         this.tabs[i].tabIndex = on ? 0 : -1;
-        this.panels[i].hidden = !on || closed > 0;
+        this.panels[i].hidden = !on || inTheWay > 0;
       });
     }
     if (why.busy) this.section.setAttribute("aria-busy", "true");

@@ -12,7 +12,7 @@
 
 import { exact, fmt } from "../lib/format.js";
 import { h, say } from "../lib/dom.js";
-import { closedGroups } from "../grouped.js";
+import { groupsInTheWay } from "../grouped.js";
 import { GroupsNote } from "./groups-note.js";
 
 const STEPS = ["0.1", "0.01", "0.001", "0.0001", "0.000001"];
@@ -62,12 +62,12 @@ export class NudgePanel {
       if (names.includes(current)) this.select.value = current;
     }
     this.box.hidden = inputs.length === 0;
-    // On a grouped view with a group closed, the check (which nudges any input of the whole
-    // graph) gives way to a note that offers to open every group.
-    const closed = closedGroups(answer);
-    this.groupsNote.show(closed);
-    this.controls.hidden = closed > 0;
-    this.result.hidden = closed > 0;
+    // On a grouped view with a group closed (or a notebook's network, answered in groups only),
+    // the check, which nudges any input of the whole graph, gives way to a note.
+    const inTheWay = groupsInTheWay(answer);
+    this.groupsNote.show(inTheWay);
+    this.controls.hidden = inTheWay > 0;
+    this.result.hidden = inTheWay > 0;
   }
 
   // Draw state.nudge: {asked: {kind: "one" | "all", wrt?, h}, shown} where shown is

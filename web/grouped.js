@@ -110,16 +110,19 @@ function unitFrame(f, index, shows, nodes, edges) {
 }
 
 // The visit-order experiment at this level, in the shape the page reads (docs/api.md's
-// Experiment): the frames unit-indexed, a push marked late when its parent unit had been
-// visited already, the grads after the run beside the right ones.
+// Experiment): the frames unit-indexed, a push marked late when the engine says its pair of
+// units was (a push into an input already visited is harmless: not late), the grads after
+// the run beside the right ones.
 function unitExperiment(exp, frame, index, nodes, edges) {
   const frames = exp.frames.map(frame);
+  const pair = (parent, child) => `${parent}\u0000${child}`;
+  const latePairs = new Set(exp.late.map((l) => pair(index.get(l.parent), index.get(l.child))));
   const visitedAt = new Map(); // unit → the frame that visited it
   const late = [];
   frames.forEach((f, j) => {
     if (f.kind !== "visit") return;
     for (const p of f.pushes) {
-      if (!visitedAt.has(p.parent)) continue;
+      if (!latePairs.has(pair(p.parent, f.node))) continue;
       p.late = true;
       late.push({
         frame: j, edge: p.edge, parent: p.parent, child: f.node, contribution: p.contribution,
@@ -129,9 +132,9 @@ function unitExperiment(exp, frame, index, nodes, edges) {
     visitedAt.set(f.node, j);
   });
   // Late pairs whose contribution was 0 have no push above; the engine's pairs are the truth.
-  for (const pair of exp.late) {
-    const parent = index.get(pair.parent);
-    const child = index.get(pair.child);
+  for (const l of exp.late) {
+    const parent = index.get(l.parent);
+    const child = index.get(l.child);
     if (late.some((l) => l.parent === parent && l.child === child)) continue;
     const edge = edges.find((e) => e.parent === parent && e.child === child);
     late.push({ frame: visitedAt.get(child) ?? frames.length - 1, edge: edge?.id ?? null, parent, child,

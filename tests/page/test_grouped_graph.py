@@ -367,3 +367,21 @@ def test_an_edited_program_with_groups_opens_as_a_new_one_does(screen, site_url)
     shown = submit(page, edited)
     assert not shown["error"], shown["text"]
     assert list(nodes(page)) == ["x1", "x2", *NEURONS[:2], NEURONS[3]]
+
+
+def test_inputs_visited_first_make_no_late_edge(screen, site_url):
+    # A push into an input already visited changes nothing that was passed on: the engine
+    # calls no pair late, and the page marks no edge late either.
+    screen.site_url = site_url
+    page = opened(screen)
+    show_tab(page, "Visit order")
+    for label in ("x2", "x1"):
+        item = page.locator(f"#visit-order li[data-label='{label}']")
+        item.focus()
+        while order(page)[0] != label:
+            page.keyboard.press("Alt+ArrowUp")
+    assert order(page)[:2] == ["x1", "x2"]
+    run_order(page)
+    page.wait_for_function("gwRoot().querySelector('.has-result .verdict') !== null", timeout=STEP_TIMEOUT_MS)
+    assert "every grad is right" in page.inner_text("#experiment-result")
+    assert page.locator("svg .edge.is-late").count() == 0

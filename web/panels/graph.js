@@ -304,13 +304,13 @@ export class GraphView {
     return true;
   }
 
-  // The part of the graph (layout x, with a margin) the scroller shows, from what
-  // the viewport last measured.
   // The element that opens or closes group `name`: its box, or its open name.
   groupElement(name) {
     return [...this.svg.querySelectorAll("[data-group]")].find((e) => e.getAttribute("data-group") === name) ?? null;
   }
 
+  // The part of the graph (layout x, with a margin) the scroller shows, from what
+  // the viewport last measured.
   visibleRange() {
     const x = this.viewport.visibleX();
     return x && { lo: x.lo - WINDOW_MARGIN, hi: x.hi + WINDOW_MARGIN };
@@ -383,13 +383,15 @@ export class GraphView {
       const data = view.data[i];
       const grad = view.grad[i];
       // A closed group's box says under it how many nodes it holds.
-      const note = marks.notes?.get(i) ?? (n.node.box ? `${n.node.box.size.toLocaleString("en")} nodes` : null);
+      const modeNote = marks.notes?.get(i) ?? null;
+      const note = modeNote ?? (n.node.box ? `${n.node.box.size.toLocaleString("en")} nodes` : null);
       const last = n.last;
       // A step changes a few nodes: the rest keep their elements untouched.
       if (!("data" in last) || !Object.is(last.data, data) || !Object.is(last.grad, grad) || last.note !== note) {
         n.g.setAttribute("data-data", exact(data));
         n.g.setAttribute("data-grad", exact(grad));
-        n.g.setAttribute("aria-label", nodeAriaLabel(n.node, data, grad) + (note ? `; ${note}` : ""));
+        // (a closed group's label says its size already: a mode's note is added)
+        n.g.setAttribute("aria-label", nodeAriaLabel(n.node, data, grad) + (modeNote ? `; ${modeNote}` : ""));
         n.g.classList.toggle("has-data", data !== null);
         n.g.classList.toggle("has-grad", grad !== null);
         const noteChanged = last.note !== note;
@@ -682,8 +684,10 @@ function pill(parent, kind, x, y, height) {
 // A teaching mode's note under the node (a tangent, a path sum), or none.
 function setNote(n, text) {
   if (!text && !n.note) return;
-  // (A closed group's size goes just under its box, clear of its grad.)
-  n.note ??= pill(n.g, "note", r(n.width / 2), r(n.height + (n.node.box ? 8 : 0)), 17);
+  // (A closed group's size goes just under its box, clear of its grad; a pooled element may
+  // have been a box before, or a node.)
+  n.note ??= pill(n.g, "note", 0, 0, 17);
+  n.note.g.setAttribute("transform", `translate(${r(n.width / 2)},${r(n.height + (n.node.box ? 8 : 0))})`);
   // A closed group's size is part of its first paint: its pill's width is estimated, the
   // same in the build's drawing as in the browser's (a mode's note is measured).
   showPill(n.note, text, Boolean(n.node.box));

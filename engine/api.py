@@ -361,7 +361,7 @@ def _level(grouped: Grouped, request: dict) -> dict:
     try:
         return level_answer(grouped, expanded, request.get("order"))
     except LevelError as error:
-        raise RequestError(str(error), "graph") from None
+        raise RequestError(str(error), error.kind) from None
 
 
 def expand(request: dict, source=None) -> dict:

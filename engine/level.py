@@ -41,6 +41,14 @@ MAX_SENTENCES = 6
 class LevelError(ValueError):
     """A view that can't be drawn (too many boxes, an unknown group), in a sentence."""
 
+    kind = "graph"  # the kind of the request's error (docs/api.md)
+
+
+class OrderError(LevelError):
+    """A visit order for the experiment that can't be run (a name not drawn, or twice), in a sentence."""
+
+    kind = "order"
+
 
 class Grouped:
     """A flat graph with its groups: the right backward pass, computed once."""
@@ -459,21 +467,21 @@ def _backward(grouped: Grouped, view: View, units: list) -> tuple[list[dict], li
 def _experiment(grouped: Grouped, view: View, order, correct: list[float]) -> dict:
     """The backward pass with the units visited in ``order`` (by name, every unit once)."""
     if not isinstance(order, list) or not all(isinstance(name, str) for name in order):
-        raise LevelError('"order" must be a list of the names of the boxes drawn.')
+        raise OrderError('"order" must be a list of the names of the boxes drawn.')
     by_name = {view.name(unit): unit for unit in view.units}
     by_name.update({unit: unit for unit in view.units if isinstance(unit, str)})  # a group by its id too
     units, seen = [], set()
     for name in order:
         unit = by_name.get(name)
         if unit is None:
-            raise LevelError(f'There is nothing called "{_short(name)}" drawn.')
+            raise OrderError(f'There is nothing called "{_short(name)}" drawn.')
         if unit in seen:
-            raise LevelError(f"{_short(name)} appears twice in the visit order; visit each box once.")
+            raise OrderError(f"{_short(name)} appears twice in the visit order; visit each box once.")
         seen.add(unit)
         units.append(unit)
     missing = [view.name(u) for u in view.units if u not in seen]
     if missing:
-        raise LevelError(f"The visit order leaves out {missing[0]}; every box must be visited once.")
+        raise OrderError(f"The visit order leaves out {missing[0]}; every box must be visited once.")
     frames, grads, late = _backward(grouped, view, units)
     wrong = [v for v in range(len(grads)) if grads[v] != correct[v] and not grouped.graph.parents[v]]
     pairs: dict[tuple, int] = {}
@@ -536,4 +544,4 @@ def _short(text) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-__all__ = ["Grouped", "View", "LevelError", "level_answer", "MAX_UNITS"]
+__all__ = ["Grouped", "View", "LevelError", "OrderError", "level_answer", "MAX_UNITS"]

@@ -97,7 +97,7 @@ class Network:
             else:
                 answer = level_answer(self.grouped, expanded, request.get("order"))
         except LevelError as error:
-            raise RequestError(str(error), "graph") from None
+            raise RequestError(str(error), error.kind) from None
         answer["graph"] = self.about()
         return answer
 

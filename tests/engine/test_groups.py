@@ -398,3 +398,14 @@ def test_each_edge_of_a_view_is_drawn_from_its_own_parent_to_its_own_child(progr
             assert end[0] == pytest.approx(at[edge["child"]]["x"] - half, abs=0.2), (expanded, edge)
             assert abs(start[1] - at[edge["parent"]]["y"]) < drawn["node_height"] / 2, (expanded, edge)
             assert abs(end[1] - at[edge["child"]]["y"]) < drawn["node_height"] / 2, (expanded, edge)
+
+
+@pytest.mark.parametrize("order", ["layer 1", ["no such box"], ["layer 2", "layer 2"], ["layer 2"]])
+def test_a_bad_visit_order_at_a_level_is_an_error_of_kind_order(one_sample, order):
+    _, _, network = one_sample
+    error = ask(network, {"cmd": "load", "expanded": ["MLP"], "order": order})["error"]
+    assert error["kind"] == "order"
+    program = json.loads(handle({"cmd": "load", "preset": SMALL_NETWORK, "expanded": [], "order": order}))["error"]
+    assert program["kind"] == "order"
+    # what is not about the order stays an error about the graph
+    assert ask(network, {"cmd": "load", "expanded": ["no such group"], "order": order})["error"]["kind"] == "graph"

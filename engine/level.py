@@ -24,6 +24,7 @@ what is drawn, never the size of the graph: opening a group is a new request
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 
 from .flat import FlatGraph
@@ -483,7 +484,10 @@ def _experiment(grouped: Grouped, view: View, order, correct: list[float]) -> di
     if missing:
         raise OrderError(f"The visit order leaves out {missing[0]}; every box must be visited once.")
     frames, grads, late = _backward(grouped, view, units)
-    wrong = [v for v in range(len(grads)) if grads[v] != correct[v] and not grouped.graph.parents[v]]
+    lost, reached = _lost_paths(grouped.graph, late)
+    # an input is wrong only if a lost path reaches it and what it lost shows: a grad summed in
+    # another order may differ in its last bits (0.1 + 0.2 + 0.3 against 0.3 + 0.2 + 0.1)
+    wrong = [v for v in reached if not math.isclose(grads[v], correct[v], rel_tol=1e-9, abs_tol=1e-12)]
     pairs: dict[tuple, int] = {}
     for item in late:
         key = (view.unit[item["parent"]], view.unit[item["child"]])
@@ -500,23 +504,25 @@ def _experiment(grouped: Grouped, view: View, order, correct: list[float]) -> di
         shown = ", ".join(f"{labels[v]}.grad is {fmt(grads[v])}, not {fmt(correct[v])}" for v in wrong[:MAX_LISTED])
         more = f" ({len(wrong) - MAX_LISTED} more inputs are wrong too)" if len(wrong) > MAX_LISTED else ""
         sentences.append(f"{shown}{more}.")
+    elif late:
+        sentences.append("Those paths carried 0 (a local derivative on the way is 0), so no input's grad changed.")
     if not late:
         sentences.append("Every box was visited after all the boxes it feeds into, so every grad is right.")
     return {
         "order": units,
         "frames": frames,
         "late": [{"parent": parent, "child": child, "count": count} for (parent, child), count in pairs.items()],
-        "lost_path_count": _lost_paths(grouped.graph, grads, late),
+        "lost_path_count": lost,
         "wrong_inputs": len(wrong),
         "explanation": sentences,
     }
 
 
-def _lost_paths(graph: FlatGraph, grads, late) -> int:
-    """How many input → output paths pass through a late contribution's edge: with it cut,
-    the paths below it never receive their share."""
+def _lost_paths(graph: FlatGraph, late) -> tuple[int, list[int]]:
+    """How many input → output paths pass through a late contribution's edge (with it cut,
+    the paths below it never receive their share), and the inputs those paths reach."""
     if not late:
-        return 0
+        return 0, []
     cut = {(item["parent"], item["child"]) for item in late}
     below = [0] * len(graph)  # paths from each node down to the inputs
     for v, parents in enumerate(graph.parents):
@@ -524,15 +530,26 @@ def _lost_paths(graph: FlatGraph, grads, late) -> int:
     above = [0] * len(graph)  # paths from the output down to each node, not through a cut edge
     above[graph.output] = 1
     lost = 0
+    cut_off = []  # the parent of each cut edge a path still reaches
     for v in range(len(graph) - 1, -1, -1):
         if not above[v]:
             continue
         for p in graph.parents[v]:
             if (p, v) in cut:
                 lost += above[v] * (below[p] if graph.parents[p] else 1)
+                cut_off.append(p)
             else:
                 above[p] += above[v]
-    return lost
+    seen, stack, reached = set(cut_off), cut_off, []
+    while stack:
+        v = stack.pop()
+        if not graph.parents[v]:
+            reached.append(v)
+        for p in graph.parents[v]:
+            if p not in seen:
+                seen.add(p)
+                stack.append(p)
+    return lost, sorted(reached)
 
 
 def _capital(text: str) -> str:

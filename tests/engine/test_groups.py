@@ -409,3 +409,27 @@ def test_a_bad_visit_order_at_a_level_is_an_error_of_kind_order(one_sample, orde
     assert program["kind"] == "order"
     # what is not about the order stays an error about the graph
     assert ask(network, {"cmd": "load", "expanded": ["no such group"], "order": order})["error"]["kind"] == "graph"
+
+
+THREE_GROUPS = (
+    'x = 1\nwith group("ga"):\n    a = x * 0.1\nwith group("gb"):\n    b = x * 0.2\n'
+    'with group("gc"):\n    c = x * 0.3\ny = a + b + c\n'
+)
+
+
+@pytest.mark.parametrize("boxes", [["ga", "gb", "gc"], ["gc", "ga", "gb"], ["gb", "ga", "gc"]])
+def test_an_order_with_nothing_late_has_no_wrong_input_even_if_its_sums_round_otherwise(boxes):
+    # x.grad sums 0.1, 0.2 and 0.3 in the order the boxes are visited: 0.6000000000000001 or 0.6
+    ran = json.loads(
+        handle({"cmd": "load", "program": THREE_GROUPS, "expanded": [], "order": ["y", "a+b", *boxes, "x"]})
+    )["experiment"]
+    assert ran["late"] == [] and ran["wrong_inputs"] == 0 and ran["lost_path_count"] == 0
+    assert ran["explanation"] == ["Every box was visited after all the boxes it feeds into, so every grad is right."]
+
+
+def test_a_late_box_names_the_input_it_leaves_wrong():
+    ran = json.loads(
+        handle({"cmd": "load", "program": THREE_GROUPS, "expanded": [], "order": ["ga", "y", "a+b", "gb", "gc", "x"]})
+    )["experiment"]
+    assert ran["wrong_inputs"] == 1 and ran["lost_path_count"] == 1
+    assert ran["explanation"][-1] == "x.grad is 0.5, not 0.6."

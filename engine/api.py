@@ -359,7 +359,9 @@ def _level(grouped: Grouped, request: dict) -> dict:
     if not isinstance(expanded, list) or not all(isinstance(name, str) for name in expanded):
         raise RequestError('"expanded" must be a list of group names or ids.')
     try:
-        return level_answer(grouped, expanded, request.get("order"))
+        return level_answer(
+            grouped, expanded, request.get("order"), _choice(request.get("rule", "push"), RULES, "rule")
+        )
     except LevelError as error:
         raise RequestError(str(error), error.kind) from None
 

@@ -184,8 +184,14 @@ def grouped_graph(graph: Graph, parts: list[tuple[str, list]]) -> Grouped:
     return Grouped(flat, find_groups(flat, parts=[(name, nodes) for name, nodes in blocks if nodes]))
 
 
-def level_answer(grouped: Grouped, expanded: list[str], order: list[str] | None = None) -> dict:
-    """The answer for the view with ``expanded`` open (docs/api.md, "A grouped graph")."""
+def level_answer(grouped: Grouped, expanded: list[str], order: list[str] | None = None, rule="push") -> dict:
+    """The answer for the view with ``expanded`` open (docs/api.md, "A grouped graph"); with
+    ``order``, the visit-order experiment, which runs the push rule only."""
+    if order is not None and rule != "push":
+        raise OrderError(
+            'On a graph drawn in boxes, the visit-order experiment runs the push rule only: run it with "push", '
+            "or try the pull rule on a graph drawn node by node."
+        )
     view = View(grouped, expanded)
     graph, groups, grads = grouped.graph, grouped.groups, grouped.grads
     nodes = [_node(grouped, v) for v in view.units if isinstance(v, int)]

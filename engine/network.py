@@ -23,6 +23,7 @@ from .foreign import ForeignGraphError, read
 from .groups import GroupError, find_groups
 from .level import Grouped, LevelError, level_answer
 from .registry import RequestError
+from .trace import RULES
 
 MAX_READ_NODES = 300_000
 
@@ -85,17 +86,20 @@ class Network:
         expanded = request.get("expanded", [])
         if not isinstance(expanded, list) or not all(isinstance(name, str) for name in expanded):
             raise RequestError('"expanded" must be a list of group names or ids.')
+        rule = request.get("rule", "push")
+        if rule not in RULES:
+            raise RequestError('"rule" must be one of ' + ", ".join(RULES) + ".")
         try:
             if cmd == "expand":
                 group = request.get("group")
                 if not isinstance(group, str):
                     raise RequestError('"expand" needs a "group": the name or id of the group to open.')
                 gid = self.grouped.find(group)
-                answer = level_answer(self.grouped, [*expanded, gid], request.get("order"))
+                answer = level_answer(self.grouped, [*expanded, gid], request.get("order"), rule)
                 answer["group"] = gid
                 answer["inner"] = [u for u in answer["units"] if _inside(self.grouped, u, gid)]
             else:
-                answer = level_answer(self.grouped, expanded, request.get("order"))
+                answer = level_answer(self.grouped, expanded, request.get("order"), rule)
         except LevelError as error:
             raise RequestError(str(error), error.kind) from None
         answer["graph"] = self.about()

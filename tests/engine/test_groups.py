@@ -433,3 +433,15 @@ def test_a_late_box_names_the_input_it_leaves_wrong():
     )["experiment"]
     assert ran["wrong_inputs"] == 1 and ran["lost_path_count"] == 1
     assert ran["explanation"][-1] == "x.grad is 0.5, not 0.6."
+
+
+def test_a_grouped_level_refuses_the_pull_rule_in_a_sentence(one_sample):
+    _, _, network = one_sample
+    view = ask(network, {"cmd": "load", "expanded": ["MLP"]})
+    right = [u if isinstance(u, str) else network.flat.labels[u] for u in view["units"][::-1]]
+    pulled = ask(network, {"cmd": "load", "expanded": ["MLP"], "order": right, "rule": "pull"})["error"]
+    assert pulled["kind"] == "order" and pulled["message"].startswith("On a graph drawn in boxes, the visit-order")
+    program = {"cmd": "load", "program": THREE_GROUPS, "expanded": [], "rule": "pull"}
+    assert json.loads(handle({**program, "order": ["y", "a+b", "gc", "gb", "ga", "x"]}))["error"] == pulled
+    assert json.loads(handle(program))["ok"] is True  # without an order, no experiment runs: nothing to refuse
+    assert ask(network, {"cmd": "load", "rule": "sideways"})["error"]["kind"] == "request"

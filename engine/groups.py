@@ -23,10 +23,13 @@ other form a *sample*; with two or more samples the tree is ``batch → sample k
 neuron``, and the parameters sit apart in ``parameters → layer → neuron``; with one sample it is
 ``model → layer → neuron``, each neuron holding its own parameters.
 
-Then, so that the top level stays small: a chain of four or more additions (micrograd's
-``sum()``) is a group "sum of n terms", with the terms only it uses; a node made from one
+Then, so that the top level stays small: a chain of three or more additions (micrograd's
+``sum()``) is a group "sum of n terms" (its real terms: not the 0 ``sum()`` starts from), with
+the terms only it uses; a node made from one
 sample's nodes alone joins that sample (the sample's loss term); an input joins the innermost
 group that holds every node using it.
+
+A name found twice gets a number ("sum of 5 terms (2)"): the page finds a group by its name.
 
 Every group is *convex*: no path leaves it and comes back. That is what lets the backward pass
 visit a collapsed group as one step (:func:`Groups.order`).
@@ -413,7 +416,26 @@ def find_groups(graph: FlatGraph, model=None, parts: list[tuple[str, list[int]]]
         _inputs(builder)  # (a program's inputs stay where its author wrote them)
     groups = {gid: g for gid, g in builder.groups.items()}
     _drop_empty(groups, builder.owner)
+    _unique_names(groups)
     return Groups(graph, builder.owner, groups)
+
+
+def _unique_names(groups: dict[str, Group]):
+    """A name the graph already has gets a number, in the order the groups were made: two
+    sums of 5 terms are "sum of 5 terms" and "sum of 5 terms (2)". (The page finds a group
+    by its name.)"""
+    taken = {group.name for group in groups.values()}
+    seen: set[str] = set()
+    for group in groups.values():
+        if group.name not in seen:
+            seen.add(group.name)
+            continue
+        k = 2
+        while f"{group.name} ({k})" in taken:
+            k += 1
+        group.name = f"{group.name} ({k})"
+        taken.add(group.name)
+        seen.add(group.name)
 
 
 def _model_applications(builder: _Builder, root: Part):
@@ -608,8 +630,7 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
                     name = _full_name(names[: depth + 1])
                     made[key] = builder.new(name + suffix, paths[k][depth][1], gid)
                 gid = made[key]
-            if not paths[k]:  # the model's own parameters (a part at the root)
-                gid = builder.new(model_name + suffix, "neuron", sample_gid)
+            # (the model's own parameters, a part at the root: its nodes are the sample's, or the model's)
             if uses[tuple(names)] > 1:  # a part used several times in a sample: each use, apart
                 used[tuple(names)] = count = used.get(tuple(names), 0) + 1
                 whole = _full_name(names) or model_name
@@ -679,7 +700,7 @@ def _model_name(applications) -> str:
 def _sum_chains(builder: _Builder):
     """A chain of additions each used only by the next one, with MIN_SUM_TERMS terms or more."""
     graph, owner, consumers = builder.graph, builder.owner, builder.consumers
-    ops, parents = graph.ops, graph.parents
+    ops, parents, data = graph.ops, graph.parents, graph.data
     next_of: dict[int, int] = {}
     for v in range(len(graph)):
         if ops[v] != "+" or owner[v] is not None:
@@ -694,7 +715,11 @@ def _sum_chains(builder: _Builder):
             chain.append(next_of[chain[-1]])
         if len(chain) + 1 < MIN_SUM_TERMS:
             continue
-        gid = builder.new(f"sum of {len(chain) + 1} terms", "sum", None)
+        # its terms: the first addition's operands, then each next one's other operand; the
+        # number sum() starts from (a 0 used only here) is not one
+        operands = [*parents[chain[0]], *(p for v in chain[1:] for p in parents[v] if p not in chain)]
+        terms = sum(1 for p in operands if not (not parents[p] and data[p] == 0 and len(consumers[p]) == 1))
+        gid = builder.new(f"sum of {terms} terms", "sum", None)
         for v in chain:
             owner[v] = gid
 

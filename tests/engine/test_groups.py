@@ -86,7 +86,7 @@ def test_a_batch_is_samples_of_layers_of_neurons_and_the_parameters_apart(small_
     _, model, network = small_batch
     groups = network.grouped.groups
     graph = network.flat
-    assert names(network, groups.top) == ["batch", "parameters", "sum of 4 terms", "sum of 338 terms"]
+    assert names(network, groups.top) == ["batch", "parameters", "sum of 3 terms", "sum of 337 terms"]
     batch = groups.by_name("batch")
     assert names(network, batch.children) == ["sample 1", "sample 2", "sample 3"]
     sample = groups.by_name("sample 2")
@@ -103,7 +103,7 @@ def test_groups_are_the_same_without_the_model_inferred_from_the_graphs_shape(sm
     loss, _, with_model = small_batch
     inferred = Network(loss)
     a, b = with_model.grouped.groups, inferred.grouped.groups
-    for name in ("neuron 2 of layer 1 in sample 3", "layer 2 in sample 1", "sample 2", "sum of 338 terms"):
+    for name in ("neuron 2 of layer 1 in sample 3", "layer 2 in sample 1", "sample 2", "sum of 337 terms"):
         computed = {v for v in a.members(a.by_name(name).id) if with_model.flat.parents[v]}
         assert computed == {v for v in b.members(b.by_name(name).id) if inferred.flat.parents[v]}, name
     assert inferred.grouped.groups.by_name("parameters of neuron 2 of layer 1").size == 3
@@ -335,7 +335,7 @@ def test_a_big_graph_without_neurons_is_folded_by_its_sums_or_refused_with_how_t
     xs = [Micrograd(i * 0.001) for i in range(1500)]
     total = sum((x * x for x in xs), Micrograd(0.0)).relu()
     answer = ask(Network(total), {"cmd": "load"})
-    assert [g["name"] for g in answer["groups"]] == ["sum of 1501 terms"]
+    assert [g["name"] for g in answer["groups"]] == ["sum of 1500 terms"]
     assert len(answer["units"]) == 2  # the sum's box and the relu
     assert answer["groups"][0]["size"] == 1500 + 1500 + 1500 + 1  # additions, products, inputs, the starting 0
     chain = Micrograd(1.0)
@@ -445,3 +445,39 @@ def test_a_grouped_level_refuses_the_pull_rule_in_a_sentence(one_sample):
     assert json.loads(handle({**program, "order": ["y", "a+b", "gc", "gb", "ga", "x"]}))["error"] == pulled
     assert json.loads(handle(program))["ok"] is True  # without an order, no experiment runs: nothing to refuse
     assert ask(network, {"cmd": "load", "rule": "sideways"})["error"]["kind"] == "request"
+
+
+class Square:
+    """A model with its parameters at its root: relu(w * x + b)."""
+
+    def __init__(self):
+        self.w, self.b = Micrograd(0.5), Micrograd(0.1)
+
+    def __call__(self, x):
+        return (self.w * x + self.b).relu()
+
+    def parameters(self):
+        return [self.w, self.b]
+
+
+def test_every_group_name_is_unique_and_a_sum_is_named_by_its_real_terms():
+    xs = [Micrograd(1 + i / 100) for i in range(10)]
+    first = sum((x * x for x in xs[:5]), Micrograd(0.0))  # sum() starts from a 0: not a term
+    second = sum(x * x for x in xs[5:])
+    groups = Network((first * second).relu()).grouped.groups
+    assert [g.name for g in groups.groups.values()] == ["sum of 5 terms", "sum of 5 terms (2)"]
+    assert groups.by_name("sum of 5 terms (2)").size == 5 + 5 + 5 + 1  # additions, products, inputs, the 0
+
+
+def test_a_model_with_its_parameters_at_its_root_used_twice_has_one_group_per_use():
+    model = Square()
+    groups = Network(model(model(Micrograd(1.0))), model).grouped.groups
+    assert [(g.name, g.parent) for g in groups.groups.values()] == [
+        ("Square", None),
+        ("output 1 of Square", "g0"),
+        ("output 2 of Square", "g0"),
+    ]
+    used_apart = Network(model(Micrograd(1.0)) + model(Micrograd(2.0)), model).grouped.groups
+    names = [g.name for g in used_apart.groups.values()]
+    assert names == ["batch", "sample 1", "sample 2", "parameters"]
+    assert len(set(names)) == len(names)

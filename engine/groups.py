@@ -50,6 +50,10 @@ class GroupError(ValueError):
     """Groups that can't be drawn (they overlap, or one is not convex), in a sentence."""
 
 
+class NotConvex(GroupError):
+    """A path leaves a group and comes back into it, so it can't be stepped as one visit."""
+
+
 @dataclass
 class Group:
     id: str  # "g0", "g1", ... in the order they were made
@@ -267,7 +271,7 @@ class Groups:
             if done != len(parts):
                 stuck = next(p for p in parts if waiting[p])
                 what = groups[stuck].name if isinstance(stuck, str) else self.graph.labels[stuck]
-                raise GroupError(
+                raise NotConvex(
                     f"The groups in {name} can't be stepped one at a time: a path leaves {what} and comes back "
                     "into it through another group. Make each group a piece of the computation that starts "
                     "after its inputs and ends before anything outside uses it."
@@ -395,10 +399,14 @@ class _Builder:
         return gid
 
 
-def find_groups(graph: FlatGraph, model=None, parts: list[tuple[str, list[int]]] | None = None) -> Groups:
+def find_groups(
+    graph: FlatGraph, model=None, parts: list[tuple[str, list[int]]] | None = None, nested: bool = True
+) -> Groups:
     """The groups of ``graph``: from ``model`` (the learner's objects), from ``parts`` (a
     program's named blocks: (name, the nodes it made), nested blocks listed inside their
-    block's nodes too), else inferred."""
+    block's nodes too), else inferred. Not ``nested``: a model's or the inferred neurons each
+    alone, with no layers, samples or parameters around them (the fallback when those would
+    not be convex)."""
     builder = _Builder(graph)
     if parts:
         _program_groups(builder, parts)
@@ -407,8 +415,8 @@ def find_groups(graph: FlatGraph, model=None, parts: list[tuple[str, list[int]]]
             applications, param_parts = _model_applications(builder, model_parts(model))
         else:
             applications, param_parts = _inferred_applications(builder), {}
-        _network_groups(builder, applications, param_parts)
-        if model is None:
+        _network_groups(builder, applications, param_parts, nested)
+        if model is None and nested:
             _shared_inputs(builder)
         _sum_chains(builder)
         _sample_terms(builder)
@@ -565,8 +573,9 @@ def _components(builder: _Builder, member: list, closed: list[bool], param_of: d
     return applications
 
 
-def _network_groups(builder: _Builder, applications: list[tuple], param_parts: dict[int, Part]):
-    """batch → sample k → layer → neuron (or model → layer → neuron for one sample)."""
+def _network_groups(builder: _Builder, applications: list[tuple], param_parts: dict[int, Part], nested: bool = True):
+    """batch → sample k → layer → neuron (or model → layer → neuron for one sample); not
+    ``nested``: each application alone (:func:`_application_groups`)."""
     if not applications:
         return
     graph = builder.graph
@@ -611,6 +620,9 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
             paths.append([(f"layer {layer[k]}", "layer"), (f"neuron {position[key]}", "neuron")])
     batch = len(samples) > 1
     model_name = _model_name(applications)
+    if not nested:
+        _application_groups(builder, applications, paths, model_name, find if batch else None)
+        return
     parent_top = builder.new("batch", "batch", None) if batch else builder.new(model_name, "model", None)
     made: dict[tuple, str] = {}
     for number, apps in enumerate(sorted(samples.values(), key=lambda a: a[0]), start=1):
@@ -657,6 +669,27 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
                 param_groups[key] = builder.new("parameters of " + _full_name(names[: depth + 1]), "parameters", gid)
             gid = param_groups[key]
         builder.owner[node] = gid
+
+
+def _application_groups(builder: _Builder, applications: list[tuple], paths: list, model_name: str, sample_of):
+    """Each application its own group at the top, with no layer or sample around it: for a
+    model whose parts feed back into themselves (one layer applied at every step), where
+    nested groups would not be convex. A part used several times: "output k of neuron 1 of cell"."""
+    names = [_full_name([n for n, _ in path]) or model_name for path in paths]
+    if sample_of is not None:
+        numbers = {root: k for k, root in enumerate(sorted({sample_of(k) for k in range(len(paths))}), start=1)}
+        names = [f"{name} in sample {numbers[sample_of(k)]}" for k, name in enumerate(names)]
+    uses: dict[str, int] = {}
+    for name in names:
+        uses[name] = uses.get(name, 0) + 1
+    used: dict[str, int] = {}
+    for (_, nodes), name in zip(applications, names):
+        if uses[name] > 1:
+            used[name] = count = used.get(name, 0) + 1
+            name = f"output {count} of {name}"
+        gid = builder.new(name, "neuron", None)
+        for v in nodes:
+            builder.owner[v] = gid
 
 
 def _shared_inputs(builder: _Builder):
@@ -821,4 +854,4 @@ def _drop_empty(groups: dict[str, Group], owner: list[str | None]):
             groups[group.parent].children.remove(gid)
 
 
-__all__ = ["Group", "Groups", "GroupError", "Part", "find_groups", "model_parts"]
+__all__ = ["Group", "Groups", "GroupError", "NotConvex", "Part", "find_groups", "model_parts"]

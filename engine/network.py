@@ -20,7 +20,7 @@ from contextlib import contextmanager
 
 from .flat import FlatGraph, NotFlat, TooBig, read_flat
 from .foreign import ForeignGraphError, read
-from .groups import GroupError, find_groups
+from .groups import GroupError, NotConvex, find_groups
 from .level import Grouped, LevelError, level_answer
 from .registry import RequestError
 from .trace import RULES
@@ -49,7 +49,7 @@ class Network:
         with collector_paused():
             graph = _read(value)
             try:
-                groups = find_groups(graph, model)
+                groups = _groups(graph, model)
             except GroupError:
                 raise
             except Exception as error:  # a bug of ours: one clear sentence, never a traceback
@@ -107,6 +107,23 @@ class Network:
 
     def about(self) -> dict:
         return {"source": "kernel", "style": self.style, "editable": False, "custom": [], "grouped": True}
+
+
+def _groups(graph: FlatGraph, model):
+    """The graph's groups, nested (layers, samples); where those can't be stepped one at a time
+    (a layer applied at every step of a loop feeds back into itself), each neuron's use alone."""
+    try:
+        return find_groups(graph, model)
+    except NotConvex:
+        pass
+    try:
+        return find_groups(graph, model, nested=False)
+    except NotConvex:
+        raise GroupError(
+            "Gradwalk can't fold this graph into boxes to step one at a time: a part of it is used inside a "
+            "loop of the computation (the same layer applied at every step, say), so a path leaves a box and "
+            "comes back into it. Show a smaller part of it without model=, for example the output of one step."
+        ) from None
 
 
 def _inside(grouped: Grouped, unit, gid: str) -> bool:

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from micrograd.engine import Value as Micrograd
+from micrograd.nn import Layer
 
 from engine.api import handle
 from engine.flat import read_flat
@@ -481,3 +482,42 @@ def test_a_model_with_its_parameters_at_its_root_used_twice_has_one_group_per_us
     names = [g.name for g in used_apart.groups.values()]
     assert names == ["batch", "sample 1", "sample 2", "parameters"]
     assert len(set(names)) == len(names)
+
+
+class Recurrent:
+    """One layer applied at every step, its outputs fed back in: h = cell([x] + h)."""
+
+    def __init__(self):
+        self.cell = Layer(3, 2)
+        self.out = Layer(2, 1, nonlin=False)
+
+    def __call__(self, xs):
+        h = [Micrograd(0.0), Micrograd(0.0)]
+        for x in xs:
+            h = self.cell([Micrograd(x)] + h)
+        return self.out(h)
+
+    def parameters(self):
+        return self.cell.parameters() + self.out.parameters()
+
+
+@pytest.mark.parametrize("with_model", [True, False])
+def test_a_layer_used_at_every_step_is_grouped_by_each_use_of_its_neurons(with_model):
+    model = Recurrent()
+    out = model([0.5, -1.0, 2.0])
+    network = Network(out, model) if with_model else Network(out)
+    groups = network.grouped.groups
+    assert all(g.parent is None and g.kind == "neuron" for g in groups.groups.values())
+    names = [g.name for g in groups.groups.values()]
+    assert len(names) == 3 * 2 + 1 and len(set(names)) == len(names)
+    if with_model:
+        assert "output 3 of neuron 2 of cell" in names and "neuron 1 of out" in names
+    answer = ask(network, {"cmd": "load"})
+    assert answer["ok"] and {u for u in answer["units"] if isinstance(u, str)} == set(groups.groups)
+    expected = micrograd_grads(out, network.flat.objects)
+    assert network.grads == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_model_that_is_not_one_is_still_refused_as_such():
+    with pytest.raises(GroupError, match="model= takes the object your network is made of"):
+        Network(Micrograd(1.0) * 2, model=3)

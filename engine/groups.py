@@ -95,7 +95,7 @@ class Groups:
         self._blocks: dict[str, tuple[int, int]] = {}
         self._names: dict[str, Group] | None = None
         for gid in groups:
-            self._group_path(gid)
+            self.group_path(gid)
         self._sizes()
         self._outputs()
         self.forward_order = self._contiguous_order()
@@ -113,10 +113,11 @@ class Groups:
         """The groups holding ``node``, outermost first (a list not to be changed)."""
         return self._paths[self.owner[node]]
 
-    def _group_path(self, gid: str) -> list[str]:
+    def group_path(self, gid: str | None) -> list[str]:
+        """The groups around group ``gid`` and itself, outermost first (a list not to be changed)."""
         found = self._paths.get(gid)
         if found is None:
-            found = self._paths[gid] = [*self._group_path(self.groups[gid].parent), gid] if gid else []
+            found = self._paths[gid] = [*self.group_path(self.groups[gid].parent), gid] if gid else []
         return found
 
     def members(self, gid: str) -> list[int]:

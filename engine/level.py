@@ -32,6 +32,7 @@ from .graph import Graph
 from .groups import Groups, find_groups
 from .layout import layout
 from .text import fmt
+from .trace import RULES
 from .value import Value
 
 MAX_UNITS = 1_500  # units one view may draw (layout and frames); beyond it, open fewer groups
@@ -49,6 +50,12 @@ class OrderError(LevelError):
     """A visit order for the experiment that can't be run (a name not drawn, or twice), in a sentence."""
 
     kind = "order"
+
+
+class RequestShapeError(LevelError):
+    """A request's field of the wrong type ("expanded" that is not a list of names), in a sentence."""
+
+    kind = "request"
 
 
 class Grouped:
@@ -124,12 +131,12 @@ class View:
         groups = grouped.groups
         opened = {grouped.find(name) for name in expanded}
         for gid in list(opened):  # a group is open only if every group around it is
-            opened.update(groups._group_path(gid))
+            opened.update(groups.group_path(gid))
         self.opened = opened
         # each group's unit: itself when collapsed, else the unit of its innermost collapsed ancestor
         self.unit_of_group: dict[str, str | None] = {}
         for gid in groups.groups:
-            path = groups._group_path(gid)
+            path = groups.group_path(gid)
             self.unit_of_group[gid] = next((g for g in path if g not in opened), None)
         self.unit = _UnitOf(groups.owner, self.unit_of_group)
         # the units in the forward order, each with its slice of that order: a collapsed
@@ -182,6 +189,33 @@ def grouped_graph(graph: Graph, parts: list[tuple[str, list]]) -> Grouped:
     )
     blocks = [(name, sorted(index[id(v)] for v in members if id(v) in index)) for name, members in parts]
     return Grouped(flat, find_groups(flat, parts=[(name, nodes) for name, nodes in blocks if nodes]))
+
+
+def grouped_request(grouped: Grouped, request: dict) -> dict:
+    """A request's answer at the level on screen: ``load`` with ``"expanded"`` (default none
+    open), optionally ``"order"`` and ``"rule"``; ``expand`` with ``"group"`` too, its answer
+    adding that group's id and ``"inner"``, the units inside it (docs/api.md, "A grouped graph")."""
+    expanded = request.get("expanded", [])
+    if not isinstance(expanded, list) or not all(isinstance(name, str) for name in expanded):
+        raise RequestShapeError('"expanded" must be a list of group names or ids.')
+    rule = request.get("rule", "push")
+    if rule not in RULES:
+        raise RequestShapeError('"rule" must be one of ' + ", ".join(RULES) + ".")
+    if request["cmd"] != "expand":
+        return level_answer(grouped, expanded, request.get("order"), rule)
+    group = request.get("group")
+    if not isinstance(group, str):
+        raise RequestShapeError('"expand" needs a "group": the name or id of the group to open.')
+    gid = grouped.find(group)
+    answer = level_answer(grouped, [*expanded, gid], request.get("order"), rule)
+    groups = grouped.groups
+    answer["group"] = gid
+    answer["inner"] = [
+        unit
+        for unit in answer["units"]
+        if gid in (groups.group_path(unit) if isinstance(unit, str) else groups.path(unit))
+    ]
+    return answer
 
 
 def level_answer(grouped: Grouped, expanded: list[str], order: list[str] | None = None, rule="push") -> dict:
@@ -293,9 +327,9 @@ def _layout(view: View, edges: list[dict]) -> dict:
     groups = view.grouped.groups
     owner = groups.owner
     clusters = [
-        tuple(groups._group_path(owner[unit]) if owner[unit] is not None else ())
+        tuple(groups.group_path(owner[unit]) if owner[unit] is not None else ())
         if isinstance(unit, int)
-        else tuple(groups._group_path(unit))  # a closed group: in its own, to keep its place among its siblings
+        else tuple(groups.group_path(unit))  # a closed group: in its own, to keep its place among its siblings
         for unit in view.units
     ]
     drawn = layout(Graph.of(values[-1], values), clusters if any(clusters) else None)
@@ -567,4 +601,13 @@ def _short(text) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-__all__ = ["Grouped", "View", "LevelError", "OrderError", "level_answer", "MAX_UNITS"]
+__all__ = [
+    "Grouped",
+    "View",
+    "LevelError",
+    "OrderError",
+    "RequestShapeError",
+    "grouped_request",
+    "level_answer",
+    "MAX_UNITS",
+]

@@ -21,9 +21,8 @@ from contextlib import contextmanager
 from .flat import FlatGraph, NotFlat, TooBig, read_flat
 from .foreign import ForeignGraphError, read
 from .groups import GroupError, NotConvex, find_groups
-from .level import Grouped, LevelError, level_answer
+from .level import Grouped, LevelError, grouped_request
 from .registry import RequestError
-from .trace import RULES
 
 MAX_READ_NODES = 300_000
 
@@ -78,28 +77,14 @@ class Network:
             "graph drawn node by node. Show a smaller part of it to use them."
         )
 
-    recompute = graph
+    def recompute(self, values: dict[str, float]):
+        """New input values (nudge, descent): refused as :meth:`graph` is."""
+        return self.graph()
 
     def grouped_answer(self, request: dict) -> dict:
-        """``load`` (with optional ``"expanded"`` and ``"order"``) and ``expand`` (``"group"``)."""
-        cmd = request["cmd"]
-        expanded = request.get("expanded", [])
-        if not isinstance(expanded, list) or not all(isinstance(name, str) for name in expanded):
-            raise RequestError('"expanded" must be a list of group names or ids.')
-        rule = request.get("rule", "push")
-        if rule not in RULES:
-            raise RequestError('"rule" must be one of ' + ", ".join(RULES) + ".")
+        """``load`` (with optional ``"expanded"``, ``"order"`` and ``"rule"``) and ``expand`` (``"group"``)."""
         try:
-            if cmd == "expand":
-                group = request.get("group")
-                if not isinstance(group, str):
-                    raise RequestError('"expand" needs a "group": the name or id of the group to open.')
-                gid = self.grouped.find(group)
-                answer = level_answer(self.grouped, [*expanded, gid], request.get("order"), rule)
-                answer["group"] = gid
-                answer["inner"] = [u for u in answer["units"] if _inside(self.grouped, u, gid)]
-            else:
-                answer = level_answer(self.grouped, expanded, request.get("order"), rule)
+            answer = grouped_request(self.grouped, request)
         except LevelError as error:
             raise RequestError(str(error), error.kind) from None
         answer["graph"] = self.about()
@@ -124,12 +109,6 @@ def _groups(graph: FlatGraph, model):
             "loop of the computation (the same layer applied at every step, say), so a path leaves a box and "
             "comes back into it. Show a smaller part of it without model=, for example the output of one step."
         ) from None
-
-
-def _inside(grouped: Grouped, unit, gid: str) -> bool:
-    groups = grouped.groups
-    path = groups._group_path(unit) if isinstance(unit, str) else groups.path(unit)
-    return gid in path
 
 
 def _read(value) -> FlatGraph:

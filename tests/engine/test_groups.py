@@ -521,3 +521,26 @@ def test_a_layer_used_at_every_step_is_grouped_by_each_use_of_its_neurons(with_m
 def test_a_model_that_is_not_one_is_still_refused_as_such():
     with pytest.raises(GroupError, match="model= takes the object your network is made of"):
         Network(Micrograd(1.0) * 2, model=3)
+
+
+def test_requests_of_the_wrong_shape_are_refused_in_a_sentence_for_a_network_and_a_program(one_sample):
+    _, _, network = one_sample
+    refused = "This grouped graph answers load and expand only"
+    for values in ({}, {"x": 1}):
+        error = ask(network, {"cmd": "nudge", "wrt": "x", "values": values})["error"]
+        assert error["kind"] == "graph" and error["message"].startswith(refused)
+    for expanded in (5, "layer 1", [3]):
+        sent = {"cmd": "expand", "group": "layer 2", "expanded": expanded}
+        mine = ask(network, sent)["error"]
+        program = json.loads(handle({**sent, "preset": SMALL_NETWORK}))["error"]
+        assert mine == program == {"message": '"expanded" must be a list of group names or ids.', "kind": "request"}
+
+
+def test_expand_answers_the_same_for_a_network_and_for_its_own_load(one_sample):
+    _, _, network = one_sample
+    opened = ask(network, {"cmd": "expand", "group": "layer 1", "expanded": ["MLP"]})
+    loaded = ask(network, {"cmd": "load", "expanded": ["MLP", "layer 1"]})
+    assert {k: v for k, v in opened.items() if k not in ("group", "inner")} == loaded
+    names_of = {g["id"]: g["name"] for g in opened["groups"]}
+    boxes = [names_of[u] for u in opened["inner"] if isinstance(u, str)]
+    assert boxes == [f"neuron {k} of layer 1" for k in range(1, 17)]

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from .flat import FlatGraph, NotFlat, TooBig, read_flat
 from .foreign import ForeignGraphError, read
 from .groups import GroupError, NotConvex, find_groups
-from .level import Grouped, LevelError, grouped_request
+from .level import Grouped, LevelError, View, grouped_request
 from .registry import RequestError
 
 MAX_READ_NODES = 300_000
@@ -56,14 +56,18 @@ class Network:
                     f"Gradwalk failed while grouping this graph ({type(error).__name__}: {error}); "
                     "this is a bug in Gradwalk, not in your code."
                 ) from error
+            if not len(groups):
+                raise ForeignGraphError(
+                    f"This graph has {len(graph):,} nodes and Gradwalk found no neurons or sums in it to fold them "
+                    "into boxes; pass your model too, gradwalk.show(loss, model=model), or show a smaller part of "
+                    "it, for example one neuron's output."
+                )
             self.grouped = Grouped(graph, groups)
+            try:  # the view it opens with must fit on screen: refused now, not when the widget asks
+                View(self.grouped, [])
+            except LevelError as error:
+                raise ForeignGraphError(str(error)) from None
             self.grads = self.grouped.grads  # the right backward pass, once
-        if not len(groups):
-            raise ForeignGraphError(
-                f"This graph has {len(graph):,} nodes and Gradwalk found no neurons or sums in it to fold them into "
-                "boxes; pass your model too, gradwalk.show(loss, model=model), or show a smaller part of it, "
-                "for example one neuron's output."
-            )
         self.style = "_children" if graph.objects and hasattr(graph.objects[-1], "_children") else "_prev"
 
     @property

@@ -10,8 +10,9 @@ from micrograd.nn import Layer
 
 from engine.api import handle
 from engine.flat import read_flat
+from engine.foreign import ForeignGraphError
 from engine.groups import GroupError, find_groups, model_parts
-from engine.level import MAX_UNITS, View, _backward
+from engine.level import MAX_UNITS, Grouped, View, _backward
 from engine.network import Network
 from engine.presets import get_preset
 from tests.support.demo_mlp import MicroNet, demo_loss, lecture_loss
@@ -544,3 +545,13 @@ def test_expand_answers_the_same_for_a_network_and_for_its_own_load(one_sample):
     names_of = {g["id"]: g["name"] for g in opened["groups"]}
     boxes = [names_of[u] for u in opened["inner"] if isinstance(u, str)]
     assert boxes == [f"neuron {k} of layer 1" for k in range(1, 17)]
+
+
+def test_a_graph_whose_closed_view_is_too_big_is_refused_when_shown_before_any_pass(monkeypatch):
+    monkeypatch.setattr(Grouped, "_right_pass", property(lambda self: pytest.fail("the backward pass ran")))
+    xs = [Micrograd(1 + i / 1000) for i in range(MAX_UNITS // 2 + 10)]
+    total = sum(x.relu().relu() for x in xs)  # two loose nodes per term, beside the sum's box
+    with pytest.raises(ForeignGraphError, match="Even with every group closed, this graph"):
+        Network(total)
+    with pytest.raises(ForeignGraphError, match="found no neurons or sums in it"):
+        Network(xs[0] * 2)

@@ -178,15 +178,7 @@ def grouped_graph(graph: Graph, parts: list[tuple[str, list]]) -> Grouped:
     """A program's graph with its ``with group(...)`` blocks (each a name and the Values made in
     it, outermost first) as groups; a block's nodes the output doesn't use are left out."""
     index = {id(value): i for i, value in enumerate(graph.values)}
-    flat = FlatGraph(
-        data=[value.data for value in graph.values],
-        ops=[value._op for value in graph.values],
-        parents=[tuple(graph.edges[e].parent for e in edges) for edges in graph.parent_edges],
-        locals=[tuple(graph.edges[e].local for e in edges) for edges in graph.parent_edges],
-        labels=[value.label for value in graph.values],
-        objects=list(graph.values),
-        consts={i: value._const for i, value in enumerate(graph.values) if value._const is not None},
-    )
+    flat = FlatGraph.from_graph(graph)
     blocks = [(name, sorted(index[id(v)] for v in members if id(v) in index)) for name, members in parts]
     return Grouped(flat, find_groups(flat, parts=[(name, nodes) for name, nodes in blocks if nodes]))
 

@@ -120,28 +120,13 @@ def _read(value) -> FlatGraph:
     try:
         return read_flat(value, limit=MAX_READ_NODES)
     except NotFlat:
-        return _flat_of(read(value))
+        foreign = read(value)
+        return FlatGraph.from_graph(foreign.graph(), foreign.objects)
     except TooBig:
         raise ForeignGraphError(
             f"This graph has more than {MAX_READ_NODES:,} nodes, more than Gradwalk reads in a notebook; "
             "show a part of it, for example the loss of one sample, or of a smaller batch."
         ) from None
-
-
-def _flat_of(foreign) -> FlatGraph:
-    """A graph the careful reader read, as flat lists."""
-    graph = foreign.graph()
-    values = graph.values
-    index = {id(v): i for i, v in enumerate(values)}
-    return FlatGraph(
-        data=[v.data for v in values],
-        ops=[v._op for v in values],
-        parents=[tuple(index[id(p)] for p in v._prev) for v in values],
-        locals=[tuple(v._local) for v in values],
-        labels=[v.label for v in values],
-        objects=list(foreign.objects),
-        consts={i: v._const for i, v in enumerate(values) if v._const is not None},
-    )
 
 
 __all__ = ["Network", "MAX_READ_NODES", "collector_paused"]

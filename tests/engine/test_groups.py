@@ -9,14 +9,14 @@ from micrograd.engine import Value as Micrograd
 from micrograd.nn import Layer
 
 from engine.api import handle
-from engine.flat import read_flat
+from engine.flat import NotFlat, read_flat
 from engine.foreign import ForeignGraphError
 from engine.groups import GroupError, find_groups, model_parts
 from engine.level import MAX_UNITS, Grouped, View, _backward
 from engine.network import Network
 from engine.presets import get_preset
 from tests.support.demo_mlp import MicroNet, demo_loss, lecture_loss
-from tests.support.learner_engines import Lecture, MicroGPT
+from tests.support.learner_engines import Lecture, MicroGPT, Sqrt
 from tests.support.notebook import snapshot, unchanged
 
 
@@ -555,3 +555,14 @@ def test_a_graph_whose_closed_view_is_too_big_is_refused_when_shown_before_any_p
         Network(total)
     with pytest.raises(ForeignGraphError, match="found no neurons or sums in it"):
         Network(xs[0] * 2)
+
+
+def test_a_graph_only_the_careful_reader_reads_is_grouped_with_the_learners_grads():
+    xs = [Sqrt(1.0 + i, label=f"x{i}") for i in range(5)]
+    total = sum(((x * x).sqrt() for x in xs[1:]), xs[0])  # sqrt: an operation the quick reader doesn't know
+    with pytest.raises(NotFlat):
+        read_flat(total)
+    network = Network(total)
+    assert [g.name for g in network.grouped.groups.groups.values()] == ["sum of 5 terms"]
+    assert network.flat.objects[-1] is total and network.flat.labels[:2] == ["x0", "x1"]
+    assert network.grads == micrograd_grads(total, network.flat.objects)

@@ -64,7 +64,6 @@ class Group:
     nodes: list[int] = field(default_factory=list)  # nodes directly in it (not in a child), ascending
     size: int = 0  # every node inside it, nested
     outputs: list[int] = field(default_factory=list)  # its nodes used outside it (or the graph's output)
-    inputs: int | None = None  # how many nodes outside it its nodes use (Groups.inputs_of)
     input_nodes: dict[int, int] | None = field(default=None, repr=False)  # each of them → the edges it feeds in
 
     def as_dict(self) -> dict:
@@ -201,7 +200,6 @@ class Groups:
                     if not lo <= place[p] < hi:
                         found[p] = found.get(p, 0) + 1
             group.input_nodes = dict(sorted(found.items()))
-            group.inputs = len(found)
         return group.input_nodes
 
     @cached_property
@@ -393,12 +391,6 @@ class _Builder:
             self.groups[parent].children.append(gid)
         return gid
 
-    def top_of(self, v: int) -> str | None:
-        gid = self.owner[v]
-        while gid is not None and self.groups[gid].parent is not None:
-            gid = self.groups[gid].parent
-        return gid
-
 
 def find_groups(
     graph: FlatGraph, model=None, parts: list[tuple[str, list[int]]] | None = None, nested: bool = True
@@ -531,26 +523,36 @@ def _inferred_applications(builder: _Builder):
     return _components(builder, member, closed, {})
 
 
+def _disjoint_sets(n: int):
+    """Union-find over 0..n-1: ``find(a)`` is the smallest member of a's set, ``join(a, b)``
+    merges their sets."""
+    root = list(range(n))
+
+    def find(a: int) -> int:
+        while root[a] != a:
+            root[a] = root[root[a]]
+            a = root[a]
+        return a
+
+    def join(a: int, b: int):
+        a, b = find(a), find(b)
+        if a != b:
+            root[max(a, b)] = min(a, b)
+
+    return find, join
+
+
 def _components(builder: _Builder, member: list, closed: list[bool], param_of: dict) -> list[tuple]:
     """Split each part's nodes into applications (connected pieces); keep those that take
     an input from outside. Returns [(part or None, nodes)] in the graph's order."""
     graph = builder.graph
-    root = list(range(len(graph)))
-
-    def find(v):
-        while root[v] != v:
-            root[v] = root[root[v]]
-            v = root[v]
-        return v
-
+    find, join = _disjoint_sets(len(graph))
     for v, parents in enumerate(graph.parents):
         if member[v] is None:
             continue
         for p in parents:
             if member[p] is member[v] and not closed[p]:
-                a, b = find(v), find(p)
-                if a != b:
-                    root[max(a, b)] = min(a, b)
+                join(v, p)
     pieces: dict[int, list[int]] = {}
     for v in range(len(graph)):
         if member[v] is not None:
@@ -585,14 +587,7 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
         for v in nodes:
             app_of[v] = k
     # samples: applications that feed each other
-    root = list(range(len(applications)))
-
-    def find(a):
-        while root[a] != a:
-            root[a] = root[root[a]]
-            a = root[a]
-        return a
-
+    find, join = _disjoint_sets(len(applications))
     feeds: list[set[int]] = [set() for _ in applications]
     for k, (_, nodes) in enumerate(applications):
         for v in nodes:
@@ -600,9 +595,7 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
                 j = app_of.get(p)
                 if j is not None and j != k:
                     feeds[k].add(j)
-                    a, b = find(k), find(j)
-                    if a != b:
-                        root[max(a, b)] = min(a, b)
+                    join(k, j)
     samples: dict[int, list[int]] = {}
     for k in range(len(applications)):
         samples.setdefault(find(k), []).append(k)

@@ -7,6 +7,8 @@ import json
 import pytest
 
 import gradwalk
+from engine.foreign import ForeignGraphError, TooManyNodes
+from engine.network import Network
 from gradwalk import kernel, widget
 from tests.support.demo_mlp import demo_loss
 from tests.support.notebook import snapshot, unchanged
@@ -78,3 +80,20 @@ def test_a_graph_too_big_to_draw_node_by_node_is_grouped_without_the_model(front
     answer = json.loads(shown.answer({"id": 1, "request": {"cmd": "load"}})["response"])
     assert "batch" in [g["name"] for g in answer["groups"]]
     assert answer["size"]["nodes"] > 2_000
+
+
+def test_only_the_readers_too_many_nodes_error_sends_a_graph_to_be_grouped(monkeypatch):
+    loss, _, _, _ = demo_loss(1)
+
+    def refuse(words, kind):
+        def read(x):
+            raise kind(words)
+
+        return read
+
+    # told by the error's class, whatever its words
+    monkeypatch.setattr(kernel, "read", refuse("Too big to draw one by one.", TooManyNodes))
+    assert isinstance(kernel.target(loss), Network)
+    monkeypatch.setattr(kernel, "read", refuse("This graph has more than one output.", ForeignGraphError))
+    with pytest.raises(ForeignGraphError, match="more than one output"):
+        kernel.target(loss)

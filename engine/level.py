@@ -130,7 +130,7 @@ class View:
         self.grouped = grouped
         groups = grouped.groups
         opened = {grouped.find(name) for name in expanded}
-        for gid in list(opened):  # a group is open only if every group around it is
+        for gid in list(opened):  # opening a group opens every group around it too
             opened.update(groups.group_path(gid))
         self.opened = opened
         # each group's unit: itself when collapsed, else the unit of its innermost collapsed ancestor

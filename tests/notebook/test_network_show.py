@@ -9,17 +9,9 @@ import pytest
 import gradwalk
 from engine.foreign import ForeignGraphError, TooManyNodes
 from engine.network import Network
-from gradwalk import kernel, widget
+from gradwalk import kernel
 from tests.support.demo_mlp import demo_loss
 from tests.support.notebook import snapshot, unchanged
-
-
-@pytest.fixture
-def front_end(tmp_path, monkeypatch):
-    module = tmp_path / "widget.js"
-    module.write_text("export default { render() {} };\n")
-    monkeypatch.setattr(widget, "FRONT_END", module)
-    return module
 
 
 @pytest.fixture(scope="module")

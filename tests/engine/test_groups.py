@@ -568,3 +568,15 @@ def test_a_graph_only_the_careful_reader_reads_is_grouped_with_the_learners_grad
     assert [g.name for g in network.grouped.groups.groups.values()] == ["sum of 5 terms"]
     assert network.flat.objects[-1] is total and network.flat.labels[:2] == ["x0", "x1"]
     assert network.grads == micrograd_grads(total, network.flat.objects)
+
+
+def test_a_late_box_whose_lost_path_carries_0_leaves_every_input_right():
+    program = THREE_GROUPS.replace("a = x * 0.1", "a = relu(x * -1)")  # relu's derivative at -1 is 0
+    ran = json.loads(
+        handle({"cmd": "load", "program": program, "expanded": [], "order": ["ga", "y", "a+b", "gb", "gc", "x"]})
+    )["experiment"]
+    assert ran["lost_path_count"] == 1 and ran["wrong_inputs"] == 0
+    assert (
+        ran["explanation"][-1]
+        == "Those paths carried 0 (a local derivative on the way is 0), so no input's grad changed."
+    )

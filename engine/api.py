@@ -22,7 +22,7 @@ from functools import cached_property
 from .graph import Graph, Recomputed
 from .groups import GroupError
 from .layout import layout
-from .level import Grouped, LevelError, grouped_graph, level_answer
+from .level import Grouped, LevelError, grouped_graph, grouped_request
 from .nudge import nudge_input
 from .presets import get_preset, load_presets, visit_order_ids
 from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError, with_inputs
@@ -355,13 +355,10 @@ def _grouped(graph: Graph, parts) -> Grouped:
 
 
 def _level(grouped: Grouped, request: dict) -> dict:
-    expanded = request.get("expanded")
-    if not isinstance(expanded, list) or not all(isinstance(name, str) for name in expanded):
-        raise RequestError('"expanded" must be a list of group names or ids.')
     try:
-        return level_answer(grouped, expanded, request.get("order"))
+        return grouped_request(grouped, request)
     except LevelError as error:
-        raise RequestError(str(error), "graph") from None
+        raise RequestError(str(error), error.kind) from None
 
 
 def expand(request: dict, source=None) -> dict:
@@ -370,21 +367,8 @@ def expand(request: dict, source=None) -> dict:
     parts = subject.parsed.groups if subject.what == "program" else None
     if not parts:
         raise RequestError('"expand" opens a group of a grouped graph, and this graph has no groups.')
-    grouped = _grouped(subject.graph, parts)
-    group = request.get("group")
-    if not isinstance(group, str):
-        raise RequestError('"expand" needs a "group": the name or id of the group to open.')
-    try:
-        gid = grouped.find(group)
-    except LevelError as error:
-        raise RequestError(str(error), "graph") from None
-    level = _level(grouped, {**request, "expanded": [*request.get("expanded", []), gid]})
-    inner = [
-        u
-        for u in level["units"]
-        if gid in (grouped.groups._group_path(u) if isinstance(u, str) else grouped.groups.path(u))
-    ]
-    return {**level, "group": gid, "inner": inner, "preset": subject.preset, "program": subject.program}
+    level = _level(_grouped(subject.graph, parts), request)
+    return {**level, "preset": subject.preset, "program": subject.program}
 
 
 def nudge(request: dict, source=None) -> dict:

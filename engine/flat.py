@@ -73,18 +73,20 @@ class FlatGraph:
                 out[parent].append(child)
         return out
 
-    def grads(self, order: list[int] | None = None) -> list[float]:
-        """Every node's grad after the backward pass in ``order`` (reverse topological
-        order by default): the output seeded with 1, each visit adding local × grad into
-        each parent."""
-        grads = [0.0] * len(self.data)
-        grads[self.output] = 1.0
-        parents, locals_ = self.parents, self.locals
-        for node in order if order is not None else range(len(self.data) - 1, -1, -1):
-            upstream = grads[node]
-            for parent, local in zip(parents[node], locals_[node]):
-                grads[parent] += local * upstream
-        return grads
+    @classmethod
+    def from_graph(cls, graph, objects: list | None = None) -> FlatGraph:
+        """An engine :class:`~engine.graph.Graph` (whose output is its last node) as flat lists;
+        ``objects``: the learner's nodes it mirrors, in the same order (default: its Values)."""
+        values, edges = graph.values, graph.edges
+        return cls(
+            data=[value.data for value in values],
+            ops=[value._op for value in values],
+            parents=[tuple(edges[e].parent for e in ids) for ids in graph.parent_edges],
+            locals=[tuple(edges[e].local for e in ids) for ids in graph.parent_edges],
+            labels=[value.label for value in values],
+            objects=list(values if objects is None else objects),
+            consts={i: value._const for i, value in enumerate(values) if value._const is not None},
+        )
 
     def expression(self, node: int) -> str:
         """How ``node`` is computed from its parents, by their labels: ``t3 * w1``."""

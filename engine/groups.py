@@ -23,10 +23,13 @@ other form a *sample*; with two or more samples the tree is ``batch → sample k
 neuron``, and the parameters sit apart in ``parameters → layer → neuron``; with one sample it is
 ``model → layer → neuron``, each neuron holding its own parameters.
 
-Then, so that the top level stays small: a chain of four or more additions (micrograd's
-``sum()``) is a group "sum of n terms", with the terms only it uses; a node made from one
+Then, so that the top level stays small: a chain of three or more additions (micrograd's
+``sum()``) is a group "sum of n terms" (its real terms: not the 0 ``sum()`` starts from), with
+the terms only it uses; a node made from one
 sample's nodes alone joins that sample (the sample's loss term); an input joins the innermost
 group that holds every node using it.
+
+A name found twice gets a number ("sum of 5 terms (2)"): the page finds a group by its name.
 
 Every group is *convex*: no path leaves it and comes back. That is what lets the backward pass
 visit a collapsed group as one step (:func:`Groups.order`).
@@ -47,6 +50,10 @@ class GroupError(ValueError):
     """Groups that can't be drawn (they overlap, or one is not convex), in a sentence."""
 
 
+class NotConvex(GroupError):
+    """A path leaves a group and comes back into it, so it can't be stepped as one visit."""
+
+
 @dataclass
 class Group:
     id: str  # "g0", "g1", ... in the order they were made
@@ -57,7 +64,6 @@ class Group:
     nodes: list[int] = field(default_factory=list)  # nodes directly in it (not in a child), ascending
     size: int = 0  # every node inside it, nested
     outputs: list[int] = field(default_factory=list)  # its nodes used outside it (or the graph's output)
-    inputs: int | None = None  # how many nodes outside it its nodes use (Groups.inputs_of)
     input_nodes: dict[int, int] | None = field(default=None, repr=False)  # each of them → the edges it feeds in
 
     def as_dict(self) -> dict:
@@ -88,7 +94,7 @@ class Groups:
         self._blocks: dict[str, tuple[int, int]] = {}
         self._names: dict[str, Group] | None = None
         for gid in groups:
-            self._group_path(gid)
+            self.group_path(gid)
         self._sizes()
         self._outputs()
         self.forward_order = self._contiguous_order()
@@ -106,10 +112,11 @@ class Groups:
         """The groups holding ``node``, outermost first (a list not to be changed)."""
         return self._paths[self.owner[node]]
 
-    def _group_path(self, gid: str) -> list[str]:
+    def group_path(self, gid: str | None) -> list[str]:
+        """The groups around group ``gid`` and itself, outermost first (a list not to be changed)."""
         found = self._paths.get(gid)
         if found is None:
-            found = self._paths[gid] = [*self._group_path(self.groups[gid].parent), gid] if gid else []
+            found = self._paths[gid] = [*self.group_path(self.groups[gid].parent), gid] if gid else []
         return found
 
     def members(self, gid: str) -> list[int]:
@@ -193,7 +200,6 @@ class Groups:
                     if not lo <= place[p] < hi:
                         found[p] = found.get(p, 0) + 1
             group.input_nodes = dict(sorted(found.items()))
-            group.inputs = len(found)
         return group.input_nodes
 
     @cached_property
@@ -264,7 +270,7 @@ class Groups:
             if done != len(parts):
                 stuck = next(p for p in parts if waiting[p])
                 what = groups[stuck].name if isinstance(stuck, str) else self.graph.labels[stuck]
-                raise GroupError(
+                raise NotConvex(
                     f"The groups in {name} can't be stepped one at a time: a path leaves {what} and comes back "
                     "into it through another group. Make each group a piece of the computation that starts "
                     "after its inputs and ends before anything outside uses it."
@@ -385,17 +391,15 @@ class _Builder:
             self.groups[parent].children.append(gid)
         return gid
 
-    def top_of(self, v: int) -> str | None:
-        gid = self.owner[v]
-        while gid is not None and self.groups[gid].parent is not None:
-            gid = self.groups[gid].parent
-        return gid
 
-
-def find_groups(graph: FlatGraph, model=None, parts: list[tuple[str, list[int]]] | None = None) -> Groups:
+def find_groups(
+    graph: FlatGraph, model=None, parts: list[tuple[str, list[int]]] | None = None, nested: bool = True
+) -> Groups:
     """The groups of ``graph``: from ``model`` (the learner's objects), from ``parts`` (a
     program's named blocks: (name, the nodes it made), nested blocks listed inside their
-    block's nodes too), else inferred."""
+    block's nodes too), else inferred. Not ``nested``: a model's or the inferred neurons each
+    alone, with no layers, samples or parameters around them (the fallback when those would
+    not be convex)."""
     builder = _Builder(graph)
     if parts:
         _program_groups(builder, parts)
@@ -404,8 +408,8 @@ def find_groups(graph: FlatGraph, model=None, parts: list[tuple[str, list[int]]]
             applications, param_parts = _model_applications(builder, model_parts(model))
         else:
             applications, param_parts = _inferred_applications(builder), {}
-        _network_groups(builder, applications, param_parts)
-        if model is None:
+        _network_groups(builder, applications, param_parts, nested)
+        if model is None and nested:
             _shared_inputs(builder)
         _sum_chains(builder)
         _sample_terms(builder)
@@ -413,7 +417,26 @@ def find_groups(graph: FlatGraph, model=None, parts: list[tuple[str, list[int]]]
         _inputs(builder)  # (a program's inputs stay where its author wrote them)
     groups = {gid: g for gid, g in builder.groups.items()}
     _drop_empty(groups, builder.owner)
+    _unique_names(groups)
     return Groups(graph, builder.owner, groups)
+
+
+def _unique_names(groups: dict[str, Group]):
+    """A name the graph already has gets a number, in the order the groups were made: two
+    sums of 5 terms are "sum of 5 terms" and "sum of 5 terms (2)". (The page finds a group
+    by its name.)"""
+    taken = {group.name for group in groups.values()}
+    seen: set[str] = set()
+    for group in groups.values():
+        if group.name not in seen:
+            seen.add(group.name)
+            continue
+        k = 2
+        while f"{group.name} ({k})" in taken:
+            k += 1
+        group.name = f"{group.name} ({k})"
+        taken.add(group.name)
+        seen.add(group.name)
 
 
 def _model_applications(builder: _Builder, root: Part):
@@ -500,26 +523,36 @@ def _inferred_applications(builder: _Builder):
     return _components(builder, member, closed, {})
 
 
+def _disjoint_sets(n: int):
+    """Union-find over 0..n-1: ``find(a)`` is the smallest member of a's set, ``join(a, b)``
+    merges their sets."""
+    root = list(range(n))
+
+    def find(a: int) -> int:
+        while root[a] != a:
+            root[a] = root[root[a]]
+            a = root[a]
+        return a
+
+    def join(a: int, b: int):
+        a, b = find(a), find(b)
+        if a != b:
+            root[max(a, b)] = min(a, b)
+
+    return find, join
+
+
 def _components(builder: _Builder, member: list, closed: list[bool], param_of: dict) -> list[tuple]:
     """Split each part's nodes into applications (connected pieces); keep those that take
     an input from outside. Returns [(part or None, nodes)] in the graph's order."""
     graph = builder.graph
-    root = list(range(len(graph)))
-
-    def find(v):
-        while root[v] != v:
-            root[v] = root[root[v]]
-            v = root[v]
-        return v
-
+    find, join = _disjoint_sets(len(graph))
     for v, parents in enumerate(graph.parents):
         if member[v] is None:
             continue
         for p in parents:
             if member[p] is member[v] and not closed[p]:
-                a, b = find(v), find(p)
-                if a != b:
-                    root[max(a, b)] = min(a, b)
+                join(v, p)
     pieces: dict[int, list[int]] = {}
     for v in range(len(graph)):
         if member[v] is not None:
@@ -543,8 +576,9 @@ def _components(builder: _Builder, member: list, closed: list[bool], param_of: d
     return applications
 
 
-def _network_groups(builder: _Builder, applications: list[tuple], param_parts: dict[int, Part]):
-    """batch → sample k → layer → neuron (or model → layer → neuron for one sample)."""
+def _network_groups(builder: _Builder, applications: list[tuple], param_parts: dict[int, Part], nested: bool = True):
+    """batch → sample k → layer → neuron (or model → layer → neuron for one sample); not
+    ``nested``: each application alone (:func:`_application_groups`)."""
     if not applications:
         return
     graph = builder.graph
@@ -553,14 +587,7 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
         for v in nodes:
             app_of[v] = k
     # samples: applications that feed each other
-    root = list(range(len(applications)))
-
-    def find(a):
-        while root[a] != a:
-            root[a] = root[root[a]]
-            a = root[a]
-        return a
-
+    find, join = _disjoint_sets(len(applications))
     feeds: list[set[int]] = [set() for _ in applications]
     for k, (_, nodes) in enumerate(applications):
         for v in nodes:
@@ -568,9 +595,7 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
                 j = app_of.get(p)
                 if j is not None and j != k:
                     feeds[k].add(j)
-                    a, b = find(k), find(j)
-                    if a != b:
-                        root[max(a, b)] = min(a, b)
+                    join(k, j)
     samples: dict[int, list[int]] = {}
     for k in range(len(applications)):
         samples.setdefault(find(k), []).append(k)
@@ -589,6 +614,9 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
             paths.append([(f"layer {layer[k]}", "layer"), (f"neuron {position[key]}", "neuron")])
     batch = len(samples) > 1
     model_name = _model_name(applications)
+    if not nested:
+        _application_groups(builder, applications, paths, model_name, find if batch else None)
+        return
     parent_top = builder.new("batch", "batch", None) if batch else builder.new(model_name, "model", None)
     made: dict[tuple, str] = {}
     for number, apps in enumerate(sorted(samples.values(), key=lambda a: a[0]), start=1):
@@ -608,8 +636,7 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
                     name = _full_name(names[: depth + 1])
                     made[key] = builder.new(name + suffix, paths[k][depth][1], gid)
                 gid = made[key]
-            if not paths[k]:  # the model's own parameters (a part at the root)
-                gid = builder.new(model_name + suffix, "neuron", sample_gid)
+            # (the model's own parameters, a part at the root: its nodes are the sample's, or the model's)
             if uses[tuple(names)] > 1:  # a part used several times in a sample: each use, apart
                 used[tuple(names)] = count = used.get(tuple(names), 0) + 1
                 whole = _full_name(names) or model_name
@@ -636,6 +663,27 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
                 param_groups[key] = builder.new("parameters of " + _full_name(names[: depth + 1]), "parameters", gid)
             gid = param_groups[key]
         builder.owner[node] = gid
+
+
+def _application_groups(builder: _Builder, applications: list[tuple], paths: list, model_name: str, sample_of):
+    """Each application its own group at the top, with no layer or sample around it: for a
+    model whose parts feed back into themselves (one layer applied at every step), where
+    nested groups would not be convex. A part used several times: "output k of neuron 1 of cell"."""
+    names = [_full_name([n for n, _ in path]) or model_name for path in paths]
+    if sample_of is not None:
+        numbers = {root: k for k, root in enumerate(sorted({sample_of(k) for k in range(len(paths))}), start=1)}
+        names = [f"{name} in sample {numbers[sample_of(k)]}" for k, name in enumerate(names)]
+    uses: dict[str, int] = {}
+    for name in names:
+        uses[name] = uses.get(name, 0) + 1
+    used: dict[str, int] = {}
+    for (_, nodes), name in zip(applications, names):
+        if uses[name] > 1:
+            used[name] = count = used.get(name, 0) + 1
+            name = f"output {count} of {name}"
+        gid = builder.new(name, "neuron", None)
+        for v in nodes:
+            builder.owner[v] = gid
 
 
 def _shared_inputs(builder: _Builder):
@@ -679,7 +727,7 @@ def _model_name(applications) -> str:
 def _sum_chains(builder: _Builder):
     """A chain of additions each used only by the next one, with MIN_SUM_TERMS terms or more."""
     graph, owner, consumers = builder.graph, builder.owner, builder.consumers
-    ops, parents = graph.ops, graph.parents
+    ops, parents, data = graph.ops, graph.parents, graph.data
     next_of: dict[int, int] = {}
     for v in range(len(graph)):
         if ops[v] != "+" or owner[v] is not None:
@@ -694,7 +742,11 @@ def _sum_chains(builder: _Builder):
             chain.append(next_of[chain[-1]])
         if len(chain) + 1 < MIN_SUM_TERMS:
             continue
-        gid = builder.new(f"sum of {len(chain) + 1} terms", "sum", None)
+        # its terms: the first addition's operands, then each next one's other operand; the
+        # number sum() starts from (a 0 used only here) is not one
+        operands = [*parents[chain[0]], *(p for v in chain[1:] for p in parents[v] if p not in chain)]
+        terms = sum(1 for p in operands if not (not parents[p] and data[p] == 0 and len(consumers[p]) == 1))
+        gid = builder.new(f"sum of {terms} terms", "sum", None)
         for v in chain:
             owner[v] = gid
 
@@ -796,4 +848,4 @@ def _drop_empty(groups: dict[str, Group], owner: list[str | None]):
             groups[group.parent].children.remove(gid)
 
 
-__all__ = ["Group", "Groups", "GroupError", "Part", "find_groups", "model_parts"]
+__all__ = ["Group", "Groups", "GroupError", "NotConvex", "Part", "find_groups", "model_parts"]

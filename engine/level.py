@@ -24,6 +24,7 @@ what is drawn, never the size of the graph: opening a group is a new request
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 
 from .flat import FlatGraph
@@ -31,6 +32,7 @@ from .graph import Graph
 from .groups import Groups, find_groups
 from .layout import layout
 from .text import fmt
+from .trace import RULES
 from .value import Value
 
 MAX_UNITS = 1_500  # units one view may draw (layout and frames); beyond it, open fewer groups
@@ -40,6 +42,20 @@ MAX_SENTENCES = 6
 
 class LevelError(ValueError):
     """A view that can't be drawn (too many boxes, an unknown group), in a sentence."""
+
+    kind = "graph"  # the kind of the request's error (docs/api.md)
+
+
+class OrderError(LevelError):
+    """A visit order for the experiment that can't be run (a name not drawn, or twice), in a sentence."""
+
+    kind = "order"
+
+
+class RequestShapeError(LevelError):
+    """A request's field of the wrong type ("expanded" that is not a list of names), in a sentence."""
+
+    kind = "request"
 
 
 class Grouped:
@@ -114,13 +130,13 @@ class View:
         self.grouped = grouped
         groups = grouped.groups
         opened = {grouped.find(name) for name in expanded}
-        for gid in list(opened):  # a group is open only if every group around it is
-            opened.update(groups._group_path(gid))
+        for gid in list(opened):  # opening a group opens every group around it too
+            opened.update(groups.group_path(gid))
         self.opened = opened
         # each group's unit: itself when collapsed, else the unit of its innermost collapsed ancestor
         self.unit_of_group: dict[str, str | None] = {}
         for gid in groups.groups:
-            path = groups._group_path(gid)
+            path = groups.group_path(gid)
             self.unit_of_group[gid] = next((g for g in path if g not in opened), None)
         self.unit = _UnitOf(groups.owner, self.unit_of_group)
         # the units in the forward order, each with its slice of that order: a collapsed
@@ -162,21 +178,46 @@ def grouped_graph(graph: Graph, parts: list[tuple[str, list]]) -> Grouped:
     """A program's graph with its ``with group(...)`` blocks (each a name and the Values made in
     it, outermost first) as groups; a block's nodes the output doesn't use are left out."""
     index = {id(value): i for i, value in enumerate(graph.values)}
-    flat = FlatGraph(
-        data=[value.data for value in graph.values],
-        ops=[value._op for value in graph.values],
-        parents=[tuple(graph.edges[e].parent for e in edges) for edges in graph.parent_edges],
-        locals=[tuple(graph.edges[e].local for e in edges) for edges in graph.parent_edges],
-        labels=[value.label for value in graph.values],
-        objects=list(graph.values),
-        consts={i: value._const for i, value in enumerate(graph.values) if value._const is not None},
-    )
+    flat = FlatGraph.from_graph(graph)
     blocks = [(name, sorted(index[id(v)] for v in members if id(v) in index)) for name, members in parts]
     return Grouped(flat, find_groups(flat, parts=[(name, nodes) for name, nodes in blocks if nodes]))
 
 
-def level_answer(grouped: Grouped, expanded: list[str], order: list[str] | None = None) -> dict:
-    """The answer for the view with ``expanded`` open (docs/api.md, "A grouped graph")."""
+def grouped_request(grouped: Grouped, request: dict) -> dict:
+    """A request's answer at the level on screen: ``load`` with ``"expanded"`` (default none
+    open), optionally ``"order"`` and ``"rule"``; ``expand`` with ``"group"`` too, its answer
+    adding that group's id and ``"inner"``, the units inside it (docs/api.md, "A grouped graph")."""
+    expanded = request.get("expanded", [])
+    if not isinstance(expanded, list) or not all(isinstance(name, str) for name in expanded):
+        raise RequestShapeError('"expanded" must be a list of group names or ids.')
+    rule = request.get("rule", "push")
+    if rule not in RULES:
+        raise RequestShapeError('"rule" must be one of ' + ", ".join(RULES) + ".")
+    if request["cmd"] != "expand":
+        return level_answer(grouped, expanded, request.get("order"), rule)
+    group = request.get("group")
+    if not isinstance(group, str):
+        raise RequestShapeError('"expand" needs a "group": the name or id of the group to open.')
+    gid = grouped.find(group)
+    answer = level_answer(grouped, [*expanded, gid], request.get("order"), rule)
+    groups = grouped.groups
+    answer["group"] = gid
+    answer["inner"] = [
+        unit
+        for unit in answer["units"]
+        if gid in (groups.group_path(unit) if isinstance(unit, str) else groups.path(unit))
+    ]
+    return answer
+
+
+def level_answer(grouped: Grouped, expanded: list[str], order: list[str] | None = None, rule="push") -> dict:
+    """The answer for the view with ``expanded`` open (docs/api.md, "A grouped graph"); with
+    ``order``, the visit-order experiment, which runs the push rule only."""
+    if order is not None and rule != "push":
+        raise OrderError(
+            'On a graph drawn in boxes, the visit-order experiment runs the push rule only: run it with "push", '
+            "or try the pull rule on a graph drawn node by node."
+        )
     view = View(grouped, expanded)
     graph, groups, grads = grouped.graph, grouped.groups, grouped.grads
     nodes = [_node(grouped, v) for v in view.units if isinstance(v, int)]
@@ -278,9 +319,9 @@ def _layout(view: View, edges: list[dict]) -> dict:
     groups = view.grouped.groups
     owner = groups.owner
     clusters = [
-        tuple(groups._group_path(owner[unit]) if owner[unit] is not None else ())
+        tuple(groups.group_path(owner[unit]) if owner[unit] is not None else ())
         if isinstance(unit, int)
-        else tuple(groups._group_path(unit))  # a closed group: in its own, to keep its place among its siblings
+        else tuple(groups.group_path(unit))  # a closed group: in its own, to keep its place among its siblings
         for unit in view.units
     ]
     drawn = layout(Graph.of(values[-1], values), clusters if any(clusters) else None)
@@ -459,23 +500,26 @@ def _backward(grouped: Grouped, view: View, units: list) -> tuple[list[dict], li
 def _experiment(grouped: Grouped, view: View, order, correct: list[float]) -> dict:
     """The backward pass with the units visited in ``order`` (by name, every unit once)."""
     if not isinstance(order, list) or not all(isinstance(name, str) for name in order):
-        raise LevelError('"order" must be a list of the names of the boxes drawn.')
+        raise OrderError('"order" must be a list of the names of the boxes drawn.')
     by_name = {view.name(unit): unit for unit in view.units}
     by_name.update({unit: unit for unit in view.units if isinstance(unit, str)})  # a group by its id too
     units, seen = [], set()
     for name in order:
         unit = by_name.get(name)
         if unit is None:
-            raise LevelError(f'There is nothing called "{_short(name)}" drawn.')
+            raise OrderError(f'There is nothing called "{_short(name)}" drawn.')
         if unit in seen:
-            raise LevelError(f"{_short(name)} appears twice in the visit order; visit each box once.")
+            raise OrderError(f"{_short(name)} appears twice in the visit order; visit each box once.")
         seen.add(unit)
         units.append(unit)
     missing = [view.name(u) for u in view.units if u not in seen]
     if missing:
-        raise LevelError(f"The visit order leaves out {missing[0]}; every box must be visited once.")
+        raise OrderError(f"The visit order leaves out {missing[0]}; every box must be visited once.")
     frames, grads, late = _backward(grouped, view, units)
-    wrong = [v for v in range(len(grads)) if grads[v] != correct[v] and not grouped.graph.parents[v]]
+    lost, reached = _lost_paths(grouped.graph, late)
+    # an input is wrong only if a lost path reaches it and what it lost shows: a grad summed in
+    # another order may differ in its last bits (0.1 + 0.2 + 0.3 against 0.3 + 0.2 + 0.1)
+    wrong = [v for v in reached if not math.isclose(grads[v], correct[v], rel_tol=1e-9, abs_tol=1e-12)]
     pairs: dict[tuple, int] = {}
     for item in late:
         key = (view.unit[item["parent"]], view.unit[item["child"]])
@@ -492,23 +536,25 @@ def _experiment(grouped: Grouped, view: View, order, correct: list[float]) -> di
         shown = ", ".join(f"{labels[v]}.grad is {fmt(grads[v])}, not {fmt(correct[v])}" for v in wrong[:MAX_LISTED])
         more = f" ({len(wrong) - MAX_LISTED} more inputs are wrong too)" if len(wrong) > MAX_LISTED else ""
         sentences.append(f"{shown}{more}.")
+    elif late:
+        sentences.append("Those paths carried 0 (a local derivative on the way is 0), so no input's grad changed.")
     if not late:
         sentences.append("Every box was visited after all the boxes it feeds into, so every grad is right.")
     return {
         "order": units,
         "frames": frames,
         "late": [{"parent": parent, "child": child, "count": count} for (parent, child), count in pairs.items()],
-        "lost_path_count": _lost_paths(grouped.graph, grads, late),
+        "lost_path_count": lost,
         "wrong_inputs": len(wrong),
         "explanation": sentences,
     }
 
 
-def _lost_paths(graph: FlatGraph, grads, late) -> int:
-    """How many input → output paths pass through a late contribution's edge: with it cut,
-    the paths below it never receive their share."""
+def _lost_paths(graph: FlatGraph, late) -> tuple[int, list[int]]:
+    """How many input → output paths pass through a late contribution's edge (with it cut,
+    the paths below it never receive their share), and the inputs those paths reach."""
     if not late:
-        return 0
+        return 0, []
     cut = {(item["parent"], item["child"]) for item in late}
     below = [0] * len(graph)  # paths from each node down to the inputs
     for v, parents in enumerate(graph.parents):
@@ -516,15 +562,26 @@ def _lost_paths(graph: FlatGraph, grads, late) -> int:
     above = [0] * len(graph)  # paths from the output down to each node, not through a cut edge
     above[graph.output] = 1
     lost = 0
+    cut_off = []  # the parent of each cut edge a path still reaches
     for v in range(len(graph) - 1, -1, -1):
         if not above[v]:
             continue
         for p in graph.parents[v]:
             if (p, v) in cut:
                 lost += above[v] * (below[p] if graph.parents[p] else 1)
+                cut_off.append(p)
             else:
                 above[p] += above[v]
-    return lost
+    seen, stack, reached = set(cut_off), cut_off, []
+    while stack:
+        v = stack.pop()
+        if not graph.parents[v]:
+            reached.append(v)
+        for p in graph.parents[v]:
+            if p not in seen:
+                seen.add(p)
+                stack.append(p)
+    return lost, sorted(reached)
 
 
 def _capital(text: str) -> str:
@@ -536,4 +593,13 @@ def _short(text) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-__all__ = ["Grouped", "View", "LevelError", "level_answer", "MAX_UNITS"]
+__all__ = [
+    "Grouped",
+    "View",
+    "LevelError",
+    "OrderError",
+    "RequestShapeError",
+    "grouped_request",
+    "level_answer",
+    "MAX_UNITS",
+]

@@ -20,8 +20,8 @@ from contextlib import contextmanager
 
 from .flat import FlatGraph, NotFlat, TooBig, read_flat
 from .foreign import ForeignGraphError, read
-from .groups import GroupError, find_groups
-from .level import Grouped, LevelError, level_answer
+from .groups import GroupError, NotConvex, find_groups
+from .level import Grouped, LevelError, View, grouped_request
 from .registry import RequestError
 
 MAX_READ_NODES = 300_000
@@ -48,7 +48,7 @@ class Network:
         with collector_paused():
             graph = _read(value)
             try:
-                groups = find_groups(graph, model)
+                groups = _groups(graph, model)
             except GroupError:
                 raise
             except Exception as error:  # a bug of ours: one clear sentence, never a traceback
@@ -56,14 +56,18 @@ class Network:
                     f"Gradwalk failed while grouping this graph ({type(error).__name__}: {error}); "
                     "this is a bug in Gradwalk, not in your code."
                 ) from error
+            if not len(groups):
+                raise ForeignGraphError(
+                    f"This graph has {len(graph):,} nodes and Gradwalk found no neurons or sums in it to fold them "
+                    "into boxes; pass your model too, gradwalk.show(loss, model=model), or show a smaller part of "
+                    "it, for example one neuron's output."
+                )
             self.grouped = Grouped(graph, groups)
+            try:  # the view it opens with must fit on screen: refused now, not when the widget asks
+                View(self.grouped, [])
+            except LevelError as error:
+                raise ForeignGraphError(str(error)) from None
             self.grads = self.grouped.grads  # the right backward pass, once
-        if not len(groups):
-            raise ForeignGraphError(
-                f"This graph has {len(graph):,} nodes and Gradwalk found no neurons or sums in it to fold them into "
-                "boxes; pass your model too, gradwalk.show(loss, model=model), or show a smaller part of it, "
-                "for example one neuron's output."
-            )
         self.style = "_children" if graph.objects and hasattr(graph.objects[-1], "_children") else "_prev"
 
     @property
@@ -77,27 +81,16 @@ class Network:
             "graph drawn node by node. Show a smaller part of it to use them."
         )
 
-    recompute = graph
+    def recompute(self, values: dict[str, float]):
+        """New input values (nudge, descent): refused as :meth:`graph` is."""
+        return self.graph()
 
     def grouped_answer(self, request: dict) -> dict:
-        """``load`` (with optional ``"expanded"`` and ``"order"``) and ``expand`` (``"group"``)."""
-        cmd = request["cmd"]
-        expanded = request.get("expanded", [])
-        if not isinstance(expanded, list) or not all(isinstance(name, str) for name in expanded):
-            raise RequestError('"expanded" must be a list of group names or ids.')
+        """``load`` (with optional ``"expanded"``, ``"order"`` and ``"rule"``) and ``expand`` (``"group"``)."""
         try:
-            if cmd == "expand":
-                group = request.get("group")
-                if not isinstance(group, str):
-                    raise RequestError('"expand" needs a "group": the name or id of the group to open.')
-                gid = self.grouped.find(group)
-                answer = level_answer(self.grouped, [*expanded, gid], request.get("order"))
-                answer["group"] = gid
-                answer["inner"] = [u for u in answer["units"] if _inside(self.grouped, u, gid)]
-            else:
-                answer = level_answer(self.grouped, expanded, request.get("order"))
+            answer = grouped_request(self.grouped, request)
         except LevelError as error:
-            raise RequestError(str(error), "graph") from None
+            raise RequestError(str(error), error.kind) from None
         answer["graph"] = self.about()
         return answer
 
@@ -105,10 +98,21 @@ class Network:
         return {"source": "kernel", "style": self.style, "editable": False, "custom": [], "grouped": True}
 
 
-def _inside(grouped: Grouped, unit, gid: str) -> bool:
-    groups = grouped.groups
-    path = groups._group_path(unit) if isinstance(unit, str) else groups.path(unit)
-    return gid in path
+def _groups(graph: FlatGraph, model):
+    """The graph's groups, nested (layers, samples); where those can't be stepped one at a time
+    (a layer applied at every step of a loop feeds back into itself), each neuron's use alone."""
+    try:
+        return find_groups(graph, model)
+    except NotConvex:
+        pass
+    try:
+        return find_groups(graph, model, nested=False)
+    except NotConvex:
+        raise GroupError(
+            "Gradwalk can't fold this graph into boxes to step one at a time: a part of it is used inside a "
+            "loop of the computation (the same layer applied at every step, say), so a path leaves a box and "
+            "comes back into it. Show a smaller part of it without model=, for example the output of one step."
+        ) from None
 
 
 def _read(value) -> FlatGraph:
@@ -116,28 +120,13 @@ def _read(value) -> FlatGraph:
     try:
         return read_flat(value, limit=MAX_READ_NODES)
     except NotFlat:
-        return _flat_of(read(value))
+        foreign = read(value)
+        return FlatGraph.from_graph(foreign.graph(), foreign.objects)
     except TooBig:
         raise ForeignGraphError(
             f"This graph has more than {MAX_READ_NODES:,} nodes, more than Gradwalk reads in a notebook; "
             "show a part of it, for example the loss of one sample, or of a smaller batch."
         ) from None
-
-
-def _flat_of(foreign) -> FlatGraph:
-    """A graph the careful reader read, as flat lists."""
-    graph = foreign.graph()
-    values = graph.values
-    index = {id(v): i for i, v in enumerate(values)}
-    return FlatGraph(
-        data=[v.data for v in values],
-        ops=[v._op for v in values],
-        parents=[tuple(index[id(p)] for p in v._prev) for v in values],
-        locals=[tuple(v._local) for v in values],
-        labels=[v.label for v in values],
-        objects=list(foreign.objects),
-        consts={i: v._const for i, v in enumerate(values) if v._const is not None},
-    )
 
 
 __all__ = ["Network", "MAX_READ_NODES", "collector_paused"]

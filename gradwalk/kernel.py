@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from engine import api
 from engine.check import Report
-from engine.foreign import Foreign, ForeignGraphError, read
+from engine.foreign import Foreign, TooManyNodes, read
 from engine.network import Network
 from engine.presets import load_presets
 from engine.program import Program, ProgramError
@@ -70,9 +70,8 @@ def target(x, model=None) -> dict | Foreign | Network:
         return {"program": x.source}
     try:
         return read(x)
-    except ForeignGraphError as error:
-        if not str(error).startswith("This graph has more than"):
-            raise
+    except TooManyNodes:
+        pass
     return Network(x)  # too many nodes to draw one by one: grouped, as inferred
 
 

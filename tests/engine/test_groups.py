@@ -6,15 +6,17 @@ import json
 
 import pytest
 from micrograd.engine import Value as Micrograd
+from micrograd.nn import Layer
 
 from engine.api import handle
-from engine.flat import read_flat
+from engine.flat import NotFlat, read_flat
+from engine.foreign import ForeignGraphError
 from engine.groups import GroupError, find_groups, model_parts
-from engine.level import MAX_UNITS, View, _backward
+from engine.level import MAX_UNITS, Grouped, View, _backward
 from engine.network import Network
 from engine.presets import get_preset
 from tests.support.demo_mlp import MicroNet, demo_loss, lecture_loss
-from tests.support.learner_engines import Lecture, MicroGPT
+from tests.support.learner_engines import Lecture, MicroGPT, Sqrt
 from tests.support.notebook import snapshot, unchanged
 
 
@@ -86,7 +88,7 @@ def test_a_batch_is_samples_of_layers_of_neurons_and_the_parameters_apart(small_
     _, model, network = small_batch
     groups = network.grouped.groups
     graph = network.flat
-    assert names(network, groups.top) == ["batch", "parameters", "sum of 4 terms", "sum of 338 terms"]
+    assert names(network, groups.top) == ["batch", "parameters", "sum of 3 terms", "sum of 337 terms"]
     batch = groups.by_name("batch")
     assert names(network, batch.children) == ["sample 1", "sample 2", "sample 3"]
     sample = groups.by_name("sample 2")
@@ -103,7 +105,7 @@ def test_groups_are_the_same_without_the_model_inferred_from_the_graphs_shape(sm
     loss, _, with_model = small_batch
     inferred = Network(loss)
     a, b = with_model.grouped.groups, inferred.grouped.groups
-    for name in ("neuron 2 of layer 1 in sample 3", "layer 2 in sample 1", "sample 2", "sum of 338 terms"):
+    for name in ("neuron 2 of layer 1 in sample 3", "layer 2 in sample 1", "sample 2", "sum of 337 terms"):
         computed = {v for v in a.members(a.by_name(name).id) if with_model.flat.parents[v]}
         assert computed == {v for v in b.members(b.by_name(name).id) if inferred.flat.parents[v]}, name
     assert inferred.grouped.groups.by_name("parameters of neuron 2 of layer 1").size == 3
@@ -240,9 +242,13 @@ def test_a_view_has_a_budget_of_boxes_and_errors_are_sentences(small_batch):
     assert ask(network, {"cmd": "load", "expanded": "batch"})["error"]["kind"] == "request"
     assert ask(network, {"cmd": "nudge", "wrt": "x"})["error"]["kind"] == "graph"
     everything = [g.name for g in network.grouped.groups.groups.values()]
-    if len(network.flat) > MAX_UNITS:
-        error = ask(network, {"cmd": "load", "expanded": everything})["error"]
-        assert "boxes at once" in error["message"]
+    assert len(network.flat) > MAX_UNITS  # so that opening every group draws too many boxes
+    error = ask(network, {"cmd": "load", "expanded": everything})["error"]
+    assert error == {
+        "message": f"Opening these groups would draw more than {MAX_UNITS:,} boxes at once; close a group, "
+        "or open one inside it instead.",
+        "kind": "graph",
+    }
     assert json.loads(handle({"cmd": "expand", "group": "x", "preset": "diamond"}))["ok"] is False
 
 
@@ -252,12 +258,10 @@ def test_a_group_that_is_not_convex_is_refused_in_a_sentence():
     c = b + 1
     d = c * b
     graph = read_flat(d)
-    names_of = {graph.labels[v]: v for v in range(len(graph))}
     b_node = next(v for v in range(len(graph)) if graph.ops[v] == "*" and graph.parents[v][0] == 0)
     d_node = graph.output
     with pytest.raises(GroupError, match="a path leaves"):
         find_groups(graph, parts=[("outer", [b_node, d_node])])
-    assert names_of  # the graph was read
 
 
 SMALL_NETWORK = "small-network"
@@ -335,7 +339,7 @@ def test_a_big_graph_without_neurons_is_folded_by_its_sums_or_refused_with_how_t
     xs = [Micrograd(i * 0.001) for i in range(1500)]
     total = sum((x * x for x in xs), Micrograd(0.0)).relu()
     answer = ask(Network(total), {"cmd": "load"})
-    assert [g["name"] for g in answer["groups"]] == ["sum of 1501 terms"]
+    assert [g["name"] for g in answer["groups"]] == ["sum of 1500 terms"]
     assert len(answer["units"]) == 2  # the sum's box and the relu
     assert answer["groups"][0]["size"] == 1500 + 1500 + 1500 + 1  # additions, products, inputs, the starting 0
     chain = Micrograd(1.0)
@@ -398,3 +402,181 @@ def test_each_edge_of_a_view_is_drawn_from_its_own_parent_to_its_own_child(progr
             assert end[0] == pytest.approx(at[edge["child"]]["x"] - half, abs=0.2), (expanded, edge)
             assert abs(start[1] - at[edge["parent"]]["y"]) < drawn["node_height"] / 2, (expanded, edge)
             assert abs(end[1] - at[edge["child"]]["y"]) < drawn["node_height"] / 2, (expanded, edge)
+
+
+@pytest.mark.parametrize("order", ["layer 1", ["no such box"], ["layer 2", "layer 2"], ["layer 2"]])
+def test_a_bad_visit_order_at_a_level_is_an_error_of_kind_order(one_sample, order):
+    _, _, network = one_sample
+    error = ask(network, {"cmd": "load", "expanded": ["MLP"], "order": order})["error"]
+    assert error["kind"] == "order"
+    program = json.loads(handle({"cmd": "load", "preset": SMALL_NETWORK, "expanded": [], "order": order}))["error"]
+    assert program["kind"] == "order"
+    # what is not about the order stays an error about the graph
+    assert ask(network, {"cmd": "load", "expanded": ["no such group"], "order": order})["error"]["kind"] == "graph"
+
+
+THREE_GROUPS = (
+    'x = 1\nwith group("ga"):\n    a = x * 0.1\nwith group("gb"):\n    b = x * 0.2\n'
+    'with group("gc"):\n    c = x * 0.3\ny = a + b + c\n'
+)
+
+
+@pytest.mark.parametrize("boxes", [["ga", "gb", "gc"], ["gc", "ga", "gb"], ["gb", "ga", "gc"]])
+def test_an_order_with_nothing_late_has_no_wrong_input_even_if_its_sums_round_otherwise(boxes):
+    # x.grad sums 0.1, 0.2 and 0.3 in the order the boxes are visited: 0.6000000000000001 or 0.6
+    ran = json.loads(
+        handle({"cmd": "load", "program": THREE_GROUPS, "expanded": [], "order": ["y", "a+b", *boxes, "x"]})
+    )["experiment"]
+    assert ran["late"] == [] and ran["wrong_inputs"] == 0 and ran["lost_path_count"] == 0
+    assert ran["explanation"] == ["Every box was visited after all the boxes it feeds into, so every grad is right."]
+
+
+def test_a_late_box_names_the_input_it_leaves_wrong():
+    ran = json.loads(
+        handle({"cmd": "load", "program": THREE_GROUPS, "expanded": [], "order": ["ga", "y", "a+b", "gb", "gc", "x"]})
+    )["experiment"]
+    assert ran["wrong_inputs"] == 1 and ran["lost_path_count"] == 1
+    assert ran["explanation"][-1] == "x.grad is 0.5, not 0.6."
+
+
+def test_a_grouped_level_refuses_the_pull_rule_in_a_sentence(one_sample):
+    _, _, network = one_sample
+    view = ask(network, {"cmd": "load", "expanded": ["MLP"]})
+    right = [u if isinstance(u, str) else network.flat.labels[u] for u in view["units"][::-1]]
+    pulled = ask(network, {"cmd": "load", "expanded": ["MLP"], "order": right, "rule": "pull"})["error"]
+    assert pulled["kind"] == "order" and pulled["message"].startswith("On a graph drawn in boxes, the visit-order")
+    program = {"cmd": "load", "program": THREE_GROUPS, "expanded": [], "rule": "pull"}
+    assert json.loads(handle({**program, "order": ["y", "a+b", "gc", "gb", "ga", "x"]}))["error"] == pulled
+    assert json.loads(handle(program))["ok"] is True  # without an order, no experiment runs: nothing to refuse
+    assert ask(network, {"cmd": "load", "rule": "sideways"})["error"]["kind"] == "request"
+
+
+class Square:
+    """A model with its parameters at its root: relu(w * x + b)."""
+
+    def __init__(self):
+        self.w, self.b = Micrograd(0.5), Micrograd(0.1)
+
+    def __call__(self, x):
+        return (self.w * x + self.b).relu()
+
+    def parameters(self):
+        return [self.w, self.b]
+
+
+def test_every_group_name_is_unique_and_a_sum_is_named_by_its_real_terms():
+    xs = [Micrograd(1 + i / 100) for i in range(10)]
+    first = sum((x * x for x in xs[:5]), Micrograd(0.0))  # sum() starts from a 0: not a term
+    second = sum(x * x for x in xs[5:])
+    groups = Network((first * second).relu()).grouped.groups
+    assert [g.name for g in groups.groups.values()] == ["sum of 5 terms", "sum of 5 terms (2)"]
+    assert groups.by_name("sum of 5 terms (2)").size == 5 + 5 + 5 + 1  # additions, products, inputs, the 0
+
+
+def test_a_model_with_its_parameters_at_its_root_used_twice_has_one_group_per_use():
+    model = Square()
+    groups = Network(model(model(Micrograd(1.0))), model).grouped.groups
+    assert [(g.name, g.parent) for g in groups.groups.values()] == [
+        ("Square", None),
+        ("output 1 of Square", "g0"),
+        ("output 2 of Square", "g0"),
+    ]
+    used_apart = Network(model(Micrograd(1.0)) + model(Micrograd(2.0)), model).grouped.groups
+    names = [g.name for g in used_apart.groups.values()]
+    assert names == ["batch", "sample 1", "sample 2", "parameters"]
+    assert len(set(names)) == len(names)
+
+
+class Recurrent:
+    """One layer applied at every step, its outputs fed back in: h = cell([x] + h)."""
+
+    def __init__(self):
+        self.cell = Layer(3, 2)
+        self.out = Layer(2, 1, nonlin=False)
+
+    def __call__(self, xs):
+        h = [Micrograd(0.0), Micrograd(0.0)]
+        for x in xs:
+            h = self.cell([Micrograd(x)] + h)
+        return self.out(h)
+
+    def parameters(self):
+        return self.cell.parameters() + self.out.parameters()
+
+
+@pytest.mark.parametrize("with_model", [True, False])
+def test_a_layer_used_at_every_step_is_grouped_by_each_use_of_its_neurons(with_model):
+    model = Recurrent()
+    out = model([0.5, -1.0, 2.0])
+    network = Network(out, model) if with_model else Network(out)
+    groups = network.grouped.groups
+    assert all(g.parent is None and g.kind == "neuron" for g in groups.groups.values())
+    names = [g.name for g in groups.groups.values()]
+    assert len(names) == 3 * 2 + 1 and len(set(names)) == len(names)
+    if with_model:
+        assert "output 3 of neuron 2 of cell" in names and "neuron 1 of out" in names
+    answer = ask(network, {"cmd": "load"})
+    assert answer["ok"] and {u for u in answer["units"] if isinstance(u, str)} == set(groups.groups)
+    expected = micrograd_grads(out, network.flat.objects)
+    assert network.grads == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_model_that_is_not_one_is_still_refused_as_such():
+    with pytest.raises(GroupError, match="model= takes the object your network is made of"):
+        Network(Micrograd(1.0) * 2, model=3)
+
+
+def test_requests_of_the_wrong_shape_are_refused_in_a_sentence_for_a_network_and_a_program(one_sample):
+    _, _, network = one_sample
+    refused = "This grouped graph answers load and expand only"
+    for values in ({}, {"x": 1}):
+        error = ask(network, {"cmd": "nudge", "wrt": "x", "values": values})["error"]
+        assert error["kind"] == "graph" and error["message"].startswith(refused)
+    for expanded in (5, "layer 1", [3]):
+        sent = {"cmd": "expand", "group": "layer 2", "expanded": expanded}
+        mine = ask(network, sent)["error"]
+        program = json.loads(handle({**sent, "preset": SMALL_NETWORK}))["error"]
+        assert mine == program == {"message": '"expanded" must be a list of group names or ids.', "kind": "request"}
+
+
+def test_expand_answers_the_same_for_a_network_and_for_its_own_load(one_sample):
+    _, _, network = one_sample
+    opened = ask(network, {"cmd": "expand", "group": "layer 1", "expanded": ["MLP"]})
+    loaded = ask(network, {"cmd": "load", "expanded": ["MLP", "layer 1"]})
+    assert {k: v for k, v in opened.items() if k not in ("group", "inner")} == loaded
+    names_of = {g["id"]: g["name"] for g in opened["groups"]}
+    boxes = [names_of[u] for u in opened["inner"] if isinstance(u, str)]
+    assert boxes == [f"neuron {k} of layer 1" for k in range(1, 17)]
+
+
+def test_a_graph_whose_closed_view_is_too_big_is_refused_when_shown_before_any_pass(monkeypatch):
+    monkeypatch.setattr(Grouped, "_right_pass", property(lambda self: pytest.fail("the backward pass ran")))
+    xs = [Micrograd(1 + i / 1000) for i in range(MAX_UNITS // 2 + 10)]
+    total = sum(x.relu().relu() for x in xs)  # two loose nodes per term, beside the sum's box
+    with pytest.raises(ForeignGraphError, match="Even with every group closed, this graph"):
+        Network(total)
+    with pytest.raises(ForeignGraphError, match="found no neurons or sums in it"):
+        Network(xs[0] * 2)
+
+
+def test_a_graph_only_the_careful_reader_reads_is_grouped_with_the_learners_grads():
+    xs = [Sqrt(1.0 + i, label=f"x{i}") for i in range(5)]
+    total = sum(((x * x).sqrt() for x in xs[1:]), xs[0])  # sqrt: an operation the quick reader doesn't know
+    with pytest.raises(NotFlat):
+        read_flat(total)
+    network = Network(total)
+    assert [g.name for g in network.grouped.groups.groups.values()] == ["sum of 5 terms"]
+    assert network.flat.objects[-1] is total and network.flat.labels[:2] == ["x0", "x1"]
+    assert network.grads == micrograd_grads(total, network.flat.objects)
+
+
+def test_a_late_box_whose_lost_path_carries_0_leaves_every_input_right():
+    program = THREE_GROUPS.replace("a = x * 0.1", "a = relu(x * -1)")  # relu's derivative at -1 is 0
+    ran = json.loads(
+        handle({"cmd": "load", "program": program, "expanded": [], "order": ["ga", "y", "a+b", "gb", "gc", "x"]})
+    )["experiment"]
+    assert ran["lost_path_count"] == 1 and ran["wrong_inputs"] == 0
+    assert (
+        ran["explanation"][-1]
+        == "Those paths carried 0 (a local derivative on the way is 0), so no input's grad changed."
+    )

@@ -7,17 +7,11 @@ import json
 import pytest
 
 import gradwalk
-from gradwalk import kernel, widget
+from engine.foreign import ForeignGraphError, TooManyNodes
+from engine.network import Network
+from gradwalk import kernel
 from tests.support.demo_mlp import demo_loss
 from tests.support.notebook import snapshot, unchanged
-
-
-@pytest.fixture
-def front_end(tmp_path, monkeypatch):
-    module = tmp_path / "widget.js"
-    module.write_text("export default { render() {} };\n")
-    monkeypatch.setattr(widget, "FRONT_END", module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +30,7 @@ def test_show_with_the_model_answers_load_and_expand_collapsed(front_end, batch)
     reply = shown.answer({"id": 1, "request": {"cmd": "load"}})
     answer = json.loads(reply["response"])
     assert answer["grouped"] is True and answer["graph"]["grouped"] is True
-    assert [g["name"] for g in answer["groups"]] == ["batch", "parameters", "sum of 5 terms", "sum of 338 terms"]
+    assert [g["name"] for g in answer["groups"]] == ["batch", "parameters", "sum of 4 terms", "sum of 337 terms"]
     assert not any(g["open"] for g in answer["groups"])
     reply = shown.answer(
         {"id": 2, "request": {"cmd": "expand", "group": "layer 1 in sample 2", "expanded": ["batch", "sample 2"]}}
@@ -78,3 +72,20 @@ def test_a_graph_too_big_to_draw_node_by_node_is_grouped_without_the_model(front
     answer = json.loads(shown.answer({"id": 1, "request": {"cmd": "load"}})["response"])
     assert "batch" in [g["name"] for g in answer["groups"]]
     assert answer["size"]["nodes"] > 2_000
+
+
+def test_only_the_readers_too_many_nodes_error_sends_a_graph_to_be_grouped(monkeypatch):
+    loss, _, _, _ = demo_loss(1)
+
+    def refuse(words, kind):
+        def read(x):
+            raise kind(words)
+
+        return read
+
+    # told by the error's class, whatever its words
+    monkeypatch.setattr(kernel, "read", refuse("Too big to draw one by one.", TooManyNodes))
+    assert isinstance(kernel.target(loss), Network)
+    monkeypatch.setattr(kernel, "read", refuse("This graph has more than one output.", ForeignGraphError))
+    with pytest.raises(ForeignGraphError, match="more than one output"):
+        kernel.target(loss)

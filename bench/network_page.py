@@ -121,6 +121,7 @@ def main():
         answer = kernel.handle(json.loads(request), shown)
         kernel_ms.append((time.perf_counter() - started) * 1000)
         return answer
+
     with common.serve(dist=dist) as url, common.chromium() as browser:
         for _ in range(3):  # the first paint, in a fresh page each time
             page = browser.new_page(viewport={"width": 1280, "height": 800})

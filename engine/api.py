@@ -28,9 +28,14 @@ from .presets import get_preset, load_presets, visit_order_ids
 from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError, with_inputs
 from .questions import questions
 from .registry import Command, Input, Param, RequestError, modes
-from .trace import RULES, correct_backward, experiment, forward_frames
+from .trace import RULES, correct_backward, experiment, forward_frames, visit_texts
 
 MAX_REQUEST_CHARS = 200_000
+
+# From this many nodes on, a load answered with ``later=True`` leaves its backward visits'
+# sentences and its questions for rest(): they are a third of a big program's answer and of
+# the time it takes, and the page shows neither until the learner steps there.
+LATER_FROM = 300
 
 
 _PARSED: list[Program] = []  # the programs of the request being answered
@@ -53,9 +58,14 @@ def _parse(source: str, values: dict | None = None) -> Program:
     return program
 
 
-def handle(request: str | dict, source=None) -> str:
+def handle(request: str | dict, source=None, *, later: bool = False) -> str:
     """Answer one request (a JSON string; from Python, a dict is read as the JSON it writes)
     with one JSON string.
+
+    ``later=True`` (the page's worker) lets a load of a graph of ``LATER_FROM`` nodes or more
+    answer in two parts: the answer says ``"later": true`` and has neither its backward
+    visits' sentences nor its questions, which :func:`rest` then gives (docs/api.md, "An
+    answer in two parts").
 
     ``source`` is what a request that names neither a "preset" nor a "program" is about:
 
@@ -74,13 +84,70 @@ def handle(request: str | dict, source=None) -> str:
 
     Without ``source`` (the page), such a request is an error, as it always was.
     """
+    _forget_owed()  # what an earlier answer left for rest() is not asked for any more
+    _LATER_ALLOWED[0] = later
     try:
-        return _dumps(_answer(request, source))
+        answer = _answer(request, source)
+        if not answer.get("later"):
+            _forget_owed()  # (an answer that failed after its frames were made owes nothing)
+        return _dumps(answer)
     finally:
-        # The answer is plain data now; take the graphs apart so freeing them is shallow.
-        for program in _PARSED:
-            program.release()
+        _LATER_ALLOWED[0] = False
+        if _OWED:  # its graph is still needed: taken apart once the rest is written
+            _OWED[0].programs = list(_PARSED)
+        else:
+            _release(_PARSED)
         _PARSED.clear()
+
+
+def rest() -> str | None:
+    """The second part of the last answer :func:`handle` gave with ``later=True``, if it said
+    ``"later": true``: ``{"ok": true, "texts": [...], "questions": [...]}``, ``texts`` being
+    the sentence of every backward frame in order (``null`` for the seed, which has its own).
+    None when that answer was whole, or its rest was given already."""
+    if not _OWED:
+        return None
+    owed = _OWED.pop()
+    try:
+        return _dumps(owed.answer())
+    except Exception as error:  # a bug: reported as data, as handle() does
+        return _dumps(_error(f"Something went wrong inside the engine ({type(error).__name__}: {error}).", "internal"))
+    finally:
+        _release(owed.programs)
+
+
+class _Owed:
+    """What a load answered in two parts still owes: its backward visits' sentences and its
+    questions, worked out from the graph and its backward frames as they were whole."""
+
+    def __init__(self, graph: Graph, backward: list[dict], checkpoints):
+        self.graph = graph
+        self.backward = [dict(frame) for frame in backward]  # before _sent takes pushes apart
+        self.checkpoints = checkpoints
+        self.programs: list[Program] = []  # the request's, released once the rest is written
+
+    def answer(self) -> dict:
+        return {
+            "ok": True,
+            "texts": visit_texts(self.graph, self.backward),
+            "questions": questions(self.graph, self.backward, self.checkpoints),
+        }
+
+
+_OWED: list[_Owed] = []  # at most one: the last answer's
+_LATER_ALLOWED = [False]  # handle()'s ``later``, for load() to read
+
+
+def _forget_owed() -> None:
+    for owed in _OWED:
+        _release(owed.programs)
+    _OWED.clear()
+
+
+def _release(programs: list[Program]) -> None:
+    # The answer is plain data now; take the graphs apart so freeing them is shallow.
+    for program in programs:
+        program.release()
 
 
 def _answer(request, source) -> dict:
@@ -302,7 +369,8 @@ def load(request: dict, source=None) -> dict:
         # (before anything of the whole graph's answer: its "order" names the boxes drawn, not nodes)
         level = _level(_grouped(graph, parts), request)
         return {**level, "preset": subject.preset, "program": subject.program}
-    backward, grads = correct_backward(graph, subject.order)
+    split = _LATER_ALLOWED[0] and len(graph) >= LATER_FROM
+    backward, grads = correct_backward(graph, subject.order, texts=not split)
     order = request.get("order")
     rule = _choice(request.get("rule", "push"), RULES, "rule")
     local_texts, rules = graph.local_texts, graph.rules
@@ -336,7 +404,10 @@ def load(request: dict, source=None) -> dict:
         ran["frames"] = _sent(ran["frames"])
     # The questions, answered ahead with the mistakes a wrong answer may be (engine/questions.py).
     checkpoints = get_preset(subject.preset)["checkpoint"] if subject.preset is not None else None
-    answer["questions"] = questions(graph, backward, checkpoints)
+    if split:  # the sentences and the questions come with rest(), from the frames as they are now
+        _OWED.append(_Owed(graph, backward, checkpoints))
+    else:
+        answer["questions"] = questions(graph, backward, checkpoints)
     answer["backward"] = _sent(backward)  # after the questions: they read each push whole
     about = subject.about()
     if about is not None:
@@ -344,6 +415,8 @@ def load(request: dict, source=None) -> dict:
     if parts:  # the program's with group(...) blocks (engine/groups.py)
         grouped = _grouped(graph, parts)
         answer["groups"] = [group.as_dict() for group in grouped.groups.groups.values()]
+    if split:
+        answer["later"] = True
     return answer
 
 
@@ -536,4 +609,4 @@ def _short(text) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-__all__ = ["handle"]
+__all__ = ["handle", "rest"]

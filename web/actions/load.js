@@ -170,8 +170,27 @@ function showGraph(w, answer, { source, place = null, message = null, kind = "lo
   const before = w.state.answer;
   update(w, { type: "graph", answer, source, place, kind, confirms }, (s) => message ?? firstWords(s));
   if (w.state.answer === before) return; // the prerendered graph was the same: nothing moved
+  awaitRest(w, answer);
   applyPendingWhy(w);
   redoNudge(w);
+}
+
+// A big graph's answer may come in two parts (docs/api.md, "An answer in two parts"): the
+// graph is drawn from the first, and its backward visits' sentences and its questions come
+// with the second, a few tens of ms later. A visit on screen meanwhile says its sentence then.
+function awaitRest(w, answer) {
+  if (answer.later !== true) return;
+  const rest = w.engine.rest?.(answer);
+  if (!rest) return;
+  rest.then((part) => {
+    if (w.unmounted || w.state.answer !== answer) return;
+    if (!part.ok) throw new Error(part.error?.message ?? "the rest of the answer did not come");
+    const view = w.state.stepper.view();
+    const waiting = view.pass === "backward" && view.frame?.text === undefined;
+    update(w, { type: "rest", answer, rest: part }, waiting ? null : false);
+  }).catch((error) => {
+    if (!w.unmounted && w.state.answer === answer) engineFailed(w, error);
+  });
 }
 
 function firstWords(s) {

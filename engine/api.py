@@ -32,11 +32,6 @@ from .trace import RULES, correct_backward, experiment, forward_frames, visit_te
 
 MAX_REQUEST_CHARS = 200_000
 
-# From this many nodes on, a load answered with ``later=True`` leaves its backward visits'
-# sentences and its questions for rest(): they are a third of a big program's answer and of
-# the time it takes, and the page shows neither until the learner steps there.
-LATER_FROM = 300
-
 
 _PARSED: list[Program] = []  # the programs of the request being answered
 
@@ -58,14 +53,9 @@ def _parse(source: str, values: dict | None = None) -> Program:
     return program
 
 
-def handle(request: str | dict, source=None, *, later: bool = False) -> str:
+def handle(request: str | dict, source=None) -> str:
     """Answer one request (a JSON string; from Python, a dict is read as the JSON it writes)
     with one JSON string.
-
-    ``later=True`` (the page's worker) lets a load of a graph of ``LATER_FROM`` nodes or more
-    answer in two parts: the answer says ``"later": true`` and has neither its backward
-    visits' sentences nor its questions, which :func:`rest` then gives (docs/api.md, "An
-    answer in two parts").
 
     ``source`` is what a request that names neither a "preset" nor a "program" is about:
 
@@ -84,47 +74,39 @@ def handle(request: str | dict, source=None, *, later: bool = False) -> str:
 
     Without ``source`` (the page), such a request is an error, as it always was.
     """
-    _forget_owed()  # what an earlier answer left for rest() is not asked for any more
-    _LATER_ALLOWED[0] = later
+    owed = _OWED[:]
     try:
-        answer = _answer(request, source)
-        if not answer.get("later"):
-            _forget_owed()  # (an answer that failed after its frames were made owes nothing)
-        return _dumps(answer)
+        return _dumps(_answer(request, source))
     finally:
-        _LATER_ALLOWED[0] = False
-        if _OWED:  # its graph is still needed: taken apart once the rest is written
-            _OWED[0].programs = list(_PARSED)
-        else:
-            _release(_PARSED)
+        # A graph that an answer in two parts still owes its rest is taken apart once the
+        # rest is written (or another answer in two parts replaces it).
+        kept = {id(program) for entry in _OWED for program in entry.programs}
+        for entry in owed:
+            if entry not in _OWED:
+                _release(entry.programs)
+        _release([program for program in _PARSED if id(program) not in kept])
         _PARSED.clear()
 
 
-def rest() -> str | None:
-    """The second part of the last answer :func:`handle` gave with ``later=True``, if it said
-    ``"later": true``: ``{"ok": true, "texts": [...], "questions": [...]}``, ``texts`` being
-    the sentence of every backward frame in order (``null`` for the seed, which has its own).
-    None when that answer was whole, or its rest was given already."""
-    if not _OWED:
-        return None
-    owed = _OWED.pop()
-    try:
-        return _dumps(owed.answer())
-    except Exception as error:  # a bug: reported as data, as handle() does
-        return _dumps(_error(f"Something went wrong inside the engine ({type(error).__name__}: {error}).", "internal"))
-    finally:
-        _release(owed.programs)
+# -- an answer in two parts ------------------------------------------------------------------
+
+# From this many nodes on, a load that asks for it (``"later": true``) leaves its backward
+# visits' sentences and its questions for a second request, {"cmd": "rest"}: they are a third
+# of a big program's answer and of the time it takes, and the page shows neither until the
+# learner steps there (docs/api.md, "An answer in two parts").
+LATER_FROM = 300
 
 
 class _Owed:
     """What a load answered in two parts still owes: its backward visits' sentences and its
     questions, worked out from the graph and its backward frames as they were whole."""
 
-    def __init__(self, graph: Graph, backward: list[dict], checkpoints):
+    def __init__(self, number: int, graph: Graph, backward: list[dict], checkpoints, programs: list[Program]):
+        self.number = number
         self.graph = graph
         self.backward = [dict(frame) for frame in backward]  # before _sent takes pushes apart
         self.checkpoints = checkpoints
-        self.programs: list[Program] = []  # the request's, released once the rest is written
+        self.programs = programs  # taken apart once the rest is written
 
     def answer(self) -> dict:
         return {
@@ -134,14 +116,34 @@ class _Owed:
         }
 
 
-_OWED: list[_Owed] = []  # at most one: the last answer's
-_LATER_ALLOWED = [False]  # handle()'s ``later``, for load() to read
+# The last few answers in two parts whose rest has not been asked for yet, oldest first (a
+# few, for the widgets that share one engine and may each load a big graph before asking).
+_OWED: list[_Owed] = []
+_OWED_LIMIT = 4
+_ANSWERS_IN_PARTS = [0]  # how many there have been: each one's number
 
 
-def _forget_owed() -> None:
-    for owed in _OWED:
-        _release(owed.programs)
-    _OWED.clear()
+def _owe(graph: Graph, backward: list[dict], checkpoints) -> int:
+    """Keep what the rest of this answer needs (the oldest kept one goes, past the limit);
+    the number that asks for it."""
+    _ANSWERS_IN_PARTS[0] += 1
+    _OWED.append(_Owed(_ANSWERS_IN_PARTS[0], graph, backward, checkpoints, list(_PARSED)))
+    del _OWED[:-_OWED_LIMIT]
+    return _ANSWERS_IN_PARTS[0]
+
+
+def rest(request: dict, source=None) -> dict:
+    """The second part of an answer in two parts: ``{"cmd": "rest", "later": n}``, n being
+    the number that answer gave as its "later"."""
+    number = request.get("later")
+    found = next((o for o in _OWED if o.number == number and not isinstance(number, bool)), None)
+    if found is None:
+        raise RequestError(
+            '"rest" gives the second part of a recent answer that came in two parts, once: '
+            'its "later" number is needed, and this one is not (or was answered already).'
+        )
+    _OWED.remove(found)
+    return found.answer()
 
 
 def _release(programs: list[Program]) -> None:
@@ -369,7 +371,7 @@ def load(request: dict, source=None) -> dict:
         # (before anything of the whole graph's answer: its "order" names the boxes drawn, not nodes)
         level = _level(_grouped(graph, parts), request)
         return {**level, "preset": subject.preset, "program": subject.program}
-    split = _LATER_ALLOWED[0] and len(graph) >= LATER_FROM
+    split = request.get("later") is True and len(graph) >= LATER_FROM
     backward, grads = correct_backward(graph, subject.order, texts=not split)
     order = request.get("order")
     rule = _choice(request.get("rule", "push"), RULES, "rule")
@@ -404,9 +406,8 @@ def load(request: dict, source=None) -> dict:
         ran["frames"] = _sent(ran["frames"])
     # The questions, answered ahead with the mistakes a wrong answer may be (engine/questions.py).
     checkpoints = get_preset(subject.preset)["checkpoint"] if subject.preset is not None else None
-    if split:  # the sentences and the questions come with rest(), from the frames as they are now
-        _OWED.append(_Owed(graph, backward, checkpoints))
-    else:
+    later = _owe(graph, backward, checkpoints) if split else None  # the rest, from the frames as they are now
+    if not split:
         answer["questions"] = questions(graph, backward, checkpoints)
     answer["backward"] = _sent(backward)  # after the questions: they read each push whole
     about = subject.about()
@@ -415,8 +416,8 @@ def load(request: dict, source=None) -> dict:
     if parts:  # the program's with group(...) blocks (engine/groups.py)
         grouped = _grouped(graph, parts)
         answer["groups"] = [group.as_dict() for group in grouped.groups.groups.values()]
-    if split:
-        answer["later"] = True
+    if later is not None:
+        answer["later"] = later
     return answer
 
 
@@ -475,7 +476,7 @@ def nudge(request: dict, source=None) -> dict:
 _WRT = Param("wrt", Input())
 
 # The commands about the graph itself; the modes' commands come after them.
-_GRAPH_COMMANDS = {"load": load, "nudge": nudge, "expand": expand}
+_GRAPH_COMMANDS = {"load": load, "nudge": nudge, "expand": expand, "rest": rest}
 # Every mode's commands (engine/modes/), by name.
 COMMANDS: dict[str, Command] = {command.name: command for mode in modes() for command in mode.commands}
 
@@ -609,4 +610,4 @@ def _short(text) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-__all__ = ["handle", "rest"]
+__all__ = ["handle"]

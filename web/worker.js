@@ -4,9 +4,6 @@
 //
 //   page -> worker   {id, request: "<json string>"}
 //   worker -> page   {id, response: "<json string>"}  or  {id, error: "...", detail}
-//                    then, if that response says "later": true, {id, rest: "<json string>"}
-//                    (a big graph's answer in two parts: engine.api.rest, written while
-//                    the page shows the first)
 //   during boot      {type: "progress", stage, fraction}   fraction: overall, 0..1
 //   end of boot      {type: "ready", boot: "fast"|"snapshot"|"stock", ms, timings, snapshot}
 //                    or  {type: "failed", message}
@@ -51,11 +48,11 @@ self.addEventListener("securitypolicyviolation", (e) =>
 const snapshotCode = MODE === "fast" ? loadSnapshotCode() : null;
 
 const boot = bootPython(MODE, snapshotCode).then(
-  ({ api, how, snapshot, afterReady }) => {
+  ({ handle, how, snapshot, afterReady }) => {
     self.postMessage({ type: "ready", boot: how, ms: performance.now() - STARTED, timings, snapshot });
     // Still before any request is answered (they wait for `boot`, which settles after this).
     afterReady?.();
-    return api;
+    return handle;
   },
   (error) => {
     self.postMessage({ type: "failed", message: sentence(error) });
@@ -67,18 +64,13 @@ const boot = bootPython(MODE, snapshotCode).then(
 // synchronous; awaiting the same settled promise keeps the order).
 self.onmessage = async (event) => {
   const { id, request } = event.data ?? {};
-  const api = await boot;
-  if (api === null) {
+  const handle = await boot;
+  if (handle === null) {
     self.postMessage({ id, error: "The engine is not running because it failed to start." });
     return;
   }
   try {
-    // A big graph's load may leave its backward visits' sentences and its questions for
-    // engine.api.rest (docs/api.md, "An answer in two parts"): the page draws the graph
-    // while they are written here, before the next request is read.
-    self.postMessage({ id, response: api.handle.callKwargs(request, { later: true }) });
-    const rest = api.rest();
-    if (typeof rest === "string") self.postMessage({ id, rest });
+    self.postMessage({ id, response: handle(request) });
   } catch (error) {
     self.postMessage({ id, error: sentence(error), detail: String(error?.message ?? error) });
   }

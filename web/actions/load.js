@@ -124,6 +124,7 @@ export async function loadSource(
   // The same graph with other values keeps the groups open that were (a grouped graph).
   const same = keepPlace || kind === "values" || kind === "reset";
   const request = { cmd: "load", ...source, ...(same ? levelOf(w.state) : {}) };
+  if (!source.preset) request.later = true; // a big graph's answer in two parts (awaitRest, below)
   if (order) Object.assign(request, { order, rule: orderRule(w) });
   const [answer] = await Promise.all([
     askGraph(w, request),
@@ -175,21 +176,31 @@ function showGraph(w, answer, { source, place = null, message = null, kind = "lo
   redoNudge(w);
 }
 
-// A big graph's answer may come in two parts (docs/api.md, "An answer in two parts"): the
-// graph is drawn from the first, and its backward visits' sentences and its questions come
-// with the second, a few tens of ms later. A visit on screen meanwhile says its sentence then.
+// A big graph's answer comes in two parts (docs/api.md, "An answer in two parts"): the
+// graph is drawn from the first; its backward visits' sentences and its questions are asked
+// for once that drawing is painted, so that Python writes them while the page is idle. A
+// visit on screen meanwhile says its sentence when it comes.
 function awaitRest(w, answer) {
-  if (answer.later !== true) return;
-  const rest = w.engine.rest?.(answer);
-  if (!rest) return;
-  rest.then((part) => {
-    if (w.unmounted || w.state.answer !== answer) return;
-    if (!part.ok) throw new Error(part.error?.message ?? "the rest of the answer did not come");
-    const view = w.state.stepper.view();
-    const waiting = view.pass === "backward" && view.frame?.text === undefined;
-    update(w, { type: "rest", answer, rest: part }, waiting ? null : false);
-  }).catch((error) => {
-    if (!w.unmounted && w.state.answer === answer) engineFailed(w, error);
+  if (typeof answer.later !== "number") return;
+  const shown = () => !w.unmounted && w.state.answer === answer;
+  afterPaint()
+    .then(() => (shown() ? ask(w, "side", { cmd: "rest", later: answer.later }) : null))
+    .then((part) => {
+      if (!part || !shown()) return;
+      if (!part.ok) throw new Error(part.error.message);
+      const view = w.state.stepper.view();
+      const waiting = view.pass === "backward" && view.frame.text === undefined;
+      update(w, { type: "rest", answer, rest: part }, waiting ? null : false);
+    })
+    .catch((error) => shown() && engineFailed(w, error));
+}
+
+// Resolves once the next frame has been painted (or after 100 ms, where no frame comes: a
+// page out of sight).
+function afterPaint() {
+  return new Promise((resolve) => {
+    setTimeout(resolve, 100);
+    requestAnimationFrame(() => setTimeout(resolve));
   });
 }
 

@@ -10,9 +10,6 @@
 // call() takes a request object and resolves with the engine's answer object
 // (which may be {ok: false, error} — that is an answer, not a failure). It
 // rejects with an EngineError only when the engine itself could not answer.
-// A big graph's answer may come in two parts (docs/api.md, "An answer in two
-// parts"): one that says `later: true` resolves the call, and rest(answer) is a
-// promise of the second part, which the worker writes while the page draws the first.
 //
 // Python answers one request at a time, so requests wait in one queue and go to
 // the worker one by one; each call's time limit starts when the worker gets it,
@@ -75,8 +72,6 @@ export class Engine {
     this.readyWorker = null; // the worker that has said it is ready
     this.queue = []; // calls waiting for the worker: {id, request, resolve, reject, owner}
     this.inflight = null; // the call the worker is answering, with its timer
-    this.owed = new Map(); // id -> {resolve, reject}: the second parts still on their way
-    this.rests = new WeakMap(); // an answer -> the promise of its second part
     this.clients = new Set();
     this.listeners = new Set();
     this.status = { state: "loading", stage: "downloading", fraction: 0, message: null };
@@ -110,7 +105,6 @@ export class Engine {
         };
       },
       restart: (options) => engine.restart(options),
-      rest: (answer) => engine.rest(answer),
       get bootTimeoutMs() {
         return engine.bootTimeoutMs;
       },
@@ -151,12 +145,6 @@ export class Engine {
     } finally {
       markBusy(-1);
     }
-  }
-
-  // The second part of an answer that said `later: true` (a promise of the engine's
-  // {ok, texts, questions}), or null for any other answer.
-  rest(answer) {
-    return this.rests.get(answer) ?? null;
   }
 
   // Hand the next queued call to the worker, if it is up and free. Called in the
@@ -259,8 +247,7 @@ export class Engine {
       } else if (data?.type === "failed") {
         failBoot(data.message);
       } else if (data && "id" in data) {
-        if ("rest" in data) this.restCame(data);
-        else this.answer(data);
+        this.answer(data);
       }
     };
     worker.onerror = (event) => {
@@ -290,37 +277,12 @@ export class Engine {
       this.restart();
       return;
     }
-    let answer;
     try {
-      answer = JSON.parse(response);
+      call.resolve(JSON.parse(response));
     } catch {
       call.reject(new EngineError("The engine's answer was not valid JSON."));
-      this.pump();
-      return;
     }
-    if (answer?.later === true) this.owe(id, answer);
-    call.resolve(answer);
     this.pump();
-  }
-
-  // An answer in two parts: its second part is on its way, as message {id, rest}.
-  owe(id, answer) {
-    let settle;
-    const promise = new Promise((resolve, reject) => (settle = { resolve, reject }));
-    promise.catch(() => {}); // a failure reaches whoever awaits it, and is not reported when nobody does
-    this.owed.set(id, settle);
-    this.rests.set(answer, promise);
-  }
-
-  restCame({ id, rest }) {
-    const settle = this.owed.get(id);
-    if (!settle) return;
-    this.owed.delete(id);
-    try {
-      settle.resolve(JSON.parse(rest));
-    } catch {
-      settle.reject(new EngineError("The engine's answer was not valid JSON."));
-    }
   }
 
   // A closed widget's calls: the queued ones are dropped (the one in flight runs
@@ -346,8 +308,6 @@ export class Engine {
       clearTimeout(call.timer);
       call.reject(new EngineError(message));
     }
-    for (const settle of this.owed.values()) settle.reject(new EngineError(message));
-    this.owed.clear();
   }
 
   setStatus(status) {

@@ -3,8 +3,8 @@
 // then the fast boot (fast-boot.js) or the stock one (stock-boot.js), with every
 // download watched so that the first failure ends the boot at once.
 //
-// Resolves with {pyodide, api, how, snapshot, afterReady}: the Python, the
-// engine's engine.api module (a proxy), how it booted ("fast", "snapshot", "stock"), what
+// Resolves with {pyodide, handle, how, snapshot, afterReady}: the Python, the
+// engine's engine.api.handle, how it booted ("fast", "snapshot", "stock"), what
 // became of the kept memory snapshot, and what to run once ready (the fast
 // boot's snapshot for the next visit, when `makeSnapshot`).
 

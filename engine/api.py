@@ -235,6 +235,35 @@ def _preset(preset_id) -> dict:
         raise RequestError(f'There is no preset called "{_short(preset_id)}".') from None
 
 
+def warm_up() -> None:
+    """Answer a big program's load, and its rest, once, and forget it: the first big graph an
+    engine answers pays for code and memory nothing smaller touches (under Pyodide, V8
+    compiles the interpreter's paths for it; the heap grows), ~70 ms of a learner's first
+    1,000-node program. The page's worker calls this once it is idle (web/worker.js); what
+    the engine keeps between requests (layouts, input spans, rests owed) is left as it was."""
+    from . import layout as layouts
+
+    kept = (dict(layouts._RECENT), dict(_RECENT_SPANS), list(_OWED), _ANSWERS_IN_PARTS[0])
+    try:
+        answer = json.loads(handle({"cmd": "load", "program": _WARM_UP_PROGRAM, "later": True}))
+        handle({"cmd": "rest", "later": answer.get("later")})
+    finally:
+        layouts._RECENT.clear()
+        layouts._RECENT.update(kept[0])
+        _RECENT_SPANS.clear()
+        _RECENT_SPANS.update(kept[1])
+        _OWED[:] = kept[2]
+        _ANSWERS_IN_PARTS[0] = kept[3]
+
+
+# 20 inputs, 5 layers of relu(x[i] * x[i+1] + 0.1), their sum: 340 nodes, an answer in two parts.
+_WARM_UP_PROGRAM = "\n".join(
+    [f"x{i}_0 = 0.{i + 1}" for i in range(20)]
+    + [f"x{i}_{k + 1} = relu(x{i}_{k} * x{(i + 1) % 20}_{k} + 0.1)" for k in range(5) for i in range(20)]
+    + ["y = " + " + ".join(f"x{i}_5" for i in range(20))]
+)
+
+
 # -- load: a program (or preset) → graph, layout, frames and an optional experiment --------
 
 

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import json
 import math
+import zlib
 from functools import cached_property
 
+from . import layout as layouts
 from .graph import Graph, Recomputed
 from .groups import GroupError
 from .layout import layout
@@ -101,8 +103,8 @@ class _Owed:
     """What a load answered in two parts still owes: its backward visits' sentences and its
     questions, worked out from the graph and its backward frames as they were whole."""
 
-    def __init__(self, number: int, graph: Graph, backward: list[dict], checkpoints, programs: list[Program]):
-        self.number = number
+    def __init__(self, key: str, graph: Graph, backward: list[dict], checkpoints, programs: list[Program]):
+        self.key = key
         self.graph = graph
         self.backward = [dict(frame) for frame in backward]  # before _sent takes pushes apart
         self.checkpoints = checkpoints
@@ -120,27 +122,29 @@ class _Owed:
 # few, for the widgets that share one engine and may each load a big graph before asking).
 _OWED: list[_Owed] = []
 _OWED_LIMIT = 4
-_ANSWERS_IN_PARTS = [0]  # how many there have been: each one's number
 
 
-def _owe(graph: Graph, backward: list[dict], checkpoints) -> int:
-    """Keep what the rest of this answer needs (the oldest kept one goes, past the limit);
-    the number that asks for it."""
-    _ANSWERS_IN_PARTS[0] += 1
-    _OWED.append(_Owed(_ANSWERS_IN_PARTS[0], graph, backward, checkpoints, list(_PARSED)))
+def _owe(subject, backward: list[dict], checkpoints) -> str:
+    """Keep what the rest of this answer needs (the oldest kept one goes, past the limit); the
+    key that asks for it: a checksum of what the graph is made from, so the same request
+    always gets the same answer."""
+    made_of = json.dumps([subject.preset, subject.program, getattr(subject, "values", None)], sort_keys=True)
+    key = f"{zlib.crc32(made_of.encode()):08x}"
+    _OWED[:] = [owed for owed in _OWED if owed.key != key]
+    _OWED.append(_Owed(key, subject.graph, backward, checkpoints, list(_PARSED)))
     del _OWED[:-_OWED_LIMIT]
-    return _ANSWERS_IN_PARTS[0]
+    return key
 
 
 def rest(request: dict, source=None) -> dict:
-    """The second part of an answer in two parts: ``{"cmd": "rest", "later": n}``, n being
-    the number that answer gave as its "later"."""
-    number = request.get("later")
-    found = next((o for o in _OWED if o.number == number and not isinstance(number, bool)), None)
+    """The second part of an answer in two parts: ``{"cmd": "rest", "later": key}``, with
+    the key that answer gave as its "later"."""
+    key = request.get("later")
+    found = next((owed for owed in _OWED if owed.key == key), None)
     if found is None:
         raise RequestError(
             '"rest" gives the second part of a recent answer that came in two parts, once: '
-            'its "later" number is needed, and this one is not (or was answered already).'
+            'its "later" key is needed, and this one is not (or was answered already).'
         )
     _OWED.remove(found)
     return found.answer()
@@ -241,9 +245,8 @@ def warm_up() -> None:
     compiles the interpreter's paths for it; the heap grows), ~70 ms of a learner's first
     1,000-node program. The page's worker calls this once it is idle (web/worker.js); what
     the engine keeps between requests (layouts, input spans, rests owed) is left as it was."""
-    from . import layout as layouts
-
-    kept = (dict(layouts._RECENT), dict(_RECENT_SPANS), list(_OWED), _ANSWERS_IN_PARTS[0])
+    kept = (dict(layouts._RECENT), dict(_RECENT_SPANS), _OWED[:])
+    _OWED.clear()  # set aside, so that the warm-up's own answer in two parts pushes none of them out
     try:
         answer = json.loads(handle({"cmd": "load", "program": _WARM_UP_PROGRAM, "later": True}))
         handle({"cmd": "rest", "later": answer.get("later")})
@@ -253,7 +256,6 @@ def warm_up() -> None:
         _RECENT_SPANS.clear()
         _RECENT_SPANS.update(kept[1])
         _OWED[:] = kept[2]
-        _ANSWERS_IN_PARTS[0] = kept[3]
 
 
 # 20 inputs, 5 layers of relu(x[i] * x[i+1] + 0.1), their sum: 340 nodes, an answer in two parts.
@@ -435,7 +437,7 @@ def load(request: dict, source=None) -> dict:
         ran["frames"] = _sent(ran["frames"])
     # The questions, answered ahead with the mistakes a wrong answer may be (engine/questions.py).
     checkpoints = get_preset(subject.preset)["checkpoint"] if subject.preset is not None else None
-    later = _owe(graph, backward, checkpoints) if split else None  # the rest, from the frames as they are now
+    later = _owe(subject, backward, checkpoints) if split else None  # the rest, from the frames as they are now
     if not split:
         answer["questions"] = questions(graph, backward, checkpoints)
     answer["backward"] = _sent(backward)  # after the questions: they read each push whole

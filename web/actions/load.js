@@ -181,7 +181,7 @@ function showGraph(w, answer, { source, place = null, message = null, kind = "lo
 // for once that drawing is painted, so that Python writes them while the page is idle. A
 // visit on screen meanwhile says its sentence when it comes.
 function awaitRest(w, answer) {
-  if (typeof answer.later !== "number") return;
+  if (typeof answer.later !== "string") return;
   const shown = () => !w.unmounted && w.state.answer === answer;
   afterPaint()
     .then(() => (shown() ? ask(w, "side", { cmd: "rest", later: answer.later }) : null))

@@ -124,7 +124,9 @@ export async function loadSource(
   // The same graph with other values keeps the groups open that were (a grouped graph).
   const same = keepPlace || kind === "values" || kind === "reset";
   const request = { cmd: "load", ...source, ...(same ? levelOf(w.state) : {}) };
-  if (!source.preset) request.later = true; // a big graph's answer in two parts (awaitRest, below)
+  // A big graph's answer in two parts (awaitRest, below), from the page's own engine (a notebook's
+  // kernel keeps its answers by request, and a saved notebook's were asked for whole).
+  if (!source.preset && w.engine.answersInParts) request.later = true;
   if (order) Object.assign(request, { order, rule: orderRule(w) });
   const [answer] = await Promise.all([
     askGraph(w, request),

@@ -51,15 +51,16 @@ export function update(w, change, message = null) {
     const text = typeof message === "function" ? message(s) : message;
     const view = s.stepper?.view();
     // (a backward visit whose sentence is still on its way says nothing until it comes)
-    if (text !== null || view) say(s, text ?? narrationFor(view) ?? "");
+    const said = text ?? (view ? narrationFor(view) : null);
+    if (text !== null || view) say(s, said ?? "", said === null || said === undefined);
   }
   render(/** @type {any} */ (w));
 }
 
 // What the narration says now (render announces it, even when it is the same words).
-/** @param {State} s @param {string} text */
-function say(s, text) {
-  s.narration = { text, said: s.narration.said + 1 };
+/** @param {State} s @param {string} text @param {boolean} [waiting] */
+function say(s, text, waiting = false) {
+  s.narration = { text, said: s.narration.said + 1, waiting };
 }
 
 // False when the change leaves everything on screen as it was.

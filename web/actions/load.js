@@ -3,6 +3,7 @@
 // before the engine is ready. Each asks the engine through requests.js and gives what
 // comes back to update(); an answer overtaken by a newer load is dropped.
 
+import { busyUntil } from "../boot/busy.js";
 import { prerendered } from "../boot/first-paint.js";
 import { parametersOf } from "../url.js";
 import { update } from "../update.js";
@@ -185,16 +186,16 @@ function showGraph(w, answer, { source, place = null, message = null, kind = "lo
 function awaitRest(w, answer) {
   if (typeof answer.later !== "string") return;
   const shown = () => !w.unmounted && w.state.answer === answer;
-  afterPaint()
+  busyUntil(afterPaint() // the page is not settled until the rest is in (boot/busy.js)
     .then(() => (shown() ? ask(w, "side", { cmd: "rest", later: answer.later }) : null))
     .then((part) => {
       if (!part || !shown()) return;
       if (!part.ok) throw new Error(part.error.message);
-      const view = w.state.stepper.view();
-      const waiting = view.pass === "backward" && view.frame.text === undefined;
-      update(w, { type: "rest", answer, rest: part }, waiting ? null : false);
+      // The narration says the visit's sentence now if it was waiting for it (not if it says
+      // something else, such as what a new value changed).
+      update(w, { type: "rest", answer, rest: part }, w.state.narration.waiting ? null : false);
     })
-    .catch((error) => shown() && engineFailed(w, error));
+    .catch((error) => shown() && engineFailed(w, error)));
 }
 
 // Resolves once the next frame has been painted (or after 100 ms, where no frame comes: a

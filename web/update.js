@@ -21,8 +21,9 @@ const UNSEEN = new Set(["presetDetail", "pendingPreset", "edit", "editsSent", "w
 // Changes that only the engine's status line and the host's marks show (render.js's drawEngine).
 const STATUS = new Set(["progress", "busy"]);
 // A playing visit-order run (actions/play.js) goes on through its own steps ({play: true})
-// and through the changes above, which leave the learner's place alone; any other change ends it.
-const endsPlay = (c) => !c.play && !UNSEEN.has(c.type) && !STATUS.has(c.type);
+// and through the changes above and the rest of a big answer, which leave the learner's place
+// alone; any other change ends it.
+const endsPlay = (c) => !c.play && !UNSEEN.has(c.type) && !STATUS.has(c.type) && c.type !== "rest";
 
 /**
  * Apply a change to the widget's state, then draw the widget from it.

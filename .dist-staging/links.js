@@ -1,0 +1,304 @@
+// The learn-by-doing section's links: the state a permalink or an embed's options ask
+// for, restored once the engine can answer (with a notice naming whatever could not be
+// used), the URL kept up to date (only where the widget owns the address bar), Copy
+// link, and what the Embed dialog needs. Learn (learn.js) extends this class, which is
+// kept in its own file; url.js reads and writes the links themselves.
+
+import { h, say } from "./lib/dom.js";
+import { siteAddress } from "./panels/embed.js";
+import { update } from "./update.js";
+import { narrate } from "./render.js";
+import { loadSource } from "./actions/load.js";
+import { whyFromParams, whyLinkParams } from "./actions/why.js";
+import { codeLinkParams } from "./actions/code.js";
+import { PASSES, decodeProgram, encodeProgram, formatLink, parseLink } from "./url.js";
+
+export class LearnLinks {
+  constructor() {
+    // Set by Learn's constructor (learn.js), read here.
+    /** @type {any} */ this.w = null; // the widget's context (widget.js)
+    this.ownsAddressBar = false;
+    /** @type {any} */ this.link = null;
+    /** @type {any} */ this.editor = null;
+    /** @type {any} */ this.saveURL = null;
+    /** @type {(id: string) => HTMLElement | null} */ this.$ = () => null;
+    /** @type {Map<string, {encoded: string, format: string}>} */ this.encoded = new Map();
+    this.live = false; // the URL is kept up to date once the link's state is restored
+    this.restored = false;
+    this.replaceNext = false;
+    /** @type {HTMLInputElement | null} */ this.linkField = null;
+    /** @type {HTMLElement | null} */ this.linkStatus = null;
+    /** @type {HTMLAnchorElement | null} */ this.openFull = null;
+    /** @type {string | null} */ this.fullQuery = null;
+    /** @type {(() => void) | null} */ this.stopHistory = null;
+  }
+
+  // Where "Open in Gradwalk", Copy link and the embed snippets point: this page
+  // when it is Gradwalk's own, else the site's index.html.
+  pageAddress() {
+    return siteAddress(this.ownsAddressBar);
+  }
+
+  // The visit order of the run on the graph, if any (node labels).
+  currentOrder() {
+    const app = this.w.state;
+    const exp = app.stepper?.trace.experiment;
+    return exp ? exp.order.map((id) => app.answer.nodes[id].label) : null;
+  }
+
+  async copyLink() {
+    await this.writeURL();
+    const url = this.fullPageURL();
+    this.linkField.hidden = false;
+    this.linkField.value = url;
+    this.linkField.select();
+    try {
+      await navigator.clipboard.writeText(url);
+      say(this.linkStatus, "Link copied: it opens the page exactly as it is now.");
+    } catch {
+      say(this.linkStatus, "The link is selected: press Ctrl+C (⌘C on a Mac) to copy it.");
+    }
+  }
+
+  linkState() {
+    const app = this.w.state;
+    const s = app.stepper;
+    const src = app.source ?? {};
+    const pass = s && PASSES.includes(s.pos.pass) ? s.pos.pass : "start";
+    return {
+      preset: src.preset ?? null,
+      program: src.preset ? null : src.program ?? null,
+      values: src.values ?? null,
+      pass, step: pass === "start" ? null : s.pos.index,
+      order: this.currentOrder(),
+      cp: this.w.state.questions.enabled ? null : false,
+      embed: this.link.state.embed, hide: this.link.state.hide, start: this.link.state.start,
+    };
+  }
+
+  async programParam(text) {
+    if (!this.encoded.has(text)) {
+      this.encoded.set(text, await encodeProgram(text));
+      if (this.encoded.size > 20) this.encoded.delete(this.encoded.keys().next().value);
+    }
+    return this.encoded.get(text);
+  }
+
+  async writeURL() {
+    if (!this.live || !this.w.state.answer) return;
+    const state = this.linkState();
+    const prog = state.program !== null ? await this.programParam(state.program) : null;
+    const other = codeLinkParams(this.w, whyLinkParams(this.w, this.link.other)); // + Why reverse mode's, Your code's
+    const query = formatLink(state, { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other });
+    const first = this.replaceNext; // the first write after a restore only tidies the address
+    this.replaceNext = false;
+    if (this.ownsAddressBar && query !== location.search) {
+      // A new graph, a visit order run or an experiment gets its own history entry, so
+      // Back undoes it; a step, a value or a switch only updates the current one. An
+      // embed's frame never adds entries (they would be the lesson page's Back button's).
+      const push = !first && !this.link.state.embed && newPlace(location.search, query);
+      if (push) history.pushState(null, "", query + location.hash);
+      else history.replaceState(history.state, "", query + location.hash);
+    }
+    this.fullQuery = formatLink({ ...state, embed: false },
+      { encodedProgram: prog?.encoded ?? null, programFormat: prog?.format, other });
+    if (this.openFull) this.openFull.href = this.pageAddress() + this.fullQuery;
+  }
+
+  fullPageURL() {
+    return this.pageAddress() + (this.fullQuery ?? "");
+  }
+
+  dialogState() {
+    const state = this.linkState();
+    const app = this.w.state;
+    const title = state.preset
+      ? (app.presets.find((p) => p.id === state.preset)?.title ?? state.preset)
+      : "your program";
+    return { ...state, title };
+  }
+
+  // The state the page's URL asks for, restored once the engine can answer. Returns
+  // false if the URL asks for nothing (the page then shows its default).
+  async restore(pendingPreset = null) {
+    if (this.restored) return false;
+    this.restored = true;
+    const link = this.link;
+    const app = this.w.state;
+    const fallbackId = app.presets[0].id;
+    const problems = [...link.problems];
+    if (pendingPreset || !link.any || link.fatal) {
+      // (a link with only "Why reverse mode" parameters can still hold a broken one)
+      if (link.fatal || (!link.any && problems.length)) this.showNotice(problems);
+      this.finishRestore();
+      return false;
+    }
+    const st = link.state;
+    let source = null;
+    let program = null;
+    if (link.encodedProgram !== null) {
+      try {
+        program = await decodeProgram(link.encodedProgram, link.programFormat);
+        source = { program };
+      } catch (error) {
+        problems.push(error.message);
+      }
+    } else if (st.preset) {
+      if (app.presets.some((p) => p.id === st.preset)) source = { preset: st.preset };
+      else problems.push(`there is no preset called "${st.preset}"`);
+    }
+    let values = st.values;
+    let order = st.order;
+    if (!source) {
+      source = { preset: fallbackId };
+      if (values) problems.push("the input values were for that graph, so they were not used");
+      if (order) problems.push("the visit order was for that graph, so it was not used");
+      values = null;
+      order = null;
+    }
+    let answer = null;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const request = values ? { ...source, values } : source;
+      try {
+        answer = await loadSource(this.w, request, { order, kind: "link" });
+      } catch (error) {
+        answer = { ok: false, error: { message: error?.message ?? String(error), kind: "internal" } };
+      }
+      if (answer === null) {
+        this.finishRestore();
+        return true; // the learner already picked something else
+      }
+      if (answer.ok) break;
+      const err = answer.error;
+      if (err.kind === "order" && order) {
+        problems.push(`the visit order could not be used (${lower(err.message)})`);
+        order = null;
+      } else if (values) {
+        problems.push(`the input values could not be used (${lower(err.message)})`);
+        values = null;
+      } else if (source.program !== undefined) {
+        problems.push(`the program in the link does not run (line ${err.line ?? 1}: ${lower(err.message)})`);
+        source = { preset: fallbackId };
+        order = null;
+      } else {
+        problems.push(lower(err.message));
+        source = { preset: fallbackId };
+        order = null;
+      }
+    }
+    if (!answer?.ok) {
+      this.showNotice(problems);
+      this.finishRestore();
+      return false;
+    }
+    if (program !== null && source.program === undefined) this.editor.setText(program);
+
+    // Where in the trace.
+    const s = app.stepper;
+    let place = null;
+    if (st.pass) {
+      const frames = s.frames(st.pass).length;
+      const index = st.pass === "start" ? -1 : st.step ?? 0;
+      if (st.pass === "experiment" && !s.trace.experiment) {
+        // (an order the link named but that could not be used is reported already)
+        if (!(order === null && st.order)) {
+          problems.push("pass=experiment needs a visit order, so the page starts at the beginning");
+        }
+      } else if (st.pass !== "start" && !(index >= 0 && index < frames)) {
+        problems.push(`the ${st.pass} pass has no step ${index} (it has steps 0 to ${frames - 1})`);
+      } else {
+        place = { pass: st.pass, index };
+      }
+    } else if (st.embed && st.start) {
+      place = startPlace(s, st.start);
+    } else if (s.trace.experiment) {
+      place = { pass: "experiment", index: s.frames("experiment").length - 1 };
+    }
+    if (place) update(this.w, { type: "step", pos: place });
+    if (st.cp !== null) update(this.w, { type: "questionsEnabled", on: st.cp }, false);
+    this.showNotice(problems);
+    this.finishRestore();
+    return true;
+  }
+
+  finishRestore() {
+    this.live = true;
+    this.replaceNext = true;
+    this.saveURL();
+  }
+
+  // Back and Forward, where the widget owns the address bar (index.html): the entry's
+  // URL is a permalink, restored like the one the page opened with. Elsewhere (a
+  // <grad-walk> on a lesson page, a notebook) the page's history is not the widget's.
+  watchHistory() {
+    if (!this.ownsAddressBar) return;
+    const onPop = () => this.returnTo(location.search).catch((error) =>
+      narrate(this.w, `That page state could not be restored: ${error?.message ?? error}`));
+    window.addEventListener("popstate", onPop);
+    this.stopHistory = () => window.removeEventListener("popstate", onPop);
+  }
+
+  async returnTo(query) {
+    if (!this.restored || !this.w.state.ready) return; // still opening: the first restore wins
+    this.saveURL.cancel?.(); // a pending write belongs to the state being left
+    this.live = false;
+    this.restored = false;
+    const link = (this.link = parseLink(query));
+    if (this.link.any && !this.link.fatal) {
+      await this.restore();
+    } else {
+      // An entry without a link (the address the page was opened at): the first preset.
+      this.restored = true;
+      const app = this.w.state;
+      await loadSource(this.w, { preset: app.presets[0].id }, { kind: "link" });
+      this.finishRestore();
+    }
+    // "Why reverse mode" last: its experiment runs on the graph just restored (unless
+    // another Back or Forward has overtaken this one).
+    if (this.link === link) whyFromParams(this.w, new URLSearchParams(query));
+  }
+
+  showNotice(problems) {
+    const box = this.$("link-notice");
+    if (!box) return;
+    if (!problems.length) {
+      box.hidden = true;
+      box.replaceChildren();
+      return;
+    }
+    const unique = [...new Set(problems)];
+    box.replaceChildren(
+      h("p", {},
+        h("strong", {}, "Part of this link could not be used"),
+        `, so the page shows the default there instead: ${unique.join("; ")}.`),
+      h("button", { type: "button", class: "button quiet small", onclick: () => { box.hidden = true; } }, "Dismiss"));
+    box.hidden = false;
+  }
+}
+
+// Whether going from one query to another deserves a history entry: another preset,
+// a program instead of a preset (or back), another visit order run, an experiment
+// entered or left. (Edits of a program, new values, steps and switches do not.)
+function newPlace(before, after) {
+  const a = new URLSearchParams(before);
+  const b = new URLSearchParams(after);
+  const landmark = (p) =>
+    [p.get("preset"), p.has("prog") || p.has("src") || p.has("program"), p.get("order"), p.get("run")].join("\u0000");
+  return landmark(a) !== landmark(b);
+}
+
+function startPlace(s, start) {
+  const back = s.backPass;
+  if (start === "backward") return { pass: back, index: 0 };
+  if (start === "end") return { pass: back, index: s.frames(back).length - 1 };
+  if (start === "order") {
+    const n = s.trace.forward.length;
+    return n ? { pass: "forward", index: n - 1 } : null;
+  }
+  return null;
+}
+
+function lower(text) {
+  const t = String(text ?? "").replace(/\.$/, "");
+  return t.charAt(0).toLowerCase() + t.slice(1);
+}

@@ -1,0 +1,352 @@
+// "Your code": the learner writes their own micrograd-style Value class (an exercise's
+// part, or the whole class) and runs it on the graph on screen. Their code runs in the
+// code worker (boot/code-runner.js, engine.yourcode.run: docs/yourcode.md); the stage
+// then shows THEIR run: the graph their class built, each visit their backward() made
+// and each write to a grad (+= or =) as a frame, stepped with the same controls,
+// scrubber and keys as any pass (the Stepper's "mode" pass, named "code"), their grads
+// beside the right ones, and what went wrong, one finding each, tied to its node and line.
+//
+// This module is the mode's web side: its panel (YourCode, drawn from state.code by
+// render.js), the frames of a run (runOf), and what a frame marks and says (the default
+// export, which view.js asks like any mode's). What it does (open, run, pick an exercise)
+// is actions/code.js's; the state is update.js's to write.
+
+import { fmt, exact } from "../lib/format.js";
+import { h } from "../lib/dom.js";
+import { markVisit, plural, wrongGrads } from "./shared.js";
+
+// Room kept between a marked line of code and the sticky graph above it, or the screen's foot.
+const LINE_MARGIN_PX = 12;
+
+export const EXERCISE_IDS = ["mul", "backward", "tanh", "engine"];
+
+// ---------------------------------------------------------------- a run as frames
+
+// The learner's run as a mode the Stepper steps: one frame for the writes made before
+// their first visit (the seed), one per visit with the writes it made, and one for any
+// write made between visits. Frames list their changes, so the generic rule of
+// stepper.js walks them. `graph` is their graph's answer (decoded), `result` the run's.
+export function runOf(result, graph) {
+  const idOf = new Map(graph.nodes.map((n) => [n.label, n.id]));
+  const id = (label) => idOf.get(label) ?? -1;
+  const n = graph.nodes.length;
+  const output = graph.output;
+  const grads = graph.nodes.map((node) => numberOr(result.grads[node.label], null));
+  // Every grad starts where their code found it: before its first write, or where it ended.
+  const start = grads.slice();
+  for (const write of [...result.writes].reverse()) if (id(write.node) >= 0) start[id(write.node)] = write.before;
+
+  const frames = [];
+  const visitFrames = new Map(); // a visit's index → its frame
+  let nextVisit = 0;
+  const visitsUpTo = (k) => {
+    for (; nextVisit <= k; nextVisit++) {
+      const frame = { node: id(result.visits[nextVisit]), kind: "visit", visit: nextVisit, writes: [] };
+      visitFrames.set(nextVisit, frame);
+      frames.push(frame);
+    }
+  };
+  for (const write of result.writes) {
+    if (id(write.node) < 0) continue;
+    const last = frames[frames.length - 1];
+    if (write.visit !== null) {
+      visitsUpTo(write.visit);
+      visitFrames.get(write.visit).writes.push(write);
+    } else if (last && last.kind !== "visit") {
+      last.writes.push(write);
+    } else {
+      const kind = nextVisit === 0 && id(write.node) === output ? "seed" : "write";
+      frames.push({ node: id(write.node), kind, visit: null, writes: [write] });
+    }
+  }
+  visitsUpTo(result.visits.length - 1);
+  // Where their grads ended, if a write was not seen (a very big graph records fewer).
+  const state = start.slice();
+  for (const frame of frames) for (const write of frame.writes) state[id(write.node)] = write.after;
+  const unseen = grads.map((g, i) => (g !== null && !sameNumber(g, state[i]) ? i : -1)).filter((i) => i >= 0);
+  if (unseen.length) {
+    frames.push({ node: unseen[0], kind: "end", visit: null, writes: [], ended: unseen.map((i) => ({
+      node: i, before: state[i], after: grads[i] })) });
+  }
+  if (!frames.length) frames.push({ node: output, kind: "none", visit: null, writes: [] });
+
+  const label = (i) => graph.nodes[i]?.label ?? "?";
+  const runFrames = frames.map((frame) => {
+    const changes = [
+      ...frame.writes.map((w) => ({ node: id(w.node), field: "grad", before: w.before, after: w.after })),
+      ...(frame.ended ?? []).map((c) => ({ ...c, field: "grad" })),
+    ];
+    return { ...frame, changes, text: frameText(frame, label, result.visits.length) };
+  });
+  const correct = graph.nodes.map((node) => numberOr(result.expected[node.label], null));
+  return {
+    name: "code",
+    title: "your run",
+    frames: runFrames,
+    start: { grad: start },
+    correct,
+    expected: correct,
+    findings: result.findings,
+    n,
+  };
+}
+
+function frameText(frame, label, visits) {
+  const writes = frame.writes.map((w) =>
+    `line ${w.line}: ${w.node}.grad ${w.op} … (${fmt(w.before)} → ${fmt(w.after)})`);
+  const said = writes.length ? ` ${writes.join("; ")}.` : "";
+  if (frame.kind === "seed") return `Your backward() seeds the output ${label(frame.node)}.${said}`;
+  if (frame.kind === "write") return `Your code writes a grad outside any visit.${said}`;
+  if (frame.kind === "end") return "Where your backward() left the grads.";
+  if (frame.kind === "none") return "Your backward() changed no grad.";
+  const what = writes.length ? said : " It changes no grad.";
+  return `Your code visits ${label(frame.node)} (visit ${frame.visit + 1} of ${visits}).${what}`;
+}
+
+function numberOr(x, fallback) {
+  if (typeof x === "number") return x;
+  if (x === "NaN") return NaN;
+  if (x === "Infinity") return Infinity;
+  if (x === "-Infinity") return -Infinity;
+  return fallback;
+}
+
+function sameNumber(a, b) {
+  return exact(a) === exact(b);
+}
+
+// ---------------------------------------------------------------- a frame on screen
+
+export default {
+  id: "code",
+
+  marks(view, marks, answer) {
+    const f = view.frame;
+    const run = view.mode;
+    marks.expected = run.expected;
+    if (f.kind === "visit") {
+      markVisit({ node: f.node, kind: "visit", pushes: [] }, marks);
+      marks.visitTag = `your visit ${f.visit + 1}`;
+    } else if (f.kind === "seed") {
+      marks.visiting = f.node;
+      marks.visitTag = "your seed";
+    }
+    for (const write of f.writes) {
+      const node = answer.nodes.findIndex((n) => n.label === write.node);
+      marks.receiving.set(node, write.op);
+      if (write.edge === null || write.edge === undefined) continue;
+      const change = write.op === "=" ? `= ${fmt(write.after)}` : `${write.op} ${fmt(write.after - write.before)}`;
+      marks.pushes.set(write.edge, { lines: [`line ${write.line}`, change], tag: write.op === "=" ? "= not +=" : "" });
+    }
+    // At the end, and for the finding picked: the nodes the findings name.
+    const last = view.index === view.total - 1;
+    const picked = run.picked ?? null;
+    run.findings.forEach((finding, k) => {
+      if (!last && k !== picked) return;
+      const node = answer.nodes.findIndex((n) => n.label === finding.node);
+      if (node < 0 || (marks.named.has(node) && k !== picked)) return;
+      marks.named.set(node, finding.line ? `⚠ line ${finding.line}` : "⚠");
+      if (k === picked) { // the node the learner asked to see shows its line, whatever this frame does there
+        marks.receiving.delete(node);
+        if (marks.visiting === node) marks.visiting = null;
+      }
+    });
+    return marks;
+  },
+
+  position(view) {
+    const f = view.frame;
+    const where = f.kind === "visit" ? `visit ${f.visit + 1}` : f.kind === "seed" ? "seed" : `step ${view.index + 1}`;
+    return `Your run · ${where} (${view.index + 1} of ${view.total})`;
+  },
+
+  narration(view) {
+    let text = view.frame.text;
+    if (view.index === view.total - 1) {
+      const wrong = wrongGrads(view.grad, view.mode.correct).length;
+      const problems = view.mode.findings.length;
+      text += wrong || problems
+        ? ` Your run is over: ${plural(wrong, "grad")} wrong, ${plural(problems, "problem")} found (see Your code).`
+        : " Your run is over: every grad is right.";
+    }
+    return text;
+  },
+
+  details(view, answer) {
+    const f = view.frame;
+    const parts = [h("p", { class: "detail-head" }, view.frame.text.split(". ")[0])];
+    if (f.writes.length) {
+      parts.push(h("ul", { class: "pushes" }, ...f.writes.map((w) => {
+        const expected = view.mode.expected[answer.nodes.findIndex((n) => n.label === w.node)];
+        return h("li", { class: `push${w.op === "=" ? " is-late" : ""}` },
+          h("code", { class: "push-rule" }, `line ${w.line}: ${w.node}.grad ${w.op} …`),
+          h("div", { class: "push-change" },
+            `${fmt(w.before)} → ${fmt(w.after)} (right at the end: ${fmt(expected)})`));
+      })));
+    }
+    return parts;
+  },
+};
+
+// ---------------------------------------------------------------- the panel
+
+// The line of their code an error is at (a program's error is at a line of the program).
+function theirLine(error) {
+  return error && error.kind !== "program" && Number.isInteger(error.line) ? error.line : null;
+}
+
+// The mode's panel in the stage's side column (#stage-code): the exercise chooser, the
+// editor (panels/code-editor.js, loaded when the mode opens), Run my code, Show a
+// solution and Reset, the run's status, its findings or its error.
+//
+//   const panel = new YourCode(root, {choose, run, solution, reset, pick, changed, build});
+//   panel.attach(editor)         the editor, once it has loaded
+//   panel.draw(state, view)      at every render (render.js)
+export class YourCode {
+  constructor(root, actions) {
+    this.root = root;
+    this.actions = actions;
+    this.box = root.getElementById("stage-code");
+    this.editor = null;
+    this.drawn = {};
+    this.select = h("select", { id: "code-exercise", onchange: () => actions.choose(this.select.value) });
+    this.title = h("p", { id: "code-exercise-title", class: "code-exercise-title" });
+    this.editorBox = h("div", { class: "code-editor-box", id: "code-editor-box" },
+      h("p", { class: "muted" }, "Loading the editor…"));
+    this.runButton = h("button", {
+      type: "button", id: "code-run", class: "button primary", onclick: () => actions.run(),
+    }, "Run my code");
+    this.status = h("p", { id: "code-status", class: "code-status", role: "status" });
+    this.result = h("div", { id: "code-result", class: "code-result" });
+    this.box.append(h("section", { class: "your-code", id: "your-code" },
+      h("h2", { class: "panel-heading", id: "your-code-heading" }, "Your code"),
+      h("p", { class: "your-code-intro" }, "Write your own micrograd-style Value class and run it on the graph on "
+        + "screen: the stage then steps your run, your grads beside the right ones, and says what went wrong."),
+      h("div", { class: "code-chooser" }, h("label", { for: "code-exercise" }, "Exercise"), this.select),
+      this.title,
+      this.editorBox,
+      h("div", { class: "code-buttons" },
+        this.runButton,
+        h("button", { type: "button", id: "code-solution", class: "button quiet", onclick: () => actions.solution() },
+          "Show a solution"),
+        h("button", { type: "button", id: "code-reset", class: "button quiet", onclick: () => actions.reset() },
+          "Reset")),
+      this.status,
+      this.result));
+  }
+
+  attach(editor) {
+    this.editor = editor;
+    this.drawn.error = undefined;
+    this.drawn.picked = undefined;
+  }
+
+  draw(s, view, host) {
+    const code = s.code;
+    if (code.status) host.dataset.code = code.status;
+    else host.removeAttribute("data-code");
+    if (code.exercises !== this.drawn.exercises) {
+      this.drawn.exercises = code.exercises;
+      // The chooser names each by its title's head ("tanh"); the line below says it whole.
+      this.select.replaceChildren(...(code.exercises ?? []).map((e) =>
+        h("option", { value: e.id }, e.title.split(":")[0])));
+    }
+    if (this.select.value !== code.exercise) this.select.value = code.exercise;
+    this.title.textContent = code.exercises?.find((e) => e.id === code.exercise)?.title ?? "";
+    this.runButton.setAttribute("aria-disabled", String(code.status === "running"));
+    const key = [code.status, code.runs, code.error, code.result];
+    if (key.some((k, i) => k !== this.drawn.key?.[i])) {
+      this.drawn.key = key;
+      this.drawResult(s);
+    }
+    this.markEditor(code);
+    this.result.querySelectorAll("[data-finding]")
+      .forEach((li, k) => li.classList.toggle("is-picked", k === code.picked));
+  }
+
+  // The error at its line, and the finding picked at its line, in the editor.
+  markEditor(code) {
+    const editor = this.editor;
+    if (!editor) return;
+    const error = code.status === "error" ? code.error : null;
+    if (error !== this.drawn.error) {
+      this.drawn.error = error;
+      if (theirLine(error)) {
+        editor.markError(error.line, error.message);
+        this.clearOfStickyGraph(error.line);
+      } else editor.clearError();
+    }
+    if (code.picked !== this.drawn.picked || code.result !== this.drawn.pickedOf) {
+      this.drawn.picked = code.picked;
+      this.drawn.pickedOf = code.result;
+      const finding = code.status === "done" && code.picked !== null ? code.result?.findings[code.picked] : null;
+      editor.markLines(finding?.line ? [finding.line] : [], "finding");
+      if (finding?.line) this.clearOfStickyGraph(finding.line);
+    }
+  }
+
+  // On a phone the controls and the graph stay stuck at the top of the screen (.stage-main
+  // is position: sticky there), and the editor scrolls a marked line only as far as the
+  // screen's top edge: under them. Once the editor has scrolled (two frames: it measures,
+  // then scrolls), the page brings the line out below them.
+  clearOfStickyGraph(line) {
+    const sticky = this.root.querySelector(".stage-main");
+    if (!(sticky instanceof HTMLElement)) return;
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      const rect = this.editor?.lineRect(line);
+      if (!rect || getComputedStyle(sticky).position !== "sticky") return;
+      const below = sticky.getBoundingClientRect().bottom + LINE_MARGIN_PX;
+      if (rect.top < below) window.scrollBy({ top: rect.top - below });
+      else if (rect.bottom > window.innerHeight - LINE_MARGIN_PX) {
+        window.scrollBy({ top: rect.bottom - window.innerHeight + LINE_MARGIN_PX });
+      }
+    }));
+  }
+
+  drawResult(s) {
+    const code = s.code;
+    if (code.status === "running") {
+      this.status.textContent = "Running your code…";
+      return;
+    }
+    if (code.status === "error") {
+      const error = code.error;
+      const line = theirLine(error);
+      this.status.textContent = line ? `Your code stopped at line ${line}.` : "Your code did not run.";
+      const programLine = error.kind === "program" && error.line;
+      const where = line ? `Line ${line}: ` : programLine ? `The program, line ${error.line}: ` : "";
+      const parts = [h("p", { class: "code-error", role: "alert" }, where, error.message)];
+      if (error.kind === "missing" && error.buildable?.length) {
+        const title = (id) => s.presets.find((p) => p.id === id)?.title ?? id;
+        parts.push(h("p", {}, "Graphs your class can build:"),
+          h("div", { class: "code-buildable" }, ...error.buildable.map((id) =>
+            h("button", { type: "button", class: "button small", "data-preset": id,
+              onclick: () => this.actions.build(id) }, title(id)))));
+      }
+      this.result.replaceChildren(...parts);
+      return;
+    }
+    if (code.status !== "done") {
+      this.status.textContent = "";
+      this.result.replaceChildren();
+      return;
+    }
+    const result = code.result;
+    const wrong = Object.keys(result.grads).filter((label) => !sameNumber(result.grads[label], result.expected[label]));
+    const findings = result.findings;
+    this.status.textContent = findings.length || wrong.length
+      ? `Your run: ${plural(wrong.length, "grad")} wrong, ${plural(findings.length, "problem")}.`
+      : "Your run: every grad is right, and no problem found.";
+    const list = h("ul", { class: "code-findings", "data-findings": "", "aria-label": "What went wrong" },
+      ...findings.map((finding, k) => h("li", {
+        class: "code-finding", "data-finding": "", "data-node": finding.node, "data-line": finding.line ?? "",
+        "data-kind": finding.kind,
+      }, h("button", { type: "button", class: "finding-button", onclick: () => this.actions.pick(k) },
+        finding.text))));
+    const notes = result.notes.map((note) => h("p", { class: "muted" }, note));
+    this.result.replaceChildren(
+      ...(findings.length ? [h("p", {}, "Click a problem to see its line and its node.")] : []),
+      list,
+      ...notes);
+  }
+}

@@ -76,6 +76,18 @@ function completePushes(frames, edges) {
   }
 }
 
+// The second part of an answer that came in two parts (docs/api.md, "An answer in two
+// parts"): each backward visit's sentence, and the questions, written into the answer in
+// place. The answer is then as if it had come whole.
+export function completeAnswer(answer, rest) {
+  answer.backward.forEach((frame, i) => {
+    if (rest.texts[i] !== null) frame.text = rest.texts[i];
+  });
+  answer.questions = rest.questions;
+  delete answer.later;
+  return answer;
+}
+
 // The changes a frame makes. A mode's frames list them; a graph answer's forward
 // steps, seed and push visits leave them out (docs/api.md), and are read for what
 // they change: the node's data, the seed's grad, each push's parent's grad.

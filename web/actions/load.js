@@ -3,6 +3,7 @@
 // before the engine is ready. Each asks the engine through requests.js and gives what
 // comes back to update(); an answer overtaken by a newer load is dropped.
 
+import { busyUntil } from "../boot/busy.js";
 import { prerendered } from "../boot/first-paint.js";
 import { parametersOf } from "../url.js";
 import { update } from "../update.js";
@@ -126,6 +127,9 @@ export async function loadSource(
   // edited program may have other groups, so it opens as a new one does.
   const same = kind === "values" || kind === "reset";
   const request = { cmd: "load", ...source, ...(same ? levelOf(w.state) : {}) };
+  // A big graph's answer in two parts (awaitRest, below), from the page's own engine (a notebook's
+  // kernel keeps its answers by request, and a saved notebook's were asked for whole).
+  if (!source.preset && w.engine.answersInParts) request.later = true;
   if (order) Object.assign(request, { order, rule: orderRule(w) });
   if (expanded) request.expanded = expanded;
   const [answer] = await Promise.all([
@@ -185,8 +189,37 @@ function showGraph(w, answer, { source, place = null, message = null, kind = "lo
   const before = w.state.answer;
   update(w, { type: "graph", answer, source, place, kind, confirms }, (s) => message ?? firstWords(s));
   if (w.state.answer === before) return; // the prerendered graph was the same: nothing moved
+  awaitRest(w, answer);
   applyPendingWhy(w);
   redoNudge(w);
+}
+
+// A big graph's answer comes in two parts (docs/api.md, "An answer in two parts"): the
+// graph is drawn from the first; its backward visits' sentences and its questions are asked
+// for once that drawing is painted, so that Python writes them while the page is idle. A
+// visit on screen meanwhile says its sentence when it comes.
+function awaitRest(w, answer) {
+  if (typeof answer.later !== "string") return;
+  const shown = () => !w.unmounted && w.state.answer === answer;
+  busyUntil(afterPaint() // the page is not settled until the rest is in (boot/busy.js)
+    .then(() => (shown() ? ask(w, "side", { cmd: "rest", later: answer.later }) : null))
+    .then((part) => {
+      if (!part || !shown()) return;
+      if (!part.ok) throw new Error(part.error.message);
+      // The narration says the visit's sentence now if it was waiting for it (not if it says
+      // something else, such as what a new value changed).
+      update(w, { type: "rest", answer, rest: part }, w.state.narration.waiting ? null : false);
+    })
+    .catch((error) => shown() && engineFailed(w, error)));
+}
+
+// Resolves once the next frame has been painted (or after 100 ms, where no frame comes: a
+// page out of sight).
+function afterPaint() {
+  return new Promise((resolve) => {
+    setTimeout(resolve, 100);
+    requestAnimationFrame(() => setTimeout(resolve));
+  });
 }
 
 function firstWords(s) {

@@ -49,7 +49,11 @@ function el(name, attrs = {}, parent = null) {
 }
 
 function setAttrs(node, attrs) {
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  for (const [k, v] of Object.entries(attrs)) {
+    const text = String(v);
+    // A reused group (build) mostly keeps its attributes: an unchanged one is not written again.
+    if (node.getAttribute(k) !== text) node.setAttribute(k, text);
+  }
 }
 
 // Make `parent`'s children exactly `children`, keeping those already in place

@@ -139,27 +139,32 @@ class Groups:
         """One pass over the edges: each group's outputs (its nodes with a consumer outside it,
         or the graph's output), and the edges between the parts of each group (for the order)."""
         graph, owner, paths, groups = self.graph, self.owner, self._paths, self.groups
-        has_parts = {gid for gid, g in groups.items() if g.children}
-        has_parts.add(None)
-        # per group (None: the whole graph), the edges between its parts (a child group or a node)
-        part_edges: dict[str | None, set[tuple]] = {gid: set() for gid in has_parts}
+        # per group with parts (None: the whole graph), the edges between its parts (a child group or a node)
+        part_edges: dict[str | None, set[tuple]] = {gid: set() for gid, g in groups.items() if g.children}
+        part_edges[None] = set()
         leaves_at: dict[int, int] = {}  # a node used outside: the depth of the outermost group it leaves
-        crossing: dict[tuple, tuple] = {}
+        crossing: dict[str | None, dict] = {}  # per child's group, per parent's group: where the edge crosses
         for child, parents in enumerate(graph.parents):
+            if not parents:
+                continue
             mine = owner[child]
+            inner = part_edges.get(mine)  # None: the child's group has no parts, an edge inside it orders nothing
+            into_mine = crossing.get(mine)
+            if into_mine is None:
+                into_mine = crossing[mine] = {}
             for parent in parents:
                 theirs = owner[parent]
                 if theirs == mine:
-                    if mine in has_parts:
-                        part_edges[mine].add((parent, child))
+                    if inner is not None:
+                        inner.add((parent, child))
                     continue
-                found = crossing.get((theirs, mine))
+                found = into_mine.get(theirs)
                 if found is None:
                     path_p, path_c = paths[theirs], paths[mine]
                     d = 0
                     while d < len(path_p) and d < len(path_c) and path_p[d] == path_c[d]:
                         d += 1
-                    found = crossing[(theirs, mine)] = (
+                    found = into_mine[theirs] = (
                         d,
                         path_p[d - 1] if d else None,
                         path_p[d] if d < len(path_p) else None,
@@ -513,17 +518,26 @@ def _components(builder: _Builder, member: list, closed: list[bool], param_of: d
         return v
 
     for v, parents in enumerate(graph.parents):
-        if member[v] is None:
+        mine = member[v]
+        if mine is None:
             continue
+        top = v  # v's root: v has met no later node yet, so only this loop moves it
         for p in parents:
-            if member[p] is member[v] and not closed[p]:
-                a, b = find(v), find(p)
-                if a != b:
-                    root[max(a, b)] = min(a, b)
+            if member[p] is mine and not closed[p]:
+                theirs = find(p)
+                if theirs < top:
+                    root[top] = top = theirs
+                elif theirs > top:
+                    root[theirs] = top
     pieces: dict[int, list[int]] = {}
-    for v in range(len(graph)):
-        if member[v] is not None:
-            pieces.setdefault(find(v), []).append(v)
+    for v, mine in enumerate(member):
+        if mine is not None:
+            key = find(v)
+            nodes = pieces.get(key)
+            if nodes is None:
+                pieces[key] = [v]
+            else:
+                nodes.append(v)
     applications = []
     for nodes in pieces.values():
         part = member[nodes[0]]
@@ -548,7 +562,7 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
     if not applications:
         return
     graph = builder.graph
-    app_of = {}
+    app_of: list[int | None] = [None] * len(graph)
     for k, (_, nodes) in enumerate(applications):
         for v in nodes:
             app_of[v] = k
@@ -562,12 +576,14 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
         return a
 
     feeds: list[set[int]] = [set() for _ in applications]
+    parents_of = graph.parents
     for k, (_, nodes) in enumerate(applications):
+        fed = feeds[k]
         for v in nodes:
-            for p in graph.parents[v]:
-                j = app_of.get(p)
-                if j is not None and j != k:
-                    feeds[k].add(j)
+            for p in parents_of[v]:
+                j = app_of[p]
+                if j is not None and j != k and j not in fed:
+                    fed.add(j)
                     a, b = find(k), find(j)
                     if a != b:
                         root[max(a, b)] = min(a, b)

@@ -160,20 +160,12 @@ class Groups:
                     continue
                 found = into_mine.get(theirs)
                 if found is None:
-                    path_p, path_c = paths[theirs], paths[mine]
-                    d = 0
-                    while d < len(path_p) and d < len(path_c) and path_p[d] == path_c[d]:
-                        d += 1
-                    found = into_mine[theirs] = (
-                        d,
-                        path_p[d - 1] if d else None,
-                        path_p[d] if d < len(path_p) else None,
-                        path_c[d] if d < len(path_c) else None,
-                    )
-                d, container, part_p, part_c = found
+                    found = into_mine[theirs] = self._crossing(paths[theirs], paths[mine], part_edges)
+                d, edges, part_p, part_c = found
                 if part_p is not None and d < leaves_at.get(parent, 1 << 30):
                     leaves_at[parent] = d
-                part_edges[container].add((parent if part_p is None else part_p, child if part_c is None else part_c))
+                if edges is not None:
+                    edges.add((parent if part_p is None else part_p, child if part_c is None else part_c))
         self._part_edges = part_edges
         outputs: dict[str, list[int]] = {gid: [] for gid in groups}
         for node, d in sorted(leaves_at.items()):
@@ -183,6 +175,23 @@ class Groups:
             outputs[gid].append(graph.output)
         for gid, found in outputs.items():
             groups[gid].outputs = sorted(set(found))
+
+    @staticmethod
+    def _crossing(path_p: list[str], path_c: list[str], part_edges: dict) -> tuple:
+        """An edge from a node with groups ``path_p`` into one with ``path_c``: the depth where
+        the paths part, the edge set of the group holding both (None once the edge between two
+        of its child groups is in it: every such edge is that same one), and those parts (a
+        child group, or None for a node directly in it)."""
+        d = 0
+        while d < len(path_p) and d < len(path_c) and path_p[d] == path_c[d]:
+            d += 1
+        edges = part_edges[path_p[d - 1] if d else None]
+        part_p = path_p[d] if d < len(path_p) else None
+        part_c = path_c[d] if d < len(path_c) else None
+        if part_p is not None and part_c is not None:
+            edges.add((part_p, part_c))
+            edges = None
+        return d, edges, part_p, part_c
 
     def inputs_of(self, gid: str) -> dict[int, int]:
         """The nodes outside group ``gid`` that its nodes use, each with how many of its edges

@@ -346,11 +346,18 @@ def _names(labels: list[str], data: list[float], ops: list[str]) -> list[str]:
     taken: dict[str, int] = {}
     out = []
     temp = 0
+    # A big graph's nodes are mostly unlabelled: their names t1, t2, ... can't repeat each
+    # other, so they are counted only if a label of the graph's own could be one of them.
+    own = [label for label in labels if label]
+    careful = any(label[:1] == "t" and label[1:].isdigit() for label in own)
     for label, x, op in zip(labels, data, ops):
         if not label:
             if op:
                 temp += 1
                 label = f"t{temp}"
+                if not careful:
+                    out.append(label)
+                    continue
             else:
                 label = fmt(x)
         count = taken.get(label, 0) + 1

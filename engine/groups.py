@@ -81,9 +81,10 @@ class Groups:
         self.owner = owner
         self.groups = groups
         self.top = [g.id for g in groups.values() if g.parent is None]
+        nodes_of = {gid: g.nodes for gid, g in groups.items()}
         for v, gid in enumerate(owner):
             if gid is not None:
-                groups[gid].nodes.append(v)
+                nodes_of[gid].append(v)
         self._paths: dict[str | None, list[str]] = {None: []}
         self._blocks: dict[str, tuple[int, int]] = {}
         self._names: dict[str, Group] | None = None
@@ -461,9 +462,10 @@ def _model_applications(builder: _Builder, root: Part):
             part = owner_of[p]
             if part is not None:
                 break
+        op = ops[v]
         if part is None:  # a node made only from one part's open nodes (and plain numbers)
             for p in parents:
-                if ops[v] == "+" and not parents_of[p] and owner_of[p] is None:
+                if op == "+" and not parents_of[p] and owner_of[p] is None:
                     continue  # a number added, such as sum()'s starting 0
                 theirs = member[p] if not closed[p] else None
                 if theirs is None or (part is not None and theirs is not part):
@@ -472,7 +474,7 @@ def _model_applications(builder: _Builder, root: Part):
                 part = theirs
         if part is not None:
             member[v] = part
-            closed[v] = ops[v] in ACTIVATIONS
+            closed[v] = op in ACTIVATIONS
     return _components(builder, member, closed, param_of), param_parts
 
 
@@ -533,7 +535,9 @@ def _components(builder: _Builder, member: list, closed: list[bool], param_of: d
         top = v  # v's root: v has met no later node yet, so only this loop moves it
         for p in parents:
             if member[p] is mine and not closed[p]:
-                theirs = find(p)
+                theirs = root[p]
+                if root[theirs] != theirs:  # (most often p points at its root already: no call)
+                    theirs = find(theirs)
                 if theirs < top:
                     root[top] = top = theirs
                 elif theirs > top:
@@ -541,7 +545,9 @@ def _components(builder: _Builder, member: list, closed: list[bool], param_of: d
     pieces: dict[int, list[int]] = {}
     for v, mine in enumerate(member):
         if mine is not None:
-            key = find(v)
+            key = root[v]
+            if root[key] != key:
+                key = find(key)
             nodes = pieces.get(key)
             if nodes is None:
                 pieces[key] = [v]

@@ -66,6 +66,11 @@ class FlatGraph:
         return sum(map(len, self.parents))
 
     @cached_property
+    def node_of(self) -> dict[int, int]:
+        """Each of the learner's nodes by ``id()``: its node id (read_flat keeps the one it made)."""
+        return {id(obj): i for i, obj in enumerate(self.objects)}
+
+    @cached_property
     def consumers(self) -> list[list[int]]:
         """Per node, the nodes that use it (once per edge, in edge order)."""
         out = [[] for _ in self.data]
@@ -202,7 +207,9 @@ def _assemble(objects: list, found: list[tuple], index: dict[int, int], check: i
             _check_rule(obj, operands, local)
         ops_.append(op)
         locals_.append(local)
-    return FlatGraph(data, ops_, parents, locals_, _names(labels, data, ops_), objects, consts)
+    graph = FlatGraph(data, ops_, parents, locals_, _names(labels, data, ops_), objects, consts)
+    graph.node_of = index  # every node is numbered by now
+    return graph
 
 
 _ONE_ONE = (1.0, 1.0)

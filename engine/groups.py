@@ -184,7 +184,9 @@ class Groups:
         of its child groups is in it: every such edge is that same one), and those parts (a
         child group, or None for a node directly in it)."""
         d = 0
-        while d < len(path_p) and d < len(path_c) and path_p[d] == path_c[d]:
+        for outer_p, outer_c in zip(path_p, path_c):
+            if outer_p != outer_c:
+                break
             d += 1
         edges = part_edges[path_p[d - 1] if d else None]
         part_p = path_p[d] if d < len(path_p) else None
@@ -434,7 +436,7 @@ def find_groups(graph: FlatGraph, model=None, parts: list[tuple[str, list[int]]]
 def _model_applications(builder: _Builder, root: Part):
     """Each application of each part with parameters: (its path of names, its nodes)."""
     graph = builder.graph
-    index = {id(obj): i for i, obj in enumerate(graph.objects)}
+    index = graph.node_of
     param_of: dict[int, Part] = {}
     param_parts: dict[int, Part] = {}
     stack = [root]

@@ -647,8 +647,9 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
                 used[tuple(names)] = count = used.get(tuple(names), 0) + 1
                 whole = _full_name(names) or model_name
                 gid = builder.new(f"output {count} of {whole}{suffix}", "neuron", gid)
+            owner = builder.owner
             for v in applications[k][1]:
-                builder.owner[v] = gid
+                owner[v] = gid
     if not param_parts:
         return
     # the parameters: in each neuron (one sample), or apart in their own tree (a batch)

@@ -14,11 +14,15 @@
 // micrograd 0.1.0 (the installed package: --micrograd, or where `python3` imports it
 // from), tests/support/demo_mlp.py, gradwalk/kernel.py and bench/network_rounds.py,
 // which times each round: micrograd's backward, the kernel's target + collapsed load
-// answer, one expand. In the browser the engine runs in its worker, so this is the
-// Python work the page would pay for the same graph.
+// answer, one expand (wall time, and the process's CPU time beside it: the machine may be
+// shared). In the browser the engine runs in its worker's Pyodide, so this is the Python
+// work a page's worker would do for a graph of this size. (The page itself never reads a
+// learner's Python objects: its trimmed stdlib leaves out `numbers`, which engine.foreign
+// imports, so the fallback reads it here.)
 //
 // Budgets, as network_show.py prints them: kernel ≤ 0.5 × baseline + 1 s (median, and
-// p95 against the baseline's p95), the collapsed answer ≤ 5 MB.
+// p95 against the baseline's p95), the collapsed answer ≤ 5 MB. Each round's figures are
+// printed too: a fresh Pyodide's first rounds are slower (V8 still optimising).
 //
 //   node bench/network_pyodide.mjs --answer <requests.json> <answers.json> [--samples 100]
 //
@@ -158,6 +162,9 @@ console.log(
   ),
 );
 console.log();
+// V8 compiles Python's interpreter (WebAssembly) quickly first and optimises its hot code in the
+// background: the first rounds of a fresh Pyodide are slower, as a page's first big request is.
+console.log(`each round, ms: kernel ${kernel.map(ms).join(", ")}; expand ${expand.map(ms).join(", ")}`);
 console.log(`collapsed answer: ${n(most)} bytes (budget ${n(MAX_ANSWER_BYTES)})`);
 const used = fallback.used.toJs();
 console.log(`modules read from the full stdlib (a download in the page): ${used.length ? used.join(", ") : "none"}`);

@@ -58,21 +58,29 @@ def main():
     print(f"micrograd demo loss: {nodes:,} nodes, {size['edges']:,} edges, {size['groups']:,} groups")
     print(f"{args.rounds} rounds, alternating\n")
     rows = [
-        ["micrograd loss.backward() (baseline)", f"{base_med * 1000:,.0f}", f"{base_p95 * 1000:,.0f}", "1.00×"],
+        [
+            "micrograd loss.backward() (baseline)",
+            f"{base_med * 1000:,.0f}",
+            f"{base_p95 * 1000:,.0f}",
+            "1.00×",
+            f"{common.median(figures['baseline_cpu']) * 1000:,.0f}",
+        ],
         [
             "gradwalk.show(loss, model=...): kernel",
             f"{kern_med * 1000:,.0f}",
             f"{kern_p95 * 1000:,.0f}",
             common.fmt_ratio(common.ratio(kern_med, base_med)),
+            f"{common.median(figures['kernel_cpu']) * 1000:,.0f}",
         ],
         [
             "expand one neuron (kernel's answer)",
             f"{common.median(expand_s) * 1000:,.0f}",
             f"{common.percentile(expand_s, 95) * 1000:,.0f}",
             common.fmt_ratio(common.ratio(common.median(expand_s), base_med)),
+            "",
         ],
     ]
-    print(common.table(["what", "median ms", "p95 ms", "vs baseline"], rows))
+    print(common.table(["what", "median ms", "p95 ms", "vs baseline", "CPU median ms"], rows))
     print()
     print(f"collapsed answer: {max(sizes):,} bytes (budget {MAX_ANSWER_BYTES:,})")
     print(

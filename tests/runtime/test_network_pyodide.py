@@ -1,7 +1,8 @@
 """micrograd's demo loss, grouped, in the pinned Pyodide: the network path takes a demo-sized graph.
 
-bench/network_pyodide.mjs boots the built site's Pyodide under Node as the page's worker boots it
-(the trimmed precompiled stdlib, the precompiled engine wheel), puts micrograd's own source, the
+bench/network_pyodide.mjs (the benchmark, so what it times is what this checks) boots the built
+site's Pyodide under Node as the page's worker boots it (the trimmed precompiled stdlib, the
+precompiled engine wheel), puts micrograd's own source, the
 demo's model (tests/support/demo_mlp.py) and gradwalk/kernel.py into its file system, builds the
 demo loss there (MLP(2, [16, 16, 1]) over 100 points, 65,818 nodes) and answers the widget's
 requests for `gradwalk.show(loss, model=model)`: the collapsed load, then a neuron of each layer

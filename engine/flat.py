@@ -168,7 +168,8 @@ def _assemble(objects: list, found: list[tuple], index: dict[int, int], check: i
             ops_.append("")
             locals_.append(())
             continue
-        if len(operands) == 2:
+        arity = len(operands)
+        if arity == 2:
             a, b = operands
             ids = (at(id(a)), at(id(b)))
         else:
@@ -177,9 +178,9 @@ def _assemble(objects: list, found: list[tuple], index: dict[int, int], check: i
         by_arity = kinds.get(op_text)
         if by_arity is None:
             by_arity = kinds[op_text] = {}
-        kind = by_arity.get(len(ids))
+        kind = by_arity.get(arity)
         if kind is None:
-            kind = by_arity[len(ids)] = _Kind(*_op(op_text, len(ids)))
+            kind = by_arity[arity] = _Kind(*_op(op_text, arity))
         op, const = kind.op, kind.const
         if const is not None:
             consts[i] = const
@@ -278,9 +279,10 @@ class _Operands:
         me_at, other_at = where
         me = cells[me_at].cell_contents if me_at is not None else None
         other = cells[other_at].cell_contents if other_at is not None else None
-        if len(prev) == 2 and me in prev and other in prev and me is not other:
+        count = len(prev)
+        if count == 2 and me in prev and other in prev and me is not other:
             return (me, other), op_text, None
-        if len(prev) == 1 and me in prev:
+        if count == 1 and me in prev:
             return ((me, me) if other is me else (me,)), op_text, None
         raise NotFlat("operands the closure doesn't name")
 

@@ -121,30 +121,35 @@ class View:
         for gid in groups.groups:
             path = groups._group_path(gid)
             self.unit_of_group[gid] = next((g for g in path if g not in opened), None)
-        owner = groups.owner
-        self.unit = [self.unit_of_group[owner[v]] or v if owner[v] is not None else v for v in range(len(owner))]
+        unit_of_group = self.unit_of_group
+        self.unit = unit = [v if gid is None else unit_of_group[gid] or v for v, gid in enumerate(groups.owner)]
         # the units in the forward order, each with its slice of that order
         self.units: list = []
         self.block: dict = {}
         order = groups.forward_order
-        start = 0
-        for i in range(1, len(order) + 1):
-            if i == len(order) or self.unit[order[i]] != self.unit[order[start]]:
-                unit = self.unit[order[start]]
-                self.units.append(unit)
-                self.block[unit] = (start, i)
-                start = i
-                if len(self.units) > MAX_UNITS:
-                    if not opened:
-                        raise LevelError(
-                            f"Even with every group closed, this graph of {len(order):,} nodes would draw more "
-                            f"than {MAX_UNITS:,} boxes at once; show a smaller part of it, for example one "
-                            "sample's loss."
-                        )
-                    raise LevelError(
-                        f"Opening these groups would draw more than {MAX_UNITS:,} boxes at once; close a group, "
-                        "or open one inside it instead."
-                    )
+        current, start = (unit[order[0]], 0) if order else (None, 0)
+        for i, v in enumerate(order):
+            if unit[v] != current:
+                self._add(current, start, i)
+                current, start = unit[v], i
+        if order:
+            self._add(current, start, len(order))
+
+    def _add(self, unit, start: int, end: int):
+        """The next unit drawn, with its slice [start, end) of the forward order."""
+        self.units.append(unit)
+        self.block[unit] = (start, end)
+        if len(self.units) > MAX_UNITS:
+            if not self.opened:
+                raise LevelError(
+                    f"Even with every group closed, this graph of {len(self.unit):,} nodes would draw more "
+                    f"than {MAX_UNITS:,} boxes at once; show a smaller part of it, for example one "
+                    "sample's loss."
+                )
+            raise LevelError(
+                f"Opening these groups would draw more than {MAX_UNITS:,} boxes at once; close a group, "
+                "or open one inside it instead."
+            )
 
     @cached_property
     def drawn(self) -> set[int]:

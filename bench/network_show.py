@@ -7,7 +7,8 @@ micrograd's own `loss.backward()` on the same graph, in the same run.
 
 The graph is micrograd's demo.ipynb loss: MLP(2, [16, 16, 1]) over 100 points with the
 max-margin loss and L2 regularisation, 65,818 nodes (tests/support/demo_mlp.py builds it
-deterministically). Each round, in turn:
+deterministically). Each round times, in turn (bench/network_rounds.py, the same work that
+network_pyodide.mjs times in Pyodide):
 
 * baseline: micrograd's `loss.backward()` (its topological sort and every `_backward`);
 * kernel: what the widget's first request costs in the kernel: `gradwalk.kernel.target(loss,
@@ -25,30 +26,17 @@ reference.
 from __future__ import annotations
 
 import argparse
-import gc
-import json
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
+import network_rounds  # noqa: E402
 
 from gradwalk import kernel  # noqa: E402
 from tests.support.demo_mlp import demo_loss  # noqa: E402
 
 MAX_ANSWER_BYTES = 5_000_000
-
-
-def zero_grads(loss):
-    stack, seen = [loss], set()
-    while stack:
-        v = stack.pop()
-        if id(v) in seen:
-            continue
-        seen.add(id(v))
-        v.grad = 0
-        stack.extend(v._prev)
 
 
 def main():
@@ -59,54 +47,40 @@ def main():
     sys.setrecursionlimit(100_000)  # micrograd's recursive build_topo
 
     loss, model, _, _ = demo_loss(args.samples)
-    baseline, kernel_s, expand_s, sizes = [], [], [], []
-    expanded = ["batch", "sample 1", "layer 2 in sample 1"]
-    for _ in range(args.rounds):
-        zero_grads(loss)
-        gc.collect()
-        started = time.perf_counter()
-        loss.backward()
-        baseline.append(time.perf_counter() - started)
+    figures = network_rounds.measure(loss, model, kernel, args.rounds)
+    baseline, kernel_s, expand_s, sizes = (figures[k] for k in ("baseline", "kernel", "expand", "bytes"))
 
-        gc.collect()
-        started = time.perf_counter()
-        shown = kernel.target(loss, model)
-        answer = kernel.handle({"cmd": "load"}, shown)
-        kernel_s.append(time.perf_counter() - started)
-        sizes.append(len(answer.encode()))
-        decoded = json.loads(answer)
-        assert decoded["ok"], decoded
-
-        started = time.perf_counter()
-        request = {"cmd": "expand", "group": "neuron 2 of layer 2 in sample 1", "expanded": expanded}
-        opened = kernel.handle(request, shown)
-        expand_s.append(time.perf_counter() - started)
-        assert json.loads(opened)["ok"]
-        del shown
-
-    nodes = decoded["size"]["nodes"]
+    size = figures["size"]
+    nodes = size["nodes"]
     base_med, base_p95 = common.median(baseline), common.percentile(baseline, 95)
     kern_med, kern_p95 = common.median(kernel_s), common.percentile(kernel_s, 95)
     budget = 0.5 * base_med + 1.0
-    size = decoded["size"]
     print(f"micrograd demo loss: {nodes:,} nodes, {size['edges']:,} edges, {size['groups']:,} groups")
     print(f"{args.rounds} rounds, alternating\n")
     rows = [
-        ["micrograd loss.backward() (baseline)", f"{base_med * 1000:,.0f}", f"{base_p95 * 1000:,.0f}", "1.00×"],
+        [
+            "micrograd loss.backward() (baseline)",
+            f"{base_med * 1000:,.0f}",
+            f"{base_p95 * 1000:,.0f}",
+            "1.00×",
+            f"{common.median(figures['baseline_cpu']) * 1000:,.0f}",
+        ],
         [
             "gradwalk.show(loss, model=...): kernel",
             f"{kern_med * 1000:,.0f}",
             f"{kern_p95 * 1000:,.0f}",
             common.fmt_ratio(common.ratio(kern_med, base_med)),
+            f"{common.median(figures['kernel_cpu']) * 1000:,.0f}",
         ],
         [
             "expand one neuron (kernel's answer)",
             f"{common.median(expand_s) * 1000:,.0f}",
             f"{common.percentile(expand_s, 95) * 1000:,.0f}",
             common.fmt_ratio(common.ratio(common.median(expand_s), base_med)),
+            "",
         ],
     ]
-    print(common.table(["what", "median ms", "p95 ms", "vs baseline"], rows))
+    print(common.table(["what", "median ms", "p95 ms", "vs baseline", "CPU median ms"], rows))
     print()
     print(f"collapsed answer: {max(sizes):,} bytes (budget {MAX_ANSWER_BYTES:,})")
     print(

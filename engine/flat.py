@@ -31,6 +31,7 @@ from .ops import OPS
 from .text import fmt
 
 CHECKED_PER_KIND = 3  # nodes of each (class, operation) whose _backward is compared with the rule
+ON_PATH = -1  # read_flat: a node whose parents are being numbered
 
 
 class NotFlat(Exception):
@@ -63,6 +64,11 @@ class FlatGraph:
     @cached_property
     def edge_count(self) -> int:
         return sum(map(len, self.parents))
+
+    @cached_property
+    def node_of(self) -> dict[int, int]:
+        """Each of the learner's nodes by ``id()``: its node id (read_flat keeps the one it made)."""
+        return {id(obj): i for i, obj in enumerate(self.objects)}
 
     @cached_property
     def consumers(self) -> list[list[int]]:
@@ -111,40 +117,39 @@ def read_flat(root, check: int = CHECKED_PER_KIND, limit: int | None = None) -> 
     """Read the graph of ``root`` without changing it; raises :class:`NotFlat` when only the
     careful reader can read it, and :class:`TooBig` past ``limit`` nodes."""
     operands_of = _Operands().read
-    index: dict[int, int] = {}
+    most = limit if limit is not None else math.inf
+    # index: a node's number once numbered, ON_PATH while it waits on the stack for its parents
+    # (met again then: a cycle). One dict lookup per edge.
+    index: dict[int, int] = {id(root): ON_PATH}
     objects: list = []
     found: list[tuple] = []
-    pending = {id(root): operands_of(root)}
-    stack = [(root, iter(pending[id(root)][0]))]
+    root_ops = operands_of(root)
+    stack = [(root, root_ops, iter(root_ops[0]))]
     # Depth first, parents in operand order: a node is numbered once all its parents are.
-    on_stack = {id(root)}
     while stack:
-        obj, it = stack[-1]
+        obj, obj_ops, it = stack[-1]
         for parent in it:
             key = id(parent)
-            if key in index:
+            at = index.get(key)
+            if at is not None:
+                if at == ON_PATH:
+                    raise NotFlat("a cycle")
                 continue
-            if key in on_stack:
-                raise NotFlat("a cycle")
-            ops = pending.get(key)
-            if ops is None:
-                pending[key] = ops = operands_of(parent)
-            if limit is not None and len(pending) > limit:
+            ops = operands_of(parent)
+            if len(index) >= most:
                 raise TooBig(limit)
             if ops[0]:
-                on_stack.add(key)
-                stack.append((parent, iter(ops[0])))
+                index[key] = ON_PATH
+                stack.append((parent, ops, iter(ops[0])))
                 break
             index[key] = len(objects)
             objects.append(parent)
             found.append(ops)
         else:
             stack.pop()
-            key = id(obj)
-            on_stack.discard(key)
-            index[key] = len(objects)
+            index[id(obj)] = len(objects)
             objects.append(obj)
-            found.append(pending[key])
+            found.append(obj_ops)
     return _assemble(objects, found, index, check)
 
 
@@ -152,8 +157,9 @@ def _assemble(objects: list, found: list[tuple], index: dict[int, int], check: i
     from .foreign import rule  # (here: the page, which never reads a learner's graph, never loads it)
 
     data, ops_, parents, locals_, labels, consts = [], [], [], [], [], {}
-    checked: dict[tuple, int] = {}
-    known: dict[tuple, tuple] = {}
+    # per (_op text, operand count): the engine's operation and constant, and per class how
+    # many of its nodes were checked against the rule (looked up by text first: no tuple made)
+    kinds: dict[str, dict[int, _Kind]] = {}
     at = index.__getitem__
     for i, (obj, (operands, op_text, stored)) in enumerate(zip(objects, found)):
         x = obj.data
@@ -164,12 +170,20 @@ def _assemble(objects: list, found: list[tuple], index: dict[int, int], check: i
             ops_.append("")
             locals_.append(())
             continue
-        ids = tuple([at(id(p)) for p in operands])
+        arity = len(operands)
+        if arity == 2:
+            a, b = operands
+            ids = (at(id(a)), at(id(b)))
+        else:
+            ids = tuple([at(id(p)) for p in operands])
         parents.append(ids)
-        named = known.get((op_text, len(ids)))
-        if named is None:
-            known[(op_text, len(ids))] = named = _op(op_text, len(ids))
-        op, const = named
+        by_arity = kinds.get(op_text)
+        if by_arity is None:
+            by_arity = kinds[op_text] = {}
+        kind = by_arity.get(arity)
+        if kind is None:
+            kind = by_arity[arity] = _Kind(*_op(op_text, arity))
+        op, const = kind.op, kind.const
         if const is not None:
             consts[i] = const
         if stored is not None:
@@ -184,19 +198,37 @@ def _assemble(objects: list, found: list[tuple], index: dict[int, int], check: i
         if op is None:
             raise NotFlat(f"the operation {op_text!r}")
         if op == "+":
-            local = (1.0, 1.0)
+            local = _ONE_ONE
         elif op == "*":
             local = (data[ids[1]], data[ids[0]])
         else:
             local = tuple(rule(op, [data[p] for p in ids], const)[1])
-        kind = (type(obj), op_text)
-        seen = checked.get(kind, 0)
+        checked = kind.checked
+        seen = checked.get(type(obj), 0)
         if seen < check:
-            checked[kind] = seen + 1
+            checked[type(obj)] = seen + 1
             _check_rule(obj, operands, local)
         ops_.append(op)
         locals_.append(local)
-    return FlatGraph(data, ops_, parents, locals_, _names(labels, data, ops_), objects, consts)
+    graph = FlatGraph(data, ops_, parents, locals_, _names(labels, data, ops_), objects, consts)
+    graph.node_of = index  # every node is numbered by now
+    return graph
+
+
+_ONE_ONE = (1.0, 1.0)
+
+
+class _Kind:
+    """The engine's operation for one _op text and operand count, and per class how many of
+    its nodes had their _backward checked."""
+
+    __slots__ = ("op", "const", "checked")
+
+    def __init__(self, op: str | None, const: tuple | None):
+        self.op, self.const, self.checked = op, const, {}
+
+
+_NO_OPERANDS = ((), "", None)  # an input's: no parents, no operation
 
 
 class _Operands:
@@ -207,7 +239,7 @@ class _Operands:
         self.shapes: dict[type, str] = {}
         self.slots: dict[object, tuple[int | None, int | None]] = {}
 
-    def read(self, obj) -> tuple[list, str, list | None]:
+    def read(self, obj) -> tuple[list | tuple, str, list | None]:
         shape = self.shapes.get(type(obj))
         if shape is None:
             shape = "children" if getattr(obj, "_children", None) is not None else "prev"
@@ -223,7 +255,7 @@ class _Operands:
         except AttributeError:
             raise NotFlat("no _prev") from None
         if not prev:
-            return [], "", None
+            return _NO_OPERANDS
         op_text = getattr(obj, "_op", "") or ""
         if type(prev) is not set:
             if not isinstance(prev, (tuple, list)):
@@ -232,8 +264,11 @@ class _Operands:
             fits = isinstance(stored, tuple) and len(stored) == len(prev)
             return list(prev), op_text, (list(stored) if fits else None)
         # a set: micrograd's closure over self (and other) gives the order
-        function = getattr(obj, "_backward", None)
-        code, cells = getattr(function, "__code__", None), getattr(function, "__closure__", None)
+        try:
+            function = obj._backward
+            code, cells = function.__code__, function.__closure__
+        except AttributeError:
+            code = cells = None
         if code is None or not cells:
             raise NotFlat("no closure to order the operands")
         where = self.slots.get(code)
@@ -243,12 +278,14 @@ class _Operands:
                 names.index("self") if "self" in names else None,
                 names.index("other") if "other" in names else None,
             )
-        me = cells[where[0]].cell_contents if where[0] is not None else None
-        other = cells[where[1]].cell_contents if where[1] is not None else None
-        if len(prev) == 2 and me in prev and other in prev and me is not other:
-            return [me, other], op_text, None
-        if len(prev) == 1 and me in prev:
-            return ([me, me] if other is me else [me]), op_text, None
+        me_at, other_at = where
+        me = cells[me_at].cell_contents if me_at is not None else None
+        other = cells[other_at].cell_contents if other_at is not None else None
+        count = len(prev)
+        if count == 2 and me in prev and other in prev and me is not other:
+            return (me, other), op_text, None
+        if count == 1 and me in prev:
+            return ((me, me) if other is me else (me,)), op_text, None
         raise NotFlat("operands the closure doesn't name")
 
 
@@ -320,11 +357,18 @@ def _names(labels: list[str], data: list[float], ops: list[str]) -> list[str]:
     taken: dict[str, int] = {}
     out = []
     temp = 0
+    # A big graph's nodes are mostly unlabelled: their names t1, t2, ... can't repeat each
+    # other, so they are counted only if a label of the graph's own could be one of them.
+    own = [label for label in labels if label]
+    careful = any(label[:1] == "t" and label[1:].isdigit() for label in own)
     for label, x, op in zip(labels, data, ops):
         if not label:
             if op:
                 temp += 1
                 label = f"t{temp}"
+                if not careful:
+                    out.append(label)
+                    continue
             else:
                 label = fmt(x)
         count = taken.get(label, 0) + 1

@@ -87,9 +87,10 @@ class Groups:
         self.owner = owner
         self.groups = groups
         self.top = [g.id for g in groups.values() if g.parent is None]
+        nodes_of = {gid: g.nodes for gid, g in groups.items()}
         for v, gid in enumerate(owner):
             if gid is not None:
-                groups[gid].nodes.append(v)
+                nodes_of[gid].append(v)
         self._paths: dict[str | None, list[str]] = {None: []}
         self._blocks: dict[str, tuple[int, int]] = {}
         self._names: dict[str, Group] | None = None
@@ -146,36 +147,33 @@ class Groups:
         """One pass over the edges: each group's outputs (its nodes with a consumer outside it,
         or the graph's output), and the edges between the parts of each group (for the order)."""
         graph, owner, paths, groups = self.graph, self.owner, self._paths, self.groups
-        has_parts = {gid for gid, g in groups.items() if g.children}
-        has_parts.add(None)
-        # per group (None: the whole graph), the edges between its parts (a child group or a node)
-        part_edges: dict[str | None, set[tuple]] = {gid: set() for gid in has_parts}
+        # per group with parts (None: the whole graph), the edges between its parts (a child group or a node)
+        part_edges: dict[str | None, set[tuple]] = {gid: set() for gid, g in groups.items() if g.children}
+        part_edges[None] = set()
         leaves_at: dict[int, int] = {}  # a node used outside: the depth of the outermost group it leaves
-        crossing: dict[tuple, tuple] = {}
+        crossing: dict[str | None, dict] = {}  # per child's group, per parent's group: where the edge crosses
         for child, parents in enumerate(graph.parents):
+            if not parents:
+                continue
             mine = owner[child]
+            inner = part_edges.get(mine)  # None: the child's group has no parts, an edge inside it orders nothing
+            into_mine = crossing.get(mine)
+            if into_mine is None:
+                into_mine = crossing[mine] = {}
             for parent in parents:
                 theirs = owner[parent]
                 if theirs == mine:
-                    if mine in has_parts:
-                        part_edges[mine].add((parent, child))
+                    if inner is not None:
+                        inner.add((parent, child))
                     continue
-                found = crossing.get((theirs, mine))
+                found = into_mine.get(theirs)
                 if found is None:
-                    path_p, path_c = paths[theirs], paths[mine]
-                    d = 0
-                    while d < len(path_p) and d < len(path_c) and path_p[d] == path_c[d]:
-                        d += 1
-                    found = crossing[(theirs, mine)] = (
-                        d,
-                        path_p[d - 1] if d else None,
-                        path_p[d] if d < len(path_p) else None,
-                        path_c[d] if d < len(path_c) else None,
-                    )
-                d, container, part_p, part_c = found
+                    found = into_mine[theirs] = self._crossing(paths[theirs], paths[mine], part_edges)
+                d, edges, part_p, part_c = found
                 if part_p is not None and d < leaves_at.get(parent, 1 << 30):
                     leaves_at[parent] = d
-                part_edges[container].add((parent if part_p is None else part_p, child if part_c is None else part_c))
+                if edges is not None:
+                    edges.add((parent if part_p is None else part_p, child if part_c is None else part_c))
         self._part_edges = part_edges
         outputs: dict[str, list[int]] = {gid: [] for gid in groups}
         for node, d in sorted(leaves_at.items()):
@@ -185,6 +183,25 @@ class Groups:
             outputs[gid].append(graph.output)
         for gid, found in outputs.items():
             groups[gid].outputs = sorted(set(found))
+
+    @staticmethod
+    def _crossing(path_p: list[str], path_c: list[str], part_edges: dict) -> tuple:
+        """An edge from a node with groups ``path_p`` into one with ``path_c``: the depth where
+        the paths part, the edge set of the group holding both (None once the edge between two
+        of its child groups is in it: every such edge is that same one), and those parts (a
+        child group, or None for a node directly in it)."""
+        d = 0
+        for outer_p, outer_c in zip(path_p, path_c):
+            if outer_p != outer_c:
+                break
+            d += 1
+        edges = part_edges[path_p[d - 1] if d else None]
+        part_p = path_p[d] if d < len(path_p) else None
+        part_c = path_c[d] if d < len(path_c) else None
+        if part_p is not None and part_c is not None:
+            edges.add((part_p, part_c))
+            edges = None
+        return d, edges, part_p, part_c
 
     def inputs_of(self, gid: str) -> dict[int, int]:
         """The nodes outside group ``gid`` that its nodes use, each with how many of its edges
@@ -442,7 +459,7 @@ def _unique_names(groups: dict[str, Group]):
 def _model_applications(builder: _Builder, root: Part):
     """Each application of each part with parameters: (its path of names, its nodes)."""
     graph = builder.graph
-    index = {id(obj): i for i, obj in enumerate(graph.objects)}
+    index = graph.node_of
     param_of: dict[int, Part] = {}
     param_parts: dict[int, Part] = {}
     stack = [root]
@@ -470,9 +487,10 @@ def _model_applications(builder: _Builder, root: Part):
             part = owner_of[p]
             if part is not None:
                 break
+        op = ops[v]
         if part is None:  # a node made only from one part's open nodes (and plain numbers)
             for p in parents:
-                if ops[v] == "+" and not parents_of[p] and owner_of[p] is None:
+                if op == "+" and not parents_of[p] and owner_of[p] is None:
                     continue  # a number added, such as sum()'s starting 0
                 theirs = member[p] if not closed[p] else None
                 if theirs is None or (part is not None and theirs is not part):
@@ -481,7 +499,7 @@ def _model_applications(builder: _Builder, root: Part):
                 part = theirs
         if part is not None:
             member[v] = part
-            closed[v] = ops[v] in ACTIVATIONS
+            closed[v] = op in ACTIVATIONS
     return _components(builder, member, closed, param_of), param_parts
 
 
@@ -548,14 +566,15 @@ def _components(builder: _Builder, member: list, closed: list[bool], param_of: d
     graph = builder.graph
     find, join = _disjoint_sets(len(graph))
     for v, parents in enumerate(graph.parents):
-        if member[v] is None:
+        mine = member[v]
+        if mine is None:
             continue
         for p in parents:
-            if member[p] is member[v] and not closed[p]:
+            if member[p] is mine and not closed[p]:
                 join(v, p)
     pieces: dict[int, list[int]] = {}
-    for v in range(len(graph)):
-        if member[v] is not None:
+    for v, mine in enumerate(member):
+        if mine is not None:
             pieces.setdefault(find(v), []).append(v)
     applications = []
     for nodes in pieces.values():
@@ -582,19 +601,21 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
     if not applications:
         return
     graph = builder.graph
-    app_of = {}
+    app_of: list[int | None] = [None] * len(graph)
     for k, (_, nodes) in enumerate(applications):
         for v in nodes:
             app_of[v] = k
     # samples: applications that feed each other
     find, join = _disjoint_sets(len(applications))
     feeds: list[set[int]] = [set() for _ in applications]
+    parents_of = graph.parents
     for k, (_, nodes) in enumerate(applications):
+        fed = feeds[k]
         for v in nodes:
-            for p in graph.parents[v]:
-                j = app_of.get(p)
-                if j is not None and j != k:
-                    feeds[k].add(j)
+            for p in parents_of[v]:
+                j = app_of[p]
+                if j is not None and j != k and j not in fed:
+                    fed.add(j)
                     join(k, j)
     samples: dict[int, list[int]] = {}
     for k in range(len(applications)):
@@ -641,8 +662,9 @@ def _network_groups(builder: _Builder, applications: list[tuple], param_parts: d
                 used[tuple(names)] = count = used.get(tuple(names), 0) + 1
                 whole = _full_name(names) or model_name
                 gid = builder.new(f"output {count} of {whole}{suffix}", "neuron", gid)
+            owner = builder.owner
             for v in applications[k][1]:
-                builder.owner[v] = gid
+                owner[v] = gid
     if not param_parts:
         return
     # the parameters: in each neuron (one sample), or apart in their own tree (a batch)

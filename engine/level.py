@@ -64,6 +64,7 @@ class Grouped:
     def __init__(self, graph: FlatGraph, groups: Groups):
         self.graph = graph
         self.groups = groups
+        self._pushes: dict[int, dict] = {}
 
     @cached_property
     def edge_start(self) -> list[int]:
@@ -80,28 +81,39 @@ class Grouped:
         return self.groups.position
 
     @cached_property
-    def _right_pass(self) -> tuple[list[float], list[float], list[float]]:
-        """The right backward pass, run once: every node's grad after it, and each edge's grad
-        of its parent before and after the push along it (by edge id). Any view's frames are
+    def grads(self) -> list[float]:
+        """The right backward pass, run once: every node's grad after it. Any view's frames are
         made from these, since the nodes are visited in the same order whatever is open."""
         graph = self.graph
-        parents, locals_, start = graph.parents, graph.locals, self.edge_start
+        parents, locals_ = graph.parents, graph.locals
         grads = [0.0] * len(graph)
         grads[graph.output] = 1.0
-        total = graph.edge_count
-        before, after = [0.0] * total, [0.0] * total
         for v in reversed(self.groups.forward_order):
             upstream = grads[v]
-            e = start[v]
             for p, local in zip(parents[v], locals_[v]):
-                before[e] = grads[p]
-                grads[p] = after[e] = grads[p] + local * upstream
-                e += 1
-        return grads, before, after
+                grads[p] += local * upstream
+        return grads
 
-    @property
-    def grads(self) -> list[float]:
-        return self._right_pass[0]
+    def pushes(self, node: int) -> dict[int, tuple[float, float, int]]:
+        """Each push into ``node`` in the right pass, in the order the pass makes them: edge id →
+        (node's grad before it, after it, the child pushing). Worked out when a view draws the
+        node, from the final grads (a child is visited with its grad complete), adding the same
+        products in the same order as the pass: the very same numbers."""
+        found = self._pushes.get(node)
+        if found is None:
+            graph, start, position, grads = self.graph, self.edge_start, self.position, self.grads
+            found = {}
+            grad = 1.0 if node == graph.output else 0.0
+            # the latest child in the forward order is visited first; a child's edges in slot order
+            for child in sorted(set(graph.consumers[node]), key=position.__getitem__, reverse=True):
+                upstream = grads[child]
+                for k, parent in enumerate(graph.parents[child]):
+                    if parent == node:
+                        after = grad + graph.locals[child][k] * upstream
+                        found[start[child] + k] = (grad, after, child)
+                        grad = after
+            self._pushes[node] = found
+        return found
 
     def find(self, name: str) -> str:
         group = self.groups.by_name(name) if isinstance(name, str) else None
@@ -369,8 +381,7 @@ def _forward(grouped: Grouped, view: View) -> list[dict]:
 
 def _right_backward(grouped: Grouped, view: View) -> list[dict]:
     """The seed, then one frame per unit in the right order, read off the pass run once."""
-    graph, groups = grouped.graph, grouped.groups
-    grads, before, after = grouped._right_pass
+    graph, groups, grads = grouped.graph, grouped.groups, grouped.grads
     labels, start, drawn, position = graph.labels, grouped.edge_start, view.drawn, grouped.position
     frames = [_seed(graph)]
     for unit in reversed(view.units):
@@ -378,12 +389,11 @@ def _right_backward(grouped: Grouped, view: View) -> list[dict]:
             upstream = grads[unit]
             changes, pushes = [], []
             for k, p in enumerate(graph.parents[unit]):
-                e = start[unit] + k
+                before, after, _ = grouped.pushes(p)[start[unit] + k]
                 if p in drawn:
-                    changes.append({"node": p, "field": "grad", "before": before[e], "after": after[e]})
+                    changes.append({"node": p, "field": "grad", "before": before, "after": after})
                 pushes.append(
-                    f"{labels[p]}.grad += {fmt(graph.locals[unit][k])} × {fmt(upstream)}, "
-                    f"{fmt(before[e])} → {fmt(after[e])}"
+                    f"{labels[p]}.grad += {fmt(graph.locals[unit][k])} × {fmt(upstream)}, {fmt(before)} → {fmt(after)}"
                 )
             frames.append(_visit_frame(graph, unit, upstream, pushes, changes))
             continue
@@ -392,17 +402,9 @@ def _right_backward(grouped: Grouped, view: View) -> list[dict]:
         for p in groups.inputs_of(unit):
             if p not in drawn:
                 continue
-            # its pushes into p: the backward pass visits the latest child first, and a
-            # child's edges in slot order
-            pushes = [
-                (position[c], -(start[c] + k))
-                for c in dict.fromkeys(graph.consumers[p])
-                if lo <= position[c] < hi
-                for k, q in enumerate(graph.parents[c])
-                if q == p
-            ]
-            first, last = -max(pushes)[1], -min(pushes)[1]
-            changes.append({"node": p, "field": "grad", "before": before[first], "after": after[last]})
+            # its pushes into p, in the order the pass makes them: p's grad before the first, after the last
+            inside = [(before, after) for before, after, c in grouped.pushes(p).values() if lo <= position[c] < hi]
+            changes.append({"node": p, "field": "grad", "before": inside[0][0], "after": inside[-1][1]})
         frames.append(_group_frame(grouped, unit, grads, changes))
     return frames
 

@@ -550,7 +550,7 @@ def test_expand_answers_the_same_for_a_network_and_for_its_own_load(one_sample):
 
 
 def test_a_graph_whose_closed_view_is_too_big_is_refused_when_shown_before_any_pass(monkeypatch):
-    monkeypatch.setattr(Grouped, "_right_pass", property(lambda self: pytest.fail("the backward pass ran")))
+    monkeypatch.setattr(Grouped, "grads", property(lambda self: pytest.fail("the backward pass ran")))
     xs = [Micrograd(1 + i / 1000) for i in range(MAX_UNITS // 2 + 10)]
     total = sum(x.relu().relu() for x in xs)  # two loose nodes per term, beside the sum's box
     with pytest.raises(ForeignGraphError, match="Even with every group closed, this graph"):

@@ -73,7 +73,7 @@ def test_the_collapsed_demo_loss_is_answered_small(in_pyodide):
     load = in_pyodide["answers"][0]
     answer = json.loads(load)
     assert answer["ok"] and answer["grouped"] and answer["size"]["nodes"] == DEMO_NODES
-    assert [g["name"] for g in answer["groups"]] == ["batch", "parameters", "sum of 101 terms", "sum of 338 terms"]
+    assert [g["name"] for g in answer["groups"]] == ["batch", "parameters", "sum of 100 terms", "sum of 337 terms"]
     assert not any(g["open"] for g in answer["groups"])
     assert len(load.encode()) < MAX_ANSWER_BYTES
     assert len(answer["units"]) < 20  # drawn: four boxes and a few loose nodes, not 65,818 nodes

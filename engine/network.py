@@ -29,8 +29,8 @@ MAX_READ_NODES = 300_000
 
 @contextmanager
 def collector_paused():
-    """Python's cyclic garbage collector off for a while: reading a big graph allocates
-    hundreds of thousands of small objects, and each collection would walk the learner's
+    """Python's cyclic garbage collector off for a while: reading a big graph, or answering for
+    a view of it, allocates many small objects, and each collection would walk the learner's
     whole graph again (it more than doubles the time)."""
     was_on = gc.isenabled()
     gc.disable()
@@ -88,7 +88,8 @@ class Network:
     def grouped_answer(self, request: dict) -> dict:
         """``load`` (with optional ``"expanded"``, ``"order"`` and ``"rule"``) and ``expand`` (``"group"``)."""
         try:
-            answer = grouped_request(self.grouped, request)
+            with collector_paused():  # (a view's many small objects, beside the learner's whole graph)
+                answer = grouped_request(self.grouped, request)
         except LevelError as error:
             raise RequestError(str(error), error.kind) from None
         answer["graph"] = self.about()

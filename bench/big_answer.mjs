@@ -11,7 +11,10 @@
 // first build's comes first, and pays for Python's code for big inputs not yet
 // optimised by V8) and the min and median of the others: wall ms and the process's
 // CPU ms (user + system, which a busy machine inflates far less than wall time),
-// and the answer's size.
+// and the answer's size. Then the program with another edge moved, asked for as the page
+// asks for it, with "later": true: a build that answers it in two parts (docs/api.md, "An answer in two
+// parts") gives the first part, and its rest is asked for right after; the CPU median of
+// each part and the first part's size are printed (a build without it answers whole).
 
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -54,6 +57,15 @@ const names = Object.keys(apis);
 for (const api of Object.values(apis)) {
   for (const id of ["diamond", "neuron"]) api.handle(JSON.stringify({ cmd: "load", preset: id }));
 }
+const first = Object.fromEntries(names.map((n) => [n, []]));
+const rest = Object.fromEntries(names.map((n) => [n, []]));
+const firstBytes = {};
+const cpuOf = (fn) => {
+  const c0 = process.cpuUsage();
+  const result = fn();
+  const c = process.cpuUsage(c0);
+  return [result, (c.user + c.system) / 1000];
+};
 const wall = Object.fromEntries(names.map((n) => [n, []]));
 const cpu = Object.fromEntries(names.map((n) => [n, []]));
 const bytes = {};
@@ -71,6 +83,17 @@ for (let i = 0; i < Number(rounds); i++) {
     const c = process.cpuUsage(c0);
     cpu[name].push((c.user + c.system) / 1000);
     bytes[name] = answer.length;
+    const inParts = JSON.stringify({ // a shape of its own too (another edge moved): no layout kept
+      cmd: "load",
+      program: JSON.parse(request).program.replace("relu(x1 * x2 + 0.1)", `relu(x1 * x${(i % 17) + 3} + 0.1)`),
+      later: true,
+    });
+    const [part, partCPU] = cpuOf(() => apis[name].handle(inParts));
+    first[name].push(partCPU);
+    firstBytes[name] = part.length;
+    const later = JSON.parse(part).later;
+    const [, restCPU] = cpuOf(() => (later ? apis[name].handle(JSON.stringify({ cmd: "rest", later })) : null));
+    rest[name].push(later ? restCPU : 0);
   }
 }
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
@@ -95,6 +118,18 @@ for (const n of names) {
     bytes[n].toLocaleString("en").padStart(12),
   );
 }
+console.log("\nasked for in two parts (\"later\": true):");
+console.log("build".padEnd(28), "first part CPU median", "rest CPU median", "first part bytes");
+for (const n of names) {
+  console.log(
+    n.padEnd(28),
+    ms(median(first[n].slice(1))).padStart(21),
+    ms(median(rest[n].slice(1))).padStart(15),
+    firstBytes[n].toLocaleString("en").padStart(16),
+  );
+}
 const [a, b] = names;
 console.log(`\nCPU median ${a} / ${b}: ${(median(cpu[a].slice(1)) / median(cpu[b].slice(1))).toFixed(2)}×`);
+const ratio = median(first[a].slice(1)) / median(first[b].slice(1));
+console.log(`CPU median, asked for in two parts, first part ${a} / ${b}: ${ratio.toFixed(2)}×`);
 process.exit(0);

@@ -31,7 +31,7 @@ import { parseHTML } from "linkedom";
 
 // The font size of each measured text's class (style.css, panels.css); the parity
 // test checks these against the browser's computed styles.
-export const FONT_PX = { "node-label": 14, "node-op": 12 };
+export const FONT_PX = { "node-label": 14, "node-op": 12, "group-name": 12 };
 const ELEMENT = 1;
 const TEXT = 3;
 
@@ -105,7 +105,7 @@ function drawStart(answer, direction, m) {
   const graph = new m.GraphView(svg);
   graph.direction = direction;
   graph.inputTip = m.INPUT_TIP; // learn.js: every input's tooltip says how to change it
-  graph.build(answer);
+  graph.build(m.decodeAnswer(answer)); // (a grouped answer is read at its level first: web/grouped.js)
   const groups = new Map(graph.nodes.map((n) => [n.node.label, n.g]));
   m.markEditable(answer, (label) => groups.get(label)); // learn.js's graphLoaded, before the first render
   const view = new m.Stepper(m.buildTrace(m.decodeAnswer(answer))).view();

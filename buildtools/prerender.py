@@ -15,9 +15,12 @@ checks that Pyodide's answers give the same file, byte for byte.
 """
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+from engine.presets import get_preset
 
 from . import BuildError
 
@@ -27,11 +30,36 @@ PRESETS_REQUEST = json.dumps({"cmd": "presets"})
 
 
 def requests_for(preset_id: str) -> dict[str, str]:
-    """The requests behind one preset's entry, by key, in file order."""
-    return {
-        "preset": json.dumps({"cmd": "preset", "id": preset_id}),
-        "load": json.dumps({"cmd": "load", "preset": preset_id}),
-    }
+    """The requests behind one preset's entry, by key, in file order. A preset with group
+    blocks is drawn first at the level the page opens it at (web/grouped.js's
+    defaultExpanded: its outermost groups that hold other groups open), so that is what is
+    prerendered."""
+    load = {"cmd": "load", "preset": preset_id}
+    outer = outer_groups(get_preset(preset_id)["program"])
+    if outer:
+        load["expanded"] = outer
+    return {"preset": json.dumps({"cmd": "preset", "id": preset_id}), "load": json.dumps(load)}
+
+
+_GROUP = re.compile(r"""^(\s*)with group\((["'])(.*)\2\):\s*$""")
+
+
+def outer_groups(program: str) -> list[str]:
+    """The names of a program's outermost with group(...) blocks that hold another one."""
+    opened: list[tuple[int, str]] = []  # the blocks around the line, with their indentation
+    outer: list[str] = []
+    for line in program.splitlines():
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        while opened and indent <= opened[-1][0]:
+            opened.pop()
+        match = _GROUP.match(line)
+        if match:
+            if len(opened) == 1 and opened[0][1] not in outer:
+                outer.append(opened[-1][1])
+            opened.append((indent, match.group(3)))
+    return outer
 
 
 def preset_ids(presets_answer: str) -> list[str]:

@@ -17,16 +17,20 @@ from __future__ import annotations
 
 import json
 import math
+import zlib
 from functools import cached_property
 
+from . import layout as layouts
 from .graph import Graph, Recomputed
+from .groups import GroupError
 from .layout import layout
+from .level import Grouped, LevelError, grouped_graph, grouped_request
 from .nudge import nudge_input
 from .presets import get_preset, load_presets, visit_order_ids
 from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError, with_inputs
 from .questions import questions
 from .registry import Command, Input, Param, RequestError, modes
-from .trace import RULES, correct_backward, experiment, forward_frames
+from .trace import RULES, correct_backward, experiment, forward_frames, visit_texts
 
 MAX_REQUEST_CHARS = 200_000
 
@@ -72,13 +76,84 @@ def handle(request: str | dict, source=None) -> str:
 
     Without ``source`` (the page), such a request is an error, as it always was.
     """
+    owed = _OWED[:]
     try:
         return _dumps(_answer(request, source))
     finally:
-        # The answer is plain data now; take the graphs apart so freeing them is shallow.
-        for program in _PARSED:
-            program.release()
+        # A graph that an answer in two parts still owes its rest is taken apart once the
+        # rest is written (or another answer in two parts replaces it).
+        kept = {id(program) for entry in _OWED for program in entry.programs}
+        for entry in owed:
+            if entry not in _OWED:
+                _release(entry.programs)
+        _release([program for program in _PARSED if id(program) not in kept])
         _PARSED.clear()
+
+
+# -- an answer in two parts ------------------------------------------------------------------
+
+# From this many nodes on, a load that asks for it (``"later": true``) leaves its backward
+# visits' sentences and its questions for a second request, {"cmd": "rest"}: they are a third
+# of a big program's answer and of the time it takes, and the page shows neither until the
+# learner steps there (docs/api.md, "An answer in two parts").
+LATER_FROM = 300
+
+
+class _Owed:
+    """What a load answered in two parts still owes: its backward visits' sentences and its
+    questions, worked out from the graph and its backward frames as they were whole."""
+
+    def __init__(self, key: str, graph: Graph, backward: list[dict], checkpoints, programs: list[Program]):
+        self.key = key
+        self.graph = graph
+        self.backward = [dict(frame) for frame in backward]  # before _sent takes pushes apart
+        self.checkpoints = checkpoints
+        self.programs = programs  # taken apart once the rest is written
+
+    def answer(self) -> dict:
+        return {
+            "ok": True,
+            "texts": visit_texts(self.graph, self.backward),
+            "questions": questions(self.graph, self.backward, self.checkpoints),
+        }
+
+
+# The last few answers in two parts whose rest has not been asked for yet, oldest first (a
+# few, for the widgets that share one engine and may each load a big graph before asking).
+_OWED: list[_Owed] = []
+_OWED_LIMIT = 4
+
+
+def _owe(subject, backward: list[dict], checkpoints) -> str:
+    """Keep what the rest of this answer needs (the oldest kept one goes, past the limit); the
+    key that asks for it: a checksum of what the graph is made from, so the same request
+    always gets the same answer."""
+    made_of = json.dumps([subject.preset, subject.program, getattr(subject, "values", None)], sort_keys=True)
+    key = f"{zlib.crc32(made_of.encode()):08x}"
+    _OWED[:] = [owed for owed in _OWED if owed.key != key]
+    _OWED.append(_Owed(key, subject.graph, backward, checkpoints, list(_PARSED)))
+    del _OWED[:-_OWED_LIMIT]
+    return key
+
+
+def rest(request: dict, source=None) -> dict:
+    """The second part of an answer in two parts: ``{"cmd": "rest", "later": key}``, with
+    the key that answer gave as its "later"."""
+    key = request.get("later")
+    found = next((owed for owed in _OWED if owed.key == key), None)
+    if found is None:
+        raise RequestError(
+            '"rest" gives the second part of a recent answer that came in two parts, once: '
+            'its "later" key is needed, and this one is not (or was answered already).'
+        )
+    _OWED.remove(found)
+    return found.answer()
+
+
+def _release(programs: list[Program]) -> None:
+    # The answer is plain data now; take the graphs apart so freeing them is shallow.
+    for program in programs:
+        program.release()
 
 
 def _answer(request, source) -> dict:
@@ -133,6 +208,10 @@ def _dispatch(request: dict, source) -> dict:
         return {"ok": True, "preset": preset}
     if cmd == "modes":
         return {"ok": True, "modes": [mode.describe() for mode in modes()]}
+    names_graph = request.get("preset") is not None or request.get("program") is not None
+    grouped_answer = getattr(source, "grouped_answer", None)
+    if cmd in ("load", "expand") and not names_graph and callable(grouped_answer):
+        return grouped_answer(request)  # a grouped graph (engine/network.py), at the level on screen
     if cmd in _GRAPH_COMMANDS:
         return _GRAPH_COMMANDS[cmd](request, source)
     if cmd in COMMANDS:
@@ -158,6 +237,33 @@ def _preset(preset_id) -> dict:
         return get_preset(preset_id)
     except KeyError:
         raise RequestError(f'There is no preset called "{_short(preset_id)}".') from None
+
+
+def warm_up() -> None:
+    """Answer a big program's load, and its rest, once, and forget it: the first big graph an
+    engine answers pays for code and memory nothing smaller touches (under Pyodide, V8
+    compiles the interpreter's paths for it; the heap grows), ~70 ms of a learner's first
+    1,000-node program. The page's worker calls this once it is idle (web/worker.js); what
+    the engine keeps between requests (layouts, input spans, rests owed) is left as it was."""
+    kept = (dict(layouts._RECENT), dict(_RECENT_SPANS), _OWED[:])
+    _OWED.clear()  # set aside, so that the warm-up's own answer in two parts pushes none of them out
+    try:
+        answer = json.loads(handle({"cmd": "load", "program": _WARM_UP_PROGRAM, "later": True}))
+        handle({"cmd": "rest", "later": answer.get("later")})
+    finally:
+        layouts._RECENT.clear()
+        layouts._RECENT.update(kept[0])
+        _RECENT_SPANS.clear()
+        _RECENT_SPANS.update(kept[1])
+        _OWED[:] = kept[2]
+
+
+# 20 inputs, 5 layers of relu(x[i] * x[i+1] + 0.1), their sum: 340 nodes, an answer in two parts.
+_WARM_UP_PROGRAM = "\n".join(
+    [f"x{i}_0 = 0.{i + 1}" for i in range(20)]
+    + [f"x{i}_{k + 1} = relu(x{i}_{k} * x{(i + 1) % 20}_{k} + 0.1)" for k in range(5) for i in range(20)]
+    + ["y = " + " + ".join(f"x{i}_5" for i in range(20))]
+)
 
 
 # -- load: a program (or preset) → graph, layout, frames and an optional experiment --------
@@ -291,7 +397,13 @@ def load(request: dict, source=None) -> dict:
     """The whole trace of a graph: graph, layout, forward and backward frames."""
     subject = _subject(request, source)
     graph = subject.graph
-    backward, grads = correct_backward(graph, subject.order)
+    parts = subject.parsed.groups if subject.what == "program" else None
+    if parts and "expanded" in request:  # the graph at the level on screen, as for a learner's network
+        # (before anything of the whole graph's answer: its "order" names the boxes drawn, not nodes)
+        level = _level(_grouped(graph, parts), request)
+        return {**level, "preset": subject.preset, "program": subject.program}
+    split = request.get("later") is True and len(graph) >= LATER_FROM
+    backward, grads = correct_backward(graph, subject.order, texts=not split)
     order = request.get("order")
     rule = _choice(request.get("rule", "push"), RULES, "rule")
     local_texts, rules = graph.local_texts, graph.rules
@@ -325,12 +437,43 @@ def load(request: dict, source=None) -> dict:
         ran["frames"] = _sent(ran["frames"])
     # The questions, answered ahead with the mistakes a wrong answer may be (engine/questions.py).
     checkpoints = get_preset(subject.preset)["checkpoint"] if subject.preset is not None else None
-    answer["questions"] = questions(graph, backward, checkpoints)
+    later = _owe(subject, backward, checkpoints) if split else None  # the rest, from the frames as they are now
+    if not split:
+        answer["questions"] = questions(graph, backward, checkpoints)
     answer["backward"] = _sent(backward)  # after the questions: they read each push whole
     about = subject.about()
     if about is not None:
         answer["graph"] = about
+    if parts:  # the program's with group(...) blocks (engine/groups.py)
+        grouped = _grouped(graph, parts)
+        answer["groups"] = [group.as_dict() for group in grouped.groups.groups.values()]
+    if later is not None:
+        answer["later"] = later
     return answer
+
+
+def _grouped(graph: Graph, parts) -> Grouped:
+    try:
+        return grouped_graph(graph, parts)
+    except GroupError as error:
+        raise RequestError(str(error), "program") from None
+
+
+def _level(grouped: Grouped, request: dict) -> dict:
+    try:
+        return grouped_request(grouped, request)
+    except LevelError as error:
+        raise RequestError(str(error), error.kind) from None
+
+
+def expand(request: dict, source=None) -> dict:
+    """A program's graph with one more of its groups open (``"group"``: its name or id)."""
+    subject = _subject(request, source)
+    parts = subject.parsed.groups if subject.what == "program" else None
+    if not parts:
+        raise RequestError('"expand" opens a group of a grouped graph, and this graph has no groups.')
+    level = _level(_grouped(subject.graph, parts), request)
+    return {**level, "preset": subject.preset, "program": subject.program}
 
 
 def nudge(request: dict, source=None) -> dict:
@@ -348,7 +491,7 @@ def nudge(request: dict, source=None) -> dict:
 _WRT = Param("wrt", Input())
 
 # The commands about the graph itself; the modes' commands come after them.
-_GRAPH_COMMANDS = {"load": load, "nudge": nudge}
+_GRAPH_COMMANDS = {"load": load, "nudge": nudge, "expand": expand, "rest": rest}
 # Every mode's commands (engine/modes/), by name.
 COMMANDS: dict[str, Command] = {command.name: command for mode in modes() for command in mode.commands}
 

@@ -74,6 +74,10 @@ class ForeignGraphError(ValueError):
     """A graph Gradwalk can't read, said in one sentence a learner can act on."""
 
 
+class TooManyNodes(ForeignGraphError):
+    """A graph with more nodes (or edges) than the careful reader draws node by node."""
+
+
 # -- the engine's rule for each operation ------------------------------------------------------
 
 _UNARY = tuple(name for name, op in OPS.items() if op.arity == 1)
@@ -328,7 +332,7 @@ def _discover(root) -> tuple[dict[int, _Raw], list[int]]:
             raws[k] = raw = _raw(obj, raws[key])
             edges += len(raw.operands)
             if len(raws) > MAX_NODES or edges > MAX_EDGES:
-                raise ForeignGraphError(
+                raise TooManyNodes(
                     f"This graph has more than {MAX_NODES:,} nodes (or {MAX_EDGES:,} edges), too many to draw; "
                     "show a smaller part of it, for example one neuron's output."
                 )
@@ -760,4 +764,15 @@ def _short(text) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-__all__ = ["ForeignGraphError", "Foreign", "ForeignGraph", "Node", "read", "rule", "close", "untouched", "MAX_EDGES"]
+__all__ = [
+    "ForeignGraphError",
+    "TooManyNodes",
+    "Foreign",
+    "ForeignGraph",
+    "Node",
+    "read",
+    "rule",
+    "close",
+    "untouched",
+    "MAX_EDGES",
+]

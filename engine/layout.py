@@ -64,7 +64,11 @@ DOWN = Orientation(
 NODE_WIDTH = ACROSS.node_width
 NODE_HEIGHT = ACROSS.node_height
 SWEEPS_SMALL = 8
+BUNDLE = 6  # this many long edges into one node from one layer share their bend points
 BIG_GRAPH = 300  # above this many nodes, fewer sweeps and no crossing counts
+# ... or above this many items to order (nodes and bend points): a network's view with 99
+# closed samples feeding one sum many layers on has ten times more bends than boxes.
+BIG_ITEMS = 1_200
 DOWN_LIMIT = 60  # above this many nodes no narrow box shows the whole graph: no ``down``
 
 
@@ -72,22 +76,32 @@ _RECENT: dict[tuple, dict] = {}  # a graph's shape → its layout (callers only 
 _RECENT_LIMIT = 4
 
 
-def layout(graph: Graph) -> dict:
-    """The ``across`` layout, carrying the ``down`` one under "down" for a small graph."""
-    shape = (len(graph), graph.output, tuple((edge.parent, edge.child) for edge in graph.edges))
+def layout(graph: Graph, clusters: list[tuple[str, ...]] | None = None) -> dict:
+    """The ``across`` layout, carrying the ``down`` one under "down" for a small graph.
+
+    ``clusters`` gives each node the groups it sits in, outermost first: within every layer a
+    group's nodes are then kept next to each other, and an inner group's inside its outer one,
+    so that a group drawn around its nodes covers no other node."""
+    shape = (
+        len(graph),
+        graph.output,
+        tuple((edge.parent, edge.child) for edge in graph.edges),
+        clusters and tuple(clusters),
+    )
     found = _RECENT.pop(shape, None)
     if found is None:
-        found = _layout(graph)
+        found = _layout(graph, clusters)
     _RECENT[shape] = found  # now the newest
     while len(_RECENT) > _RECENT_LIMIT:
         del _RECENT[next(iter(_RECENT))]  # the oldest
     return found
 
 
-def _layout(graph: Graph) -> dict:
+def _layout(graph: Graph, clusters=None) -> dict:
     layers = _layers(graph)
     chains, columns = _columns(graph, layers)
-    _order(columns, chains, small=len(graph) <= BIG_GRAPH)
+    small = len(graph) <= BIG_GRAPH and sum(map(len, columns)) <= BIG_ITEMS
+    _order(columns, chains, small=small, path=_paths(graph, clusters, chains) if clusters else None)
     drawn = _draw(graph, layers, chains, columns, ACROSS)
     if len(graph) <= DOWN_LIMIT:
         drawn["down"] = _draw(graph, layers, chains, columns, DOWN)
@@ -133,17 +147,33 @@ def _layers(graph: Graph) -> list[int]:
 
 
 def _columns(graph: Graph, layers):
-    """Each layer's items: ("n", node) for nodes, ("b", edge, k) for bend points."""
+    """Each layer's items: ("n", node) for nodes, ("b", key, k) for bend points.
+
+    Edges into one node from the same layer that skip layers on the way, if there are
+    BUNDLE or more of them (99 closed samples feeding one sum), share their bend points: they
+    meet in the layer after their parents and run on as one line. Otherwise each has its own."""
     columns = [[] for _ in range(max(layers) + 1)]
     for node in range(len(graph)):
         columns[layers[node]].append(("n", node))
-    chains = {}  # edge → the items it passes through, parent first, child last
+    fan_in: dict[tuple, int] = {}
     for edge in graph.edges:
+        if layers[edge.child] - layers[edge.parent] > 1:
+            key = (edge.child, layers[edge.parent])
+            fan_in[key] = fan_in.get(key, 0) + 1
+    chains = {}  # edge → the items it passes through, parent first, child last
+    placed = set()  # the bundles whose bend points are in their layers already
+    for edge in graph.edges:
+        key = (edge.child, layers[edge.parent])
+        shared = fan_in.get(key, 0) >= BUNDLE
+        bend_key = ("to", *key) if shared else edge.id
         items = [("n", edge.parent)]
         for k, layer in enumerate(range(layers[edge.parent] + 1, layers[edge.child])):
-            bend = ("b", edge.id, k)
-            columns[layer].append(bend)
+            bend = ("b", bend_key, k)
+            if bend_key not in placed:
+                columns[layer].append(bend)
             items.append(bend)
+        if shared:
+            placed.add(bend_key)
         items.append(("n", edge.child))
         chains[edge.id] = items
     return chains, columns
@@ -161,11 +191,77 @@ def _barycentre_key(neighbours, position, current):
     return key
 
 
-def _order(columns, chains, small: bool):
-    """Reorder items within layers to reduce crossings (barycenter heuristic)."""
+def _paths(graph: Graph, clusters, chains):
+    """Each item's groups, outermost first: a node's own, and a bend point's the groups that
+    hold both ends of its edge (of every edge sharing it). ``.rank`` numbers the groups in the order they first appear
+    (the nodes' order, which is the order the graph was built in)."""
+    path = {("n", node): tuple(clusters[node]) for node in range(len(graph))}
+    rank: dict[str, int] = {}
+    for groups in clusters:
+        for group in groups:
+            rank.setdefault(group, len(rank))
+    for edge in graph.edges:
+        items = chains[edge.id]
+        if len(items) == 2:
+            continue  # no bend point
+        a, b = clusters[edge.parent], clusters[edge.child]
+        common = 0
+        while common < min(len(a), len(b)) and a[common] == b[common]:
+            common += 1
+        key = ("b", items[1][1])
+        shared = path.get(key, a[:common])
+        while common and shared[:common] != a[:common]:
+            common -= 1
+        path[key] = tuple(a[:common])
+
+    def of(item):
+        return path[item] if item[0] == "n" else path[("b", item[1])]
+
+    of.rank = rank
+    return of
+
+
+def _together(items, path):
+    """The layer's items reordered so that each group's items are next to each other (an inner
+    group's inside its outer one's). A group goes where its items are on average, except that
+    groups side by side in one parent keep their reading order (the order they first appear
+    in, ``path.rank``): neuron 2 stays between neurons 1 and 3, closed or open, so opening a
+    group changes no one else's order."""
+    paths = [path(item) for item in items]
+    if not any(paths):
+        return items
+    sums: dict[tuple, list] = {}
+    for i, p in enumerate(paths):
+        for depth in range(1, len(p) + 1):
+            total = sums.setdefault(p[:depth], [0, 0])
+            total[0] += i
+            total[1] += 1
+    place = {group: total / count for group, (total, count) in sums.items()}
+    siblings: dict[tuple, list] = {}
+    for group in place:
+        siblings.setdefault(group[:-1], []).append(group)
+    rank = path.rank
+    for members in siblings.values():
+        if len(members) > 1:
+            spots = sorted(place[group] for group in members)
+            for group, spot in zip(sorted(members, key=lambda group: rank[group[-1]]), spots):
+                place[group] = spot
+
+    keys = [(*((place[p[:d]], rank[p[d - 1]]) for d in range(1, len(p) + 1)), (i, -1)) for i, p in enumerate(paths)]
+    return [items[i] for i in sorted(range(len(items)), key=keys.__getitem__)]
+
+
+def _order(columns, chains, small: bool, path=None):
+    """Reorder items within layers to reduce crossings (barycenter heuristic), a group's items
+    kept together when ``path`` gives each item its groups."""
     left, right = {}, {}  # item → its neighbours in the previous / next layer
+    shared = set()  # the links of bend points that edges share, each listed once
     for items in chains.values():
         for a, b in zip(items, items[1:]):
+            if a[0] == "b" or b[0] == "b":
+                if (a, b) in shared:
+                    continue
+                shared.add((a, b))
             right.setdefault(a, []).append(b)
             left.setdefault(b, []).append(a)
 
@@ -174,12 +270,19 @@ def _order(columns, chains, small: bool):
             position = {item: i for i, item in enumerate(columns[layer - 1 if neighbours is left else layer + 1])}
             current = {item: i for i, item in enumerate(columns[layer])}
             columns[layer].sort(key=_barycentre_key(neighbours, position, current))
+            if path is not None:
+                columns[layer] = _together(columns[layer], path)
 
+    if path is not None:
+        columns[:] = [_together(items, path) for items in columns]
     best = [list(c) for c in columns]
     best_crossings = _crossings(columns, right) if small else None
     for _ in range(SWEEPS_SMALL if small else 2):
+        before = [list(c) for c in columns]
         sweep(range(1, len(columns)), left)
         sweep(range(len(columns) - 2, -1, -1), right)
+        if columns == before:
+            break  # a fixed point: every further sweep would give these orders again
         if small:
             crossings = _crossings(columns, right)
             if crossings < best_crossings:
@@ -190,16 +293,44 @@ def _order(columns, chains, small: bool):
 
 
 def _crossings(columns, right) -> int:
+    """How many pairs of edges cross between neighbouring layers. Two segments cross when
+    their ends are in opposite orders in the two layers: sorted by their ends in the first
+    layer (then in the second), that is each pair out of order in the second, counted by
+    a merge sort in O(s log s) rather than pair by pair."""
     total = 0
     for layer in range(len(columns) - 1):
-        here = {item: i for i, item in enumerate(columns[layer])}
         there = {item: i for i, item in enumerate(columns[layer + 1])}
-        segments = [(here[a], there[b]) for a in columns[layer] for b in right.get(a, ())]
-        for i, (a1, b1) in enumerate(segments):
-            for a2, b2 in segments[i + 1 :]:
-                if (a1 - a2) * (b1 - b2) < 0:
-                    total += 1
+        ends = []
+        for item in columns[layer]:
+            ends.extend(sorted(there[b] for b in right.get(item, ())))
+        total += _inversions(ends)
     return total
+
+
+def _inversions(values: list[int]) -> int:
+    """The pairs i < j with values[i] > values[j] (equal values are not a crossing)."""
+    count = 0
+    width = 1
+    values = list(values)
+    n = len(values)
+    while width < n:
+        merged = []
+        for lo in range(0, n, 2 * width):
+            left, right = values[lo : lo + width], values[lo + width : lo + 2 * width]
+            i = j = 0
+            while i < len(left) and j < len(right):
+                if right[j] < left[i]:
+                    merged.append(right[j])
+                    count += len(left) - i
+                    j += 1
+                else:
+                    merged.append(left[i])
+                    i += 1
+            merged.extend(left[i:])
+            merged.extend(right[j:])
+        values = merged
+        width *= 2
+    return count
 
 
 def _coordinates(columns, o: Orientation):

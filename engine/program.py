@@ -6,6 +6,8 @@ A learner writes what they would write with micrograd::
     b = a * a + 1          # numbers on either side
     c = b.tanh()           # or tanh(b)
     c += c ** 2            # augmented assignment makes a new node c'
+    with group("neuron"):  # the nodes made inside are one group, drawn as one box
+        n = c * 2
 
 The source is parsed with :mod:`ast` and walked node by node against a whitelist; nothing
 from it is ever handed to ``eval`` or ``exec``. Everything outside the subset raises
@@ -34,6 +36,8 @@ MAX_OPERATORS_PER_STATEMENT = 300  # far above MAX_DEPTH, far below what overflo
 MAX_LITERAL = 1e12
 MAX_EXPONENT = 100.0
 MAX_LABEL_CHARS = 24
+MAX_GROUP_CHARS = 40  # a group's name: "neuron 2 of layer 1"
+MAX_GROUP_DEPTH = 4  # with group(...) blocks inside each other
 READABLE_LABEL_CHARS = 12
 
 LITERAL_RANGE = "between -1e12 and 1e12"
@@ -144,6 +148,9 @@ class Program:
         self._count = 0
         self._temp = 0
         self._created: list[Value] = []  # every node this program made, for release()
+        # Each `with group("name"):` block, outermost first: its name and the nodes made in it.
+        self.groups: list[tuple[str, list[Value]]] = []
+        self._open: list[list[Value]] = []  # the blocks being read, outermost first
         self._nodes: list[Value] = []  # the output's graph in topological order, once parsed
 
     # -- the entry point ----------------------------------------------------------------
@@ -166,6 +173,12 @@ class Program:
             program.release()  # the half-built graph goes away without deep recursion
             raise
         program._nodes = topological_order(program.output)
+        if program.groups:
+            # In the order its lines made them, which is also a topological order: each
+            # group's nodes then come one after another, so the graph drawn with every group
+            # open steps exactly as the graph itself (the same frames, the same node ids).
+            used = set(program._nodes)
+            program._nodes = [node for node in program._created if node in used]
         program.name_intermediates()
         return program
 
@@ -219,6 +232,9 @@ class Program:
         elif isinstance(statement, ast.Expr):
             self._expression(statement.value, 1)  # reports a disallowed call such as print() first
             _fail(statement, "This line computes something but doesn't store it; write name = ... .")
+        elif isinstance(statement, ast.With) and _is_group_block(statement):
+            self._group_block(statement, is_last)
+            return
         elif isinstance(statement, (ast.Import, ast.ImportFrom)):
             _fail(statement, f"Imports aren't needed or allowed here: {ALLOWED} are already available.")
         else:
@@ -226,6 +242,31 @@ class Program:
             _fail(statement, f"Only straight-line assignments are allowed, so {word} can't be used.")
         self.variables[name] = value
         self.output = value
+
+    def _group_block(self, statement: ast.With, is_last: bool):
+        """``with group("neuron 1"):``: the nodes its statements make are one group, named so
+        (engine/groups.py); blocks nest."""
+        call = statement.items[0].context_expr
+        if len(call.args) != 1 or call.keywords or not isinstance(call.args[0], ast.Constant):
+            _fail(call, 'group() takes the group\'s name in quotes, like with group("neuron 1"):')
+        name = call.args[0].value
+        if not isinstance(name, str):
+            _fail(call, 'group() takes the group\'s name in quotes, like with group("neuron 1"):')
+        name = " ".join(name.split())
+        if not name or len(name) > MAX_GROUP_CHARS or not name.isprintable():
+            _fail(call.args[0], f"A group's name must be 1 to {MAX_GROUP_CHARS} printable characters.")
+        if any(name == other for other, _ in self.groups):
+            _fail(call.args[0], f'There is already a group called "{name}"; give each group its own name.')
+        if len(self._open) >= MAX_GROUP_DEPTH:
+            _fail(statement, f"Groups can be nested at most {MAX_GROUP_DEPTH} deep.")
+        members: list[Value] = []
+        self.groups.append((name, members))
+        self._open.append(members)
+        try:
+            for index, inner in enumerate(statement.body):
+                self._statement(inner, is_last=is_last and index == len(statement.body) - 1)
+        finally:
+            self._open.pop()
 
     def _target(self, target: ast.Name) -> str:
         name = target.id
@@ -253,6 +294,8 @@ class Program:
             number = _checked_number(self._overrides[name], expression, "The new value of " + name)
         leaf = Value(number)
         self._created.append(leaf)
+        for members in self._open:
+            members.append(leaf)
         self._place(leaf, expression)
         self._label(leaf, label)
         if name in self.inputs:
@@ -377,6 +420,8 @@ class Program:
         """Record a node the program just created: where it came from, and a count."""
         self._count += 1
         self._created.append(value)
+        for members in self._open:
+            members.append(value)
         if self._count > MAX_NODES:
             _fail(
                 node, f"This program builds more than {MAX_NODES:,} nodes, which is too many to draw; make it shorter."
@@ -595,6 +640,26 @@ def _checked_number(value, node, what) -> float:
     if abs(number) > MAX_LITERAL:
         _fail(node, f"{what} is too large; numbers must be {LITERAL_RANGE}.")
     return number
+
+
+def statements(body: list) -> list:
+    """A program's statements in order, those inside ``with group(...):`` blocks in their
+    place: the straight-line program the blocks only name parts of."""
+    out = []
+    for statement in body:
+        if isinstance(statement, ast.With) and _is_group_block(statement):
+            out.extend(statements(statement.body))
+        else:
+            out.append(statement)
+    return out
+
+
+def _is_group_block(statement: ast.With) -> bool:
+    """``with group(...):``, with nothing after ``as``: the one with block a program may hold."""
+    if len(statement.items) != 1 or statement.items[0].optional_vars is not None:
+        return False
+    call = statement.items[0].context_expr
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "group"
 
 
 def _is_backward_call(node) -> bool:

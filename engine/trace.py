@@ -50,7 +50,7 @@ RULES = ("push", "pull")
 
 
 def run_backward(
-    graph: Graph, order: list[int], rule: str = "push", start: list[float] | None = None
+    graph: Graph, order: list[int], rule: str = "push", start: list[float] | None = None, texts: bool = True
 ) -> tuple[list[dict], list[float], list[dict]]:
     """Run the backward pass in ``order``; return frames, final grads and late contributions.
 
@@ -63,6 +63,8 @@ def run_backward(
     has not been visited yet has no final grad to give.
 
     ``start`` is the grads before the pass (all 0 unless backward runs a second time).
+    ``texts=False`` (push only) leaves out each visit's sentence, for :func:`visit_texts`
+    to write later from the same frames.
     """
     position = {node: step for step, node in enumerate(order)}
     grads = list(start) if start is not None else [0.0] * len(graph)
@@ -84,11 +86,22 @@ def run_backward(
     late = []
     visit = _pull_visit if rule == "pull" else _push_visit
     for step, node in enumerate(order):
-        frames.append(visit(graph, node, step, position, grads, late))
+        frames.append(visit(graph, node, step, position, grads, late, texts))
     return frames, grads, late
 
 
-def _push_visit(graph, node, step, position, grads, late) -> dict:
+def visit_texts(graph: Graph, frames: list[dict]) -> list[str | None]:
+    """The sentence of each frame of a push backward pass run with ``texts=False``, in frame
+    order (None for the seed, which has its own): the same words the pass writes with them.
+    ``frames`` must still hold their whole pushes."""
+    position = {frame["node"]: step for step, frame in enumerate(frames[1:])}
+    return [None] + [
+        _visit_text(graph, frame["node"], frame["upstream"], frame["pushes"], position, step)
+        for step, frame in enumerate(frames[1:])
+    ]
+
+
+def _push_visit(graph, node, step, position, grads, late, texts=True) -> dict:
     value = graph.values[node]
     upstream = grads[node]
     pushes = []
@@ -124,18 +137,15 @@ def _push_visit(graph, node, step, position, grads, late) -> dict:
                     "parent_visit_frame": position[parent] + 1,
                 }
             )
-    return {
-        "kind": "visit",
-        "node": node,
-        "upstream": upstream,
-        "line": value.line,
-        "text": _visit_text(graph, node, upstream, pushes, position, step),
-        "pushes": pushes,
-        "changes": [_change(p["parent"], p["before"], p["after"]) for p in pushes],
-    }
+    frame = {"kind": "visit", "node": node, "upstream": upstream, "line": value.line}
+    if texts:
+        frame["text"] = _visit_text(graph, node, upstream, pushes, position, step)
+    frame["pushes"] = pushes
+    frame["changes"] = [_change(p["parent"], p["before"], p["after"]) for p in pushes]
+    return frame
 
 
-def _pull_visit(graph, node, step, position, grads, late) -> dict:
+def _pull_visit(graph, node, step, position, grads, late, texts=True) -> dict:
     """Pull: node.grad = Σ over consumers of consumer.grad × local, read right now."""
     value = graph.values[node]
     label = value.label
@@ -256,10 +266,13 @@ def _visit_text(graph, node, upstream, pushes, position, step) -> str:
     return text
 
 
-def correct_backward(graph: Graph, order: list[int] | None = None) -> tuple[list[dict], list[float]]:
+def correct_backward(
+    graph: Graph, order: list[int] | None = None, texts: bool = True
+) -> tuple[list[dict], list[float]]:
     """The right backward pass: in ``order`` (a valid one, such as a preset's named order),
-    else in reverse topological order."""
-    frames, grads, _ = run_backward(graph, order if order is not None else graph.reverse_topological_order())
+    else in reverse topological order (``texts``: as for :func:`run_backward`)."""
+    order = order if order is not None else graph.reverse_topological_order()
+    frames, grads, _ = run_backward(graph, order, texts=texts)
     return frames, grads
 
 

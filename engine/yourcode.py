@@ -50,7 +50,7 @@ from .foreign import Foreign, ForeignGraphError, close, rule, untouched
 from .mistakes import MISTAKES, diagnose, wrong_answers
 from .ops import INFIX, OPS
 from .presets import get_preset, load_presets
-from .program import MAX_LITERAL, Program, ProgramError
+from .program import MAX_LITERAL, Program, ProgramError, statements
 from .text import code_name, fmt
 from .trace import correct_backward, experiment
 
@@ -468,7 +468,7 @@ class _Walk:
         self.output = None
 
     def build(self, tree: ast.Module):
-        for statement in tree.body:
+        for statement in statements(tree.body):  # a preset's with group(...) blocks name parts only
             self.statement(statement)
         return self
 

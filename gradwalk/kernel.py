@@ -11,7 +11,10 @@ Pyodide; in a notebook it sends the same requests to :func:`handle`, which gives
 * a foreign graph (any micrograd-style value, or a Gradwalk ``Value``): the graph
   :func:`engine.foreign.read` read, which ``engine.api`` answers ``load``, ``nudge`` and
   every mode's command about a graph for, in the shape of docs/api.md; the ``load``
-  answer also carries :func:`about` as ``"graph"``.
+  answer also carries :func:`about` as ``"graph"``;
+* a network (``show(loss, model=model)``, or a graph too big to draw node by node): an
+  :class:`engine.network.Network`, whose ``load`` and ``expand`` are answered at the level
+  on screen (docs/api.md, "A grouped graph").
 
 A request that names a ``preset`` or ``program`` of its own (the learner picked another
 graph in the widget) is answered for that, and ``presets``, ``preset``, ``modes`` and
@@ -29,7 +32,8 @@ from __future__ import annotations
 
 from engine import api
 from engine.check import Report
-from engine.foreign import Foreign, read
+from engine.foreign import Foreign, TooManyNodes, read
+from engine.network import Network
 from engine.presets import load_presets
 from engine.program import Program, ProgramError
 
@@ -38,11 +42,15 @@ class ShowError(ValueError):
     """Text that is neither a preset nor a program Gradwalk can read."""
 
 
-def target(x) -> dict | Foreign:
-    """What ``show(x)`` shows: ``{"preset": id}``, ``{"program": source}``, or a foreign
-    graph read from ``x`` (or checked by ``check``). Raises ForeignGraphError for anything else."""
-    if isinstance(x, (dict, Foreign)):
+def target(x, model=None) -> dict | Foreign | Network:
+    """What ``show(x)`` shows: ``{"preset": id}``, ``{"program": source}``, a foreign graph
+    read from ``x`` (or checked by ``check``), or, with ``model`` or for a graph too big to draw
+    node by node, a :class:`~engine.network.Network`: the graph grouped into neurons and layers.
+    Raises ForeignGraphError for anything else."""
+    if isinstance(x, (dict, Foreign, Network)):
         return x
+    if model is not None:
+        return Network(x, model)
     if isinstance(x, Report):  # a check's report: the graph it checked
         return x.foreign
     if isinstance(x, str):
@@ -60,7 +68,11 @@ def target(x) -> dict | Foreign:
         return {"program": x}
     if isinstance(x, Program):
         return {"program": x.source}
-    return read(x)
+    try:
+        return read(x)
+    except TooManyNodes:
+        pass
+    return Network(x)  # too many nodes to draw one by one: grouped, as inferred
 
 
 def handle(request, graph=None) -> str:
@@ -69,7 +81,7 @@ def handle(request, graph=None) -> str:
     return api.handle(request, None if graph is None else source(graph))
 
 
-def source(graph) -> dict | LearnersGraph | Unreadable:
+def source(graph) -> dict | LearnersGraph | Network | Unreadable:
     """``engine.api``'s ``source`` for what ``show(graph)`` shows."""
     try:
         shown = target(graph)
@@ -109,8 +121,10 @@ class Unreadable:
         raise self.error
 
 
-def about(foreign: Foreign) -> dict:
+def about(foreign: Foreign | Network) -> dict:
     """What the widget needs to know about a foreign graph beyond the graph answer."""
+    if isinstance(foreign, Network):
+        return foreign.about()
     custom = foreign.custom
     graph = foreign.graph()
     return {

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from engine import check as engine_check
 from engine.foreign import Foreign
+from engine.network import Network
 
 from . import kernel
 
@@ -51,13 +52,17 @@ def front_end() -> str:
         ) from None
 
 
-def show(x) -> Widget:
+def show(x, model=None) -> Widget:
     """A widget that steps through the graph of ``x``: a preset id, a program's text, a
     Gradwalk Value or Program, any micrograd-style value (read without changing it), or a
-    report from :func:`check` (the checked graph, with its problems)."""
+    report from :func:`check` (the checked graph, with its problems).
+
+    ``model`` is the learner's network (micrograd's ``MLP``, or any object with
+    ``parameters()``): the graph is then grouped by its layers and neurons, and drawn
+    collapsed (docs/notebook.md). A graph too big to draw node by node is grouped without it."""
     __tracebackhide__ = True  # IPython: the cell shows its own line and the sentence, not this frame
     try:
-        shown = kernel.target(x)  # a value Gradwalk can't read raises ForeignGraphError here
+        shown = kernel.target(x, model)  # a value Gradwalk can't read raises ForeignGraphError here
     except ValueError as error:  # ForeignGraphError, ShowError: one sentence, no frames of ours
         raise error.with_traceback(None) from None
     report = x if isinstance(x, engine_check.Report) else None
@@ -68,7 +73,7 @@ def show(x) -> Widget:
 
 def source_of(shown, report=None) -> dict:
     """The synced ``source`` trait for what the widget shows (with a check's report, if any)."""
-    if isinstance(shown, Foreign):
+    if isinstance(shown, (Foreign, Network)):
         source = {"kernel": kernel.about(shown)}
         if report is not None:
             source["check"] = report.as_dict()

@@ -28,6 +28,7 @@ import { narrate } from "./render.js";
 import { loadSource } from "./actions/load.js";
 import { arrangeAndRun } from "./actions/order.js";
 import { checkAll, nudge } from "./actions/learn.js";
+import { openAllGroups } from "./actions/groups.js";
 
 export class Learn extends LearnLinks {
   /** @param {any} w the widget's context (widget.js) */
@@ -78,6 +79,7 @@ export class Learn extends LearnLinks {
     this.nudge = new NudgePanel($("nudge"), {
       onNudge: (wrt, hText) => nudge(w, wrt, hText),
       onCheckAll: (names, hText) => checkAll(w, names, hText),
+      onOpenAll: () => openAllGroups(w),
     });
     this.editor = new Editor($("editor-box"), {
       pre: $("program"),

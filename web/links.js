@@ -9,6 +9,7 @@ import { siteAddress } from "./panels/embed.js";
 import { update } from "./update.js";
 import { narrate } from "./render.js";
 import { loadSource } from "./actions/load.js";
+import { openInLink } from "./grouped.js";
 import { whyFromParams, whyLinkParams } from "./actions/why.js";
 import { codeLinkParams } from "./actions/code.js";
 import { PASSES, decodeProgram, encodeProgram, formatLink, parseLink } from "./url.js";
@@ -71,6 +72,7 @@ export class LearnLinks {
       values: src.values ?? null,
       pass, step: pass === "start" ? null : s.pos.index,
       order: this.currentOrder(),
+      open: openInLink(app.answer),
       cp: this.w.state.questions.enabled ? null : false,
       embed: this.link.state.embed, hide: this.link.state.hide, start: this.link.state.start,
     };
@@ -149,18 +151,21 @@ export class LearnLinks {
     }
     let values = st.values;
     let order = st.order;
+    let open = st.open;
     if (!source) {
       source = { preset: fallbackId };
       if (values) problems.push("the input values were for that graph, so they were not used");
       if (order) problems.push("the visit order was for that graph, so it was not used");
+      if (open) problems.push("the open groups were for that graph, so they were not used");
       values = null;
       order = null;
+      open = null;
     }
     let answer = null;
     for (let attempt = 0; attempt < 4; attempt++) {
       const request = values ? { ...source, values } : source;
       try {
-        answer = await loadSource(this.w, request, { order, kind: "link" });
+        answer = await loadSource(this.w, request, { order, expanded: open, kind: "link" });
       } catch (error) {
         answer = { ok: false, error: { message: error?.message ?? String(error), kind: "internal" } };
       }
@@ -173,6 +178,9 @@ export class LearnLinks {
       if (err.kind === "order" && order) {
         problems.push(`the visit order could not be used (${lower(err.message)})`);
         order = null;
+      } else if (err.kind === "graph" && open) {
+        problems.push(`the open groups could not be used (${lower(err.message)})`);
+        open = null;
       } else if (values) {
         problems.push(`the input values could not be used (${lower(err.message)})`);
         values = null;
@@ -180,10 +188,12 @@ export class LearnLinks {
         problems.push(`the program in the link does not run (line ${err.line ?? 1}: ${lower(err.message)})`);
         source = { preset: fallbackId };
         order = null;
+        open = null;
       } else {
         problems.push(lower(err.message));
         source = { preset: fallbackId };
         order = null;
+        open = null;
       }
     }
     if (!answer?.ok) {

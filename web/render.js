@@ -36,7 +36,12 @@ function draw(w, s) {
   w.stageTabs.show(s.tab);
   w.why.draw(s, view);
   w.yourCode.draw(s, view, w.host);
-  for (const radio of w.ui.orderRules) radio.checked = radio.value === s.why.rule; // push or pull
+  // push or pull; a grouped view's boxes are visited by push only (actions/order.js's orderRule)
+  const grouped = Boolean(s.answer?.level);
+  for (const radio of w.ui.orderRules) {
+    radio.checked = radio.value === (grouped ? "push" : s.why.rule);
+    radio.disabled = grouped && radio.value === "pull";
+  }
   if (!stepper) return;
   const answer = s.answer;
   const marks = marksFor(view, answer);

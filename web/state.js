@@ -108,7 +108,7 @@ export function createState() {
     /** @type {import("./stepper.js").Stepper | null} */
     stepper: null, // the trace of that answer and the position in it
     // How that graph came: "load" | "preset" | "program" | "editor" | "values" | "reset" | "link" | "graph"
-    // | "code" (the graph a learner's own Value class built: "Your code").
+    // | "code" (the graph a learner's own Value class built: "Your code") | "group" (a group opened or closed).
     kind: "load",
     graphs: 0, // graph answers shown so far
     /** @type {string | null} */
@@ -124,7 +124,8 @@ export function createState() {
     playing: null, // the run playing visit by visit (its number among the runs), if one is (actions/play.js)
     orderStatus: { text: "", say: true, said: 0 }, // the visit order's status line; said counts its changes
     // "What just happened"; said counts what was said (the same words twice are announced twice).
-    narration: { text: "", said: 0 },
+    // waiting: it is a big graph's visit whose sentence is still on its way (actions/load.js)
+    narration: { text: "", said: 0, waiting: false },
     tab: "passes", // the stage's tab: "passes" | "order" | "why" | "code" (actions/stage.js)
     /** @type {string | null} */
     tabOwner: null, // the tab of the experiment on the stepper, if any

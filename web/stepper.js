@@ -21,6 +21,7 @@
 // back returns exactly the previous state and no step ever calls Python.
 
 import { MODES } from "./modes/registry.js";
+import { isGrouped, readLevel } from "./grouped.js";
 
 // The per-node fields a mode's frames change besides data and grad, as the modes declare them.
 export const MODE_FIELDS = [...new Set(MODES.flatMap((mode) => mode.fields))];
@@ -56,6 +57,7 @@ const decoded = new WeakSet();
 export function decodeAnswer(answer) {
   if (!answer?.ok || decoded.has(answer)) return answer;
   decoded.add(answer);
+  if (isGrouped(answer)) readLevel(answer); // a grouped graph at the level on screen: its units as nodes
   completePushes(answer.backward, answer.edges);
   completePushes(answer.experiment?.frames, answer.edges);
   return answer;
@@ -72,6 +74,18 @@ function completePushes(frames, edges) {
       push.rule ??= edge.rule;
     }
   }
+}
+
+// The second part of an answer that came in two parts (docs/api.md, "An answer in two
+// parts"): each backward visit's sentence, and the questions, written into the answer in
+// place. The answer is then as if it had come whole.
+export function completeAnswer(answer, rest) {
+  answer.backward.forEach((frame, i) => {
+    if (rest.texts[i] !== null) frame.text = rest.texts[i];
+  });
+  answer.questions = rest.questions;
+  delete answer.later;
+  return answer;
 }
 
 // The changes a frame makes. A mode's frames list them; a graph answer's forward

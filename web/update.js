@@ -5,7 +5,7 @@
 // ask the engine for what they need; panels and modes only describe what the learner
 // did, or draw what they are given.
 
-import { Stepper, buildTrace, decodeAnswer } from "./stepper.js";
+import { Stepper, buildTrace, completeAnswer, decodeAnswer } from "./stepper.js";
 import { drawEngine, render } from "./render.js";
 import { narrationFor } from "./view.js";
 import { questionsFor, questionsOnScreen } from "./panels/checkpoints.js";
@@ -21,8 +21,9 @@ const UNSEEN = new Set(["presetDetail", "pendingPreset", "edit", "editsSent", "w
 // Changes that only the engine's status line and the host's marks show (render.js's drawEngine).
 const STATUS = new Set(["progress", "busy"]);
 // A playing visit-order run (actions/play.js) goes on through its own steps ({play: true})
-// and through the changes above, which leave the learner's place alone; any other change ends it.
-const endsPlay = (c) => !c.play && !UNSEEN.has(c.type) && !STATUS.has(c.type);
+// and through the changes above and the rest of a big answer, which leave the learner's place
+// alone; any other change ends it.
+const endsPlay = (c) => !c.play && !UNSEEN.has(c.type) && !STATUS.has(c.type) && c.type !== "rest";
 
 /**
  * Apply a change to the widget's state, then draw the widget from it.
@@ -50,15 +51,17 @@ export function update(w, change, message = null) {
   if (message !== false) {
     const text = typeof message === "function" ? message(s) : message;
     const view = s.stepper?.view();
-    if (text !== null || view) say(s, text ?? narrationFor(view));
+    // (a backward visit whose sentence is still on its way says nothing until it comes)
+    const said = text ?? (view ? narrationFor(view) : null);
+    if (text !== null || view) say(s, said ?? "", said === null || said === undefined);
   }
   render(/** @type {any} */ (w));
 }
 
 // What the narration says now (render announces it, even when it is the same words).
-/** @param {State} s @param {string} text */
-function say(s, text) {
-  s.narration = { text, said: s.narration.said + 1 };
+/** @param {State} s @param {string} text @param {boolean} [waiting] */
+function say(s, text, waiting = false) {
+  s.narration = { text, said: s.narration.said + 1, waiting };
 }
 
 // False when the change leaves everything on screen as it was.
@@ -90,6 +93,11 @@ function apply(s, c) {
       break;
     case "graph": // a new graph answer on screen: {answer, source, kind, place?, prerendered?, confirms?}
       return graphLoaded(s, c);
+    case "rest": // the second part of an answer in two parts: {answer, rest}
+      if (s.answer !== c.answer) return false; // another graph is on screen now
+      completeAnswer(c.answer, c.rest);
+      Object.assign(s.questions, questionsOf(s, c.answer, s.source));
+      break;
     case "step": // the learner moves along the trace, or a playing run goes on ({play: true})
       move(stepper, c);
       if (c.play && stepper.atEnd()) s.playing = null; // the run has played to its end
@@ -205,7 +213,8 @@ function graphLoaded(s, { answer, source, kind = "load", place = null, prerender
   s.graphs += 1;
   s.why.memo = {}; // a mode's runs belong to the graph they ran on
   const v = s.values;
-  if (kind !== "values") v.programOrigin = null; // "Reset values" went back to it
+  // "Reset values" went back to it (a group opened or closed is the same graph, values and all)
+  if (kind !== "values" && kind !== "group") v.programOrigin = null;
   v.edited = Boolean(source.preset || source.program === undefined
     ? source.values && Object.keys(source.values).length : v.programOrigin);
   // A program gets questions made from its trace; a preset has its own (maybe none). The
@@ -216,10 +225,7 @@ function graphLoaded(s, { answer, source, kind = "load", place = null, prerender
   }
   // Any other graph: the learner's last run (or its error) was about the one before.
   if (s.code.status !== "running") Object.assign(s.code, { status: null, result: null, error: null, picked: null });
-  const detail = source.preset ? s.presetDetails.get(source.preset) ?? { checkpoints: [] } : null;
-  const key = `${source.preset ?? "program"}:${JSON.stringify(source.values ?? {})}:`
-    + `${source.preset ? "" : answer.program}`;
-  Object.assign(s.questions, questionsFor(s.questions, answer, detail, key, v.edited));
+  Object.assign(s.questions, questionsOf(s, answer, source));
   if (source.preset) {
     v.lastPreset = source.preset;
     // A preset's own input values, from a load without edits ("Reset values" goes back to them).
@@ -228,6 +234,15 @@ function graphLoaded(s, { answer, source, kind = "load", place = null, prerender
       v.originals = { preset: source.preset, values };
     }
   }
+}
+
+// The questions of a graph's answer, and when they are asked (panels/checkpoints.js).
+/** @param {State} s @param {any} answer @param {any} source */
+function questionsOf(s, answer, source) {
+  const detail = source.preset ? s.presetDetails.get(source.preset) ?? { checkpoints: [] } : null;
+  const key = `${source.preset ?? "program"}:${JSON.stringify(source.values ?? {})}:`
+    + `${source.preset ? "" : answer.program}`;
+  return questionsFor(s.questions, answer, detail, key, s.values.edited);
 }
 
 // The place in a new trace that matches `pos` in the old one: the same pass, the

@@ -10,6 +10,8 @@
 //   pass    start | forward | backward | experiment   step  the frame index in that pass
 //   order   a visit order that was run (node labels, first visited first)
 //   cp      0 turns the checkpoint questions off (on is the default)
+//   open    the groups drawn open, by id (g0,g4; empty for none), when they are not the
+//           ones a grouped graph opens with (its outer groups)
 //   embed   1 for the embedded widget; hide (parts to hide, comma-separated) and
 //           start (forward | backward | end | order | code) go with it
 //
@@ -51,7 +53,7 @@ export const STARTS = ["forward", "backward", "end", "order", "code"];
 const MODE_PARAMS = new Map(MODES.flatMap((mode) => mode.params.filter((p) => p.link).map((p) => [p.link, p])));
 export const PARAMETERS = {
   gw: "link", preset: "link", prog: "link", src: "link", program: "link", v: "link", pass: "link", step: "link",
-  order: "link", cp: "link", embed: "link", hide: "link", start: "link",
+  order: "link", open: "link", cp: "link", embed: "link", hide: "link", start: "link",
   why: "why", run: "why", wstep: "why", ...Object.fromEntries([...MODE_PARAMS.keys()].map((key) => [key, "why"])),
   exercise: "code", code: "code",
   boot: "boot", sw: "boot", boottimeout: "boot", calltimeout: "boot",
@@ -68,7 +70,7 @@ export function parseLink(search) {
   const params = new URLSearchParams(search);
   const problems = [];
   const state = {
-    preset: null, program: null, values: null, pass: null, step: null, order: null,
+    preset: null, program: null, values: null, pass: null, step: null, order: null, open: null,
     cp: null, embed: false, hide: [], start: null,
   };
   const other = [];
@@ -168,6 +170,13 @@ export function parseLink(search) {
     } else state.order = labels;
   }
 
+  if (has("open")) {
+    const ids = get("open").split(",").filter(Boolean);
+    if (ids.length > 2000 || ids.some((id) => !/^g\d{1,6}$/.test(id))) {
+      problems.push("the open groups in the link are damaged");
+    } else state.open = ids;
+  }
+
   if (has("cp")) {
     if (get("cp") === "0") state.cp = false;
     else if (get("cp") === "1") state.cp = true;
@@ -258,6 +267,7 @@ export function formatLink(state, { encodedProgram = null, programFormat = "defl
     parts.push(["step", String(state.step ?? 0)]);
   }
   if (state.order?.length) parts.push(["order", state.order.map(encodeURIComponent).join(",")]);
+  if (state.open) parts.push(["open", state.open.join(",")]);
   if (state.cp === false) parts.push(["cp", "0"]);
   const own = parts.map(([k, v]) => `${k}=${k === "order" ? v : k === "program" ? readableText(v) : readable(v)}`);
   const rest = other.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`);

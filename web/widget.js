@@ -47,6 +47,7 @@ import {
   buildPreset, chooseExercise, openCode, pickFinding, resetCode, runCode, showSolution,
 } from "./actions/code.js";
 import { dropAll, requestKinds } from "./actions/requests.js";
+import { openAllGroups, toggleGroup } from "./actions/groups.js";
 import { siteAddress } from "./panels/embed.js";
 import { WIDGET_HTML } from "./widget-template.js";
 import { parametersOf } from "./url.js";
@@ -128,6 +129,7 @@ function createWidget(host, shadow, options) {
   // the actions turn into requests and changes.
   w.stageTabs = new StageTabs(shadow, { choose: (tab) => chooseTab(w, tab) });
   w.graph = new GraphView(w.ui.svg);
+  w.graph.onGroup = (name) => toggleGroup(w, name); // a grouped graph's box or open group's name
   // On a phone the controls and the graph stay on top while the page scrolls: what is
   // brought into view below them (a question, the run's result) keeps clear of them
   // by their height (style.css's scroll-margin-top).
@@ -157,6 +159,7 @@ function createWidget(host, shadow, options) {
   w.why = new WhyReverse(shadow, modeContext(w), {
     select: (id) => selectWhy(w, id),
     leave: () => leaveMode(w),
+    openAll: () => openAllGroups(w),
   });
   // "Your code": the learner's own Value class, run on the graph (its actions: actions/code.js).
   w.yourCode = new YourCode(shadow, {

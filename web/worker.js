@@ -32,7 +32,7 @@
 import { bootPython } from "./worker/boot.js";
 import { sentence } from "./worker/errors.js";
 import { loadSnapshotCode } from "./worker/fast-boot.js";
-import { noteRequest } from "./worker/idle.js";
+import { noteRequest, whenIdle } from "./worker/idle.js";
 import { STARTED, timings } from "./worker/timings.js";
 
 // Read from this script's own URL, not the worker's: on a lesson page of another origin
@@ -44,14 +44,25 @@ const MODE = new URL(import.meta.url).searchParams.get("boot") === "stock" ? "st
 self.addEventListener("securitypolicyviolation", (e) =>
   console.error(`CSP violation: ${e.effectiveDirective} blocked ${e.blockedURI || "inline"} in ${e.sourceFile}`));
 
+const WARM_UP_AFTER_MS = 1500; // of no request: the page's first requests come within a few hundred ms
+
 // Loaded beside build.json, as the worker starts (fast path only).
 const snapshotCode = MODE === "fast" ? loadSnapshotCode() : null;
 
 const boot = bootPython(MODE, snapshotCode).then(
-  ({ handle, how, snapshot, afterReady }) => {
+  ({ handle, warmUp, how, snapshot, afterReady }) => {
     self.postMessage({ type: "ready", boot: how, ms: performance.now() - STARTED, timings, snapshot });
     // Still before any request is answered (they wait for `boot`, which settles after this).
     afterReady?.();
+    // Once the page's first requests are answered, a big program's answer is made once and
+    // dropped, so that a learner's first one does not pay for Python's cold code (engine.api.warm_up).
+    whenIdle(WARM_UP_AFTER_MS).then(() => {
+      try {
+        warmUp();
+      } catch {
+        // only the first big answer's speed depends on it
+      }
+    });
     return handle;
   },
   (error) => {

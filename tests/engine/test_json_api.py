@@ -81,7 +81,8 @@ def test_a_graph_answer_sends_each_number_once_and_loses_nothing(request_):
     """The frames of a graph answer, read as docs/api.md says (tests/support/frames.py, as
     web/stepper.js reads them), are exactly the engine's whole frames."""
     answer = ask(**request_)
-    graph = Graph.of(Program.parse(answer["program"]).output)
+    program = Program.parse(answer["program"])
+    graph = Graph.of(program.output, program.nodes)  # in the program's node order
     backward, grads = correct_backward(graph, [f["node"] for f in answer["backward"][1:]])
     whole = {"forward": forward_frames(graph), "backward": backward}
     if request_.get("order"):

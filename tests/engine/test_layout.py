@@ -113,3 +113,50 @@ def test_barycenter_ordering_avoids_crossings_on_the_double_diamond():
         for x, y in zip(items, items[1:]):
             right.setdefault(x, []).append(y)
     assert _crossings(columns, right) <= 2
+
+
+def test_crossings_are_counted_as_pair_by_pair():
+    from engine.layout import _crossings
+
+    rng = __import__("random").Random(7)
+    for _ in range(200):
+        top = [("n", i) for i in range(rng.randrange(1, 8))]
+        bottom = [("n", 100 + i) for i in range(rng.randrange(1, 8))]
+        right = {a: [rng.choice(bottom) for _ in range(rng.randrange(0, 4))] for a in top}
+        here, there = {a: i for i, a in enumerate(top)}, {b: i for i, b in enumerate(bottom)}
+        segments = [(here[a], there[b]) for a in top for b in right[a]]
+        pairwise = sum(
+            1 for i, (a1, b1) in enumerate(segments) for a2, b2 in segments[i + 1 :] if (a1 - a2) * (b1 - b2) < 0
+        )
+        assert _crossings([top, bottom], right) == pairwise
+
+
+def test_many_long_edges_into_one_node_share_their_bend_points():
+    # Eight nodes made in the second layer feed one sum four layers on (as a network's closed
+    # samples feed its loss): their edges meet after their parents and run on as one line,
+    # so each layer between holds one bend point for them, not eight.
+    from engine.layout import _columns, _layers
+    from engine.value import Value
+
+    def node(*parents):
+        value = Value(0.0)
+        value._prev, value._local, value._op = tuple(parents), (0.0,) * len(parents), "+" if parents else ""
+        return value
+
+    x = node()
+    samples = [node(x) for _ in range(8)]
+    path = [x]
+    for _ in range(4):
+        path.append(node(path[-1]))
+    total = node(*samples, path[-1])
+    graph = Graph.of(total, [x, *samples, *path[1:], total])
+    layers = _layers(graph)
+    chains, columns = _columns(graph, layers)
+    long = [e for e, items in chains.items() if len(items) > 2]
+    bends = [item for column in columns for item in column if item[0] == "b"]
+    assert len(long) == 8 and all(len(chains[e]) == 2 + 3 for e in long)
+    assert len(bends) == len(set(bends)) == 3  # one per layer between, shared by the eight
+    drawn = layout(graph)
+    routes = [drawn["edges"][e]["points"] for e in long]
+    assert all(r[1:-1] == routes[0][1:-1] for r in routes)  # one line through the layers between
+    assert len({tuple(r[0]) for r in routes}) == 8  # from eight places

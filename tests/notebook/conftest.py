@@ -16,6 +16,8 @@ test_exported_notebook.py) or Notebook 7 (test_notebook7.py).
     marimo_server, marimo_context
                     tests/notebook/marimo/diamond.py served by `marimo run` (once per session,
                     tests.support.marimo_harness), and a browser context that may reach it only
+    front_end       the widget's front end replaced by a stub module (its path), for the tests
+                    that make widgets without a built dist/
 
 Nothing here starts unless a test asks for it: the other notebook tests run without Jupyter.
 """
@@ -141,3 +143,13 @@ def open_notebook7(notebook7_context, jupyter_notebook):
         return harness.open_notebook(page, jupyter_notebook, path)
 
     return open_
+
+
+@pytest.fixture
+def front_end(tmp_path, monkeypatch):
+    from gradwalk import widget  # (here: the tests that run a server don't need it)
+
+    module = tmp_path / "widget.js"
+    module.write_text("export default { render() {} };\n")
+    monkeypatch.setattr(widget, "FRONT_END", module)
+    return module

@@ -8,7 +8,9 @@ on this very Python; the notebooks are tests/notebook/notebooks/*.ipynb.
   this Python with this checkout's gradwalk;
 - micrograd_steps.ipynb shows micrograd's diamond with gradwalk.show, steps the whole backward
   pass in the widget (data-grad on every node against the engine's numbers), edits an input,
-  and runs gradwalk.check on an engine whose _backward overwrites grads.
+  and runs gradwalk.check on an engine whose _backward overwrites grads;
+- demo_network.ipynb shows micrograd's demo network with gradwalk.show(loss, model=model), drawn
+  collapsed, and opens a neuron of each layer, whose nodes end the backward pass with micrograd's grads.
 """
 
 import json
@@ -171,3 +173,60 @@ def test_micrograd_diamond_steps_in_jupyterlab_and_check_names_the_problem(built
     assert "overwrites a.grad" in report.inner_text()
     assert "overwrites" in check.locator("#narration").inner_text()
     screenshot(notebook, check, "gradwalk-jupyterlab-check.png")
+
+
+def test_the_demo_network_opens_collapsed_and_each_layers_neuron_ends_with_micrograds_grads(
+    built_dist, open_notebook, lab_context
+):
+    """demo_network.ipynb: gradwalk.show(loss, model=model) on micrograd's demo loss (100
+    samples) draws its groups collapsed; opening the batch, a sample, a layer and then one of
+    its neurons (one per layer), and stepping the backward pass to its end, shows data-grad on
+    that neuron's nodes equal to micrograd's own loss.backward()."""
+    pytest.importorskip("micrograd.engine")
+    from gradwalk import kernel
+    from tests.support.demo_mlp import demo_loss
+
+    loss, model, _, _ = demo_loss(100)
+    shown = kernel.target(loss, model)  # the same graph as the notebook's: the same node ids and labels
+    loss.backward()  # micrograd's own grads: the oracle
+
+    notebook = open_notebook("demo_network.ipynb")
+    output = notebook.run_cell(1)
+    widget_host(output, lab_context)
+    batch = output.locator("[data-group='batch']")
+    batch.wait_for(state="attached", timeout=STEP_TIMEOUT_MS)
+    assert batch.get_attribute("aria-expanded") == "false"
+    assert output.locator("[data-group][aria-expanded='true']").count() == 0  # every group collapsed
+    screenshot(notebook, notebook.cell(1), "gradwalk-jupyterlab-network-collapsed.png")
+
+    def opened(name):  # Enter on its box (a box of a big graph far from view is drawn inside only near it)
+        output.locator(f"[data-group='{name}'][aria-expanded='false']").focus()
+        notebook.page.keyboard.press("Enter")
+        output.locator(f"[data-group='{name}'][aria-expanded='true']").wait_for(
+            state="attached", timeout=STEP_TIMEOUT_MS
+        )
+
+    expanded = ["batch", "sample 1"]
+    opened("batch")
+    opened("sample 1")
+    for layer, neuron in ((1, 3), (2, 9), (3, 1)):
+        opened(f"layer {layer} in sample 1")
+        expanded.append(f"layer {layer} in sample 1")
+        name = f"neuron {neuron} of layer {layer} in sample 1"
+        opened(name)
+        answer = json.loads(kernel.handle({"cmd": "expand", "group": name, "expanded": expanded}, shown))
+        labels = {n["id"]: n["label"] for n in answer["nodes"]}
+        inner = [u for u in answer["inner"] if isinstance(u, int)]
+        assert inner
+        output.get_by_role("button", name="Start backward", exact=True).click()
+        output.locator("#scrubber").press("End")  # to the backward pass's end, its visits done
+        grads = {
+            g.get_attribute("data-node"): g.get_attribute("data-grad") for g in output.locator("[data-node]").all()
+        }
+        for v in inner:  # (the kernel sums in another valid order: equal up to rounding)
+            assert float(grads[labels[v]]) == pytest.approx(shown.flat.objects[v].grad, rel=1e-12, abs=1e-15), (
+                name,
+                labels[v],
+            )
+        expanded.append(name)
+    screenshot(notebook, notebook.cell(1), "gradwalk-jupyterlab-network.png")

@@ -193,14 +193,6 @@ def test_the_kernel_uses_only_engine_apis_public_names():
 # -- the widget's Python side ------------------------------------------------------------------------
 
 
-@pytest.fixture
-def front_end(tmp_path, monkeypatch):
-    module = tmp_path / "widget.js"
-    module.write_text("export default { render() {} };\n")
-    monkeypatch.setattr(widget, "FRONT_END", module)
-    return module
-
-
 @pytest.mark.parametrize(
     "x, source",
     [

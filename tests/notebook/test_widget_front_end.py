@@ -165,3 +165,53 @@ def test_the_kernels_answers_are_kept_in_the_model_and_step_the_widget_without_a
     field.press("Enter")
     cell.locator("#narration", has_text="no kernel running").wait_for(timeout=STEP_TIMEOUT_MS)
     assert "computing anything new needs one" in cell.locator("#narration").inner_text()
+
+
+def test_a_network_opens_collapsed_and_each_opened_neuron_ends_with_micrograds_grads(built_dist, page, site_url):
+    """gradwalk.show(loss, model=model) on micrograd's demo loss (100 samples, 65,818 nodes):
+    drawn collapsed; opening the batch, a sample, a layer, then one of its neurons draws that
+    neuron's nodes, and at the end of the backward pass their data-grad is micrograd's own."""
+    from tests.support.demo_mlp import DEMO_NODES, demo_loss
+
+    loss, model, _, _ = demo_loss(100)
+    shown = kernel.target(loss, model)
+    assert len(shown.flat.objects) == DEMO_NODES
+    cell = mount(page, site_url, shown)
+    box = cell.locator("[data-group='batch']")
+    assert box.get_attribute("aria-expanded") == "false" and box.get_attribute("role") == "button"
+    # The experiments that answer node by node say how to use them, without offering to open
+    # every group (this network answers in groups only)
+    cell.get_by_role("tab", name="Why reverse mode").click()
+    note = cell.locator("#stage-why .groups-note")
+    assert "show a smaller part" in note.inner_text() and note.locator("button").is_hidden()
+    cell.get_by_role("tab", name="Step the passes").click()
+    for obj in shown.flat.objects:  # micrograd's own backward pass: the oracle
+        obj.grad = 0
+    loss.backward()
+
+    def opened(name):  # by the keyboard: a box far from view is not drawn inside yet (a big graph)
+        cell.locator(f"[data-group='{name}'][aria-expanded='false']").focus()
+        page.keyboard.press("Enter")
+        cell.locator(f"[data-group='{name}'][aria-expanded='true']").wait_for(timeout=STEP_TIMEOUT_MS)
+
+    expanded = ["batch", "sample 1"]
+    opened("batch")
+    opened("sample 1")
+    for layer, neuron in ((1, 3), (2, 9), (3, 1)):
+        opened(f"layer {layer} in sample 1")
+        name = f"neuron {neuron} of layer {layer} in sample 1"
+        opened(name)
+        expanded.append(f"layer {layer} in sample 1")
+        answer = json.loads(kernel.handle({"cmd": "expand", "group": name, "expanded": expanded}, shown))
+        labels = {n["id"]: n["label"] for n in answer["nodes"]}
+        inner = [u for u in answer["inner"] if isinstance(u, int)]
+        assert inner
+        cell.get_by_role("button", name="Start backward", exact=True).click()
+        cell.locator("#scrubber").press("End")  # the backward pass's end
+        numbers = grads(cell)
+        for v in inner:  # (the kernel sums in another valid order: equal up to rounding)
+            assert float(numbers[labels[v]]) == pytest.approx(shown.flat.objects[v].grad, rel=1e-12, abs=1e-15), (
+                name,
+                labels[v],
+            )
+        expanded.append(name)

@@ -10,7 +10,7 @@ a graph replaced by another leaves nothing behind.
 
 import json
 
-from engine.api import handle
+from engine.api import LATER_FROM, handle
 from tests.support.editor import SUBMIT_JS
 from tests.support.frames import pushes
 from tests.support.page import open_page, show_tab
@@ -118,6 +118,47 @@ def test_a_big_program_draws_what_is_seen_and_shows_its_numbers(page, site_url):
         assert n["shown"] == want[n["label"]], n["label"]
     # The node computed last, and only it, carries the "new" tag, wherever it sits.
     assert [n["tag"] for n in drawn["nodes"] if n["tag"]] == ["new"]
+
+
+# Every text the narration shows from now on (a MutationObserver's record).
+WATCH_NARRATION_JS = """() => {
+  const el = gwRoot().querySelector('#narration');
+  window.__narrations = [];
+  new MutationObserver(() => window.__narrations.push(el.innerText.trim()))
+    .observe(el, { childList: true, characterData: true, subtree: true });
+}"""
+
+
+def test_a_big_programs_sentences_and_questions_come_right_after_its_graph(page, site_url):
+    # A graph this big comes in two parts (docs/api.md): the graph and its frames, then its
+    # backward visits' sentences and its questions. What the learner reads is the whole
+    # answer's, word for word, also at a visit they stood on while the program changed.
+    program = layered_program()
+    edited = program.replace("x0 = 0.5", "x0 = 0.7")
+    whole, whole_edited = (json.loads(handle(json.dumps({"cmd": "load", "program": p}))) for p in (program, edited))
+    assert len(whole["nodes"]) >= LATER_FROM
+    # the first visit whose sentence the new value changes
+    k = next(k for k, (a, b) in enumerate(zip(whole["backward"], whole_edited["backward"])) if a["text"] != b["text"])
+    assert k < 100
+
+    open_page(page, site_url, "diamond")
+    load_program(page, program)
+    assert page.evaluate("gwHost().dataset.questions") == str(len(whole["questions"]))
+    page.click("#start-backward")
+    page.locator("#step-forward").focus()
+    for _ in range(k):
+        page.keyboard.press("ArrowRight")
+    assert page.evaluate("[gwHost().dataset.pass, gwHost().dataset.step]") == ["backward", str(k)]
+    assert page.inner_text("#narration").strip() == whole["backward"][k]["text"]
+
+    page.evaluate(WATCH_NARRATION_JS)
+    page.evaluate(SUBMIT_JS, json.dumps(edited))  # the place is kept: the same visit, new numbers
+    settle(page, timeout=30, what="the edited program")
+    assert page.evaluate("[gwHost().dataset.pass, gwHost().dataset.step]") == ["backward", str(k)]
+    assert page.inner_text("#narration").strip() == whole_edited["backward"][k]["text"]
+    # Before its sentence came the visit said nothing, never the old program's words.
+    assert set(page.evaluate("window.__narrations")) <= {"", whole_edited["backward"][k]["text"]}
+    assert page.evaluate("gwHost().dataset.questions") == str(len(whole_edited["questions"]))
 
 
 def test_scrolling_draws_the_part_that_comes_into_view(page, site_url):

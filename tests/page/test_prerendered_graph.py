@@ -121,7 +121,7 @@ def test_inlined_graphs_are_what_the_script_draws(page, site_url, built_dist, se
         page.goto(site_url + query)
         page.wait_for_function(DRAWN)
         assert page.evaluate(SVG_NOW) == drawn, (size, preset)
-    assert set(shortened) <= {"neuron", "cos"}  # the presets with long names
+    assert set(shortened) <= {"neuron", "cos", "small-network"}  # the presets with long names (its boxes')
     assert ways == {"across", "down"}
     # The bound graph_svg.mjs takes for a text's width is 1 em of these sizes.
     sizes = json.loads(re.search(r"FONT_PX = (\{.*?\});", graph_svg.SCRIPT.read_text()).group(1))

@@ -22,12 +22,13 @@ from tests.support.page import (
     snapshot,
     wait_ready,
 )
-from tests.support.presets import PRESET_IDS, expected_nodes
+from tests.support.presets import PRESET_IDS, expected_on_screen
 
 # What every preset must show once stepped through, from its file's [expect] table:
-# {preset: {label: (data, grad)}}. An int must show exactly; a decimal to 4 significant
-# digits (what the page shows of it).
-EXPECTED = {preset_id: expected_nodes(preset_id) for preset_id in PRESET_IDS}
+# {preset: {label: (data, grad)}}, for what its first view draws (a preset with group
+# blocks: its units, a closed group by its name). An int must show exactly; a decimal to
+# 4 significant digits (what the page shows of it).
+EXPECTED = {preset_id: expected_on_screen(preset_id) for preset_id in PRESET_IDS}
 
 
 def assert_value(preset, label, what, shown, expected):
@@ -82,7 +83,9 @@ def test_every_preset_steps_forward_and_backward_to_its_expect_numbers(page, sit
             assert_value(preset, label, "grad", shown[label][1], grad)
         for label in expected:
             name = page.get_attribute(f"svg [data-node='{label}']", "aria-label")
-            assert name.startswith(f"{label}: data ") and ", grad " in name, name
+            group = page.get_attribute(f"svg [data-node='{label}']", "data-group")
+            start = f"{label}, a closed group of " if group else f"{label}: data "
+            assert name.startswith(start) and ", grad " in name, name
 
         # Step back gives exactly the previous state.
         back.click()

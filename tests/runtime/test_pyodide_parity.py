@@ -57,7 +57,21 @@ def parity_requests() -> list[str]:
         json.dumps({"cmd": "nonsense"}),
         "not json at all",
     ]
+    # A big program's answer in two parts, then its rest (answered in this order on both sides).
+    big = json.dumps({"cmd": "load", "program": big_program(), "later": True})
+    requests += [big, json.dumps({"cmd": "rest", "later": json.loads(api.handle(big))["later"]})]
     return requests
+
+
+def big_program() -> str:
+    """20 inputs, 16 layers of relu(x[i] * x[i+1] + 0.1), their sum: 999 nodes."""
+    lines = [f"x{i} = {0.5 + 0.01 * i:.2f}" for i in range(20)]
+    previous = [f"x{i}" for i in range(20)]
+    for k in range(16):
+        names = [f"h{k}_{i}" for i in range(20)]
+        lines += [f"{n} = relu({previous[i]} * {previous[(i + 1) % 20]} + 0.1)" for i, n in enumerate(names)]
+        previous = names
+    return "\n".join(lines + ["y = " + " + ".join(previous)])
 
 
 def prerender_requests() -> list[str]:

@@ -16,6 +16,8 @@ cross_origin        a lesson page on a second origin that loads the widget from 
 pyodide             the built site's Pyodide run under Node.js on a batch of requests
 notebook            a learner's graph's exact state, and kernel answers by their numbers
 learner_engines     micrograd-style engines a learner writes, right and wrong
+demo_mlp            micrograd's demo loss (65,818 nodes) built deterministically, the
+                    lecture's MLP classes and a microgpt-style model
 jupyterlab_harness  a real JupyterLab or Notebook 7, offline, driven in Chromium
                     (lab_offline.py is the script its server runs under)
 marimo_harness      a served marimo notebook (`marimo run`), offline, under lab_offline.py

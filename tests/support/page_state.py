@@ -13,6 +13,7 @@ import zlib
 from functools import lru_cache
 from urllib.parse import parse_qs
 
+from buildtools.prerender import outer_groups
 from engine.api import handle
 from tests.support.frames import changes
 
@@ -80,6 +81,8 @@ def link_state(search):
         state["values"] = {k: float(x) for k, x in (p.split(":") for p in one("v").split(","))}
     if one("order"):
         state["order"] = one("order").split(",")
+    if one("open") is not None:
+        state["open"] = [g for g in one("open").split(",") if g]
     if state["pass"] == "start":
         state["step"] = -1
     return state
@@ -101,6 +104,9 @@ def engine_answer(state, rule="push"):
     if state["order"]:
         request["order"] = state["order"]
         request["rule"] = rule
+    if state["program"] is not None and "with group(" in state["program"]:
+        # at the level the page draws: the link's open groups, or the ones it opens with
+        request["expanded"] = state.get("open", outer_groups(state["program"]))
     answer = _load(json.dumps(request, sort_keys=True))
     assert answer["ok"], f"the CPython engine refused the page's own state {request}: {answer['error']}"
     return answer
@@ -109,6 +115,8 @@ def engine_answer(state, rule="push"):
 def expected_nodes(answer, pass_, step):
     """{label: [data, grad]}: the raw engine values (numbers, "NaN"/"Infinity" strings,
     or None where nothing is revealed) at frame `step` of `pass_` (docs/api.md)."""
+    if answer.get("grouped"):
+        return _expected_units(answer, pass_, step)
     n = len(answer["nodes"])
     data = [None] * n
     grad = [None] * n
@@ -132,6 +140,32 @@ def expected_nodes(answer, pass_, step):
     else:
         assert pass_ == "start", f"unexpected pass {pass_!r}"
     return {node["label"]: [data[i], grad[i]] for i, node in enumerate(answer["nodes"])}
+
+
+def _expected_units(answer, pass_, step):
+    """expected_nodes for a grouped graph at the level on screen: each node drawn by its
+    label, each closed group's box by its name with its last output's numbers."""
+    label = {n["id"]: n["label"] for n in answer["nodes"]}
+    boxes = {g["id"]: g for g in answer["groups"]}
+    for unit in answer["units"]:
+        if isinstance(unit, str):
+            label[boxes[unit]["outputs"][-1]] = boxes[unit]["name"]
+    data = dict.fromkeys(label)
+    grad = dict.fromkeys(label)
+    forward = answer["forward"] if pass_ != "forward" else answer["forward"][: step + 1]
+    if pass_ != "start":
+        for frame in forward:
+            for c in changes(frame, answer):
+                if c["field"] == "data" and c["node"] in data:
+                    data[c["node"]] = c["after"]
+    if pass_ in ("backward", "experiment"):
+        grad = dict.fromkeys(label, 0.0)
+        frames = answer["backward"] if pass_ == "backward" else answer["experiment"]["frames"]
+        for frame in frames[: step + 1]:
+            for c in changes(frame, answer):
+                if c["field"] == "grad" and c["node"] in grad:
+                    grad[c["node"]] = c["after"]
+    return {label[v]: [data[v], grad[v]] for v in label}
 
 
 # One evaluate: the page's URL, pass and step, and every mismatch between its nodes and

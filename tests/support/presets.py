@@ -2,8 +2,12 @@
 presets/<id>.toml (presets/README.md describes it), and the rule its numbers are
 compared by: an integer exactly, a decimal as the value rounded to the places written."""
 
+import json
 import tomllib
 from pathlib import Path
+
+from buildtools import prerender
+from engine import api
 
 PRESETS_DIR = Path(__file__).resolve().parents[2] / "presets"
 PRESET_IDS = sorted(path.stem for path in PRESETS_DIR.glob("*.toml"))
@@ -42,3 +46,30 @@ def agrees(expected: int | float, actual: float) -> bool:
     if isinstance(expected, int):
         return actual == expected
     return round(actual, decimals(expected)) == expected
+
+
+def expected_on_screen(preset_id: str) -> dict[str, tuple[int | float, int | float]]:
+    """{label: (data, grad)} for what the page first draws of the preset once its backward
+    pass is done: every node, or for a preset with group blocks (drawn with its innermost
+    groups closed: web/grouped.js) each unit of that view, a closed group's box by its
+    name with its shown output's numbers."""
+    nodes = expected_nodes(preset_id)
+    answer = json.loads(api.handle(prerender.requests_for(preset_id)["load"]))
+    if not answer.get("grouped"):
+        return nodes
+    labels = {n["id"]: n["label"] for n in answer["nodes"]}
+    boxes = {g["id"]: g for g in answer["groups"]}
+    out = {}
+    for unit in answer["units"]:
+        if isinstance(unit, str):
+            # its shown output, by the label the engine's whole answer gives it
+            out[boxes[unit]["name"]] = nodes[_labels(preset_id)[boxes[unit]["outputs"][-1]]]
+        else:
+            out[labels[unit]] = nodes[labels[unit]]
+    return out
+
+
+def _labels(preset_id: str) -> dict[int, str]:
+    """Every node's label by its id, from the preset's whole (ungrouped) answer."""
+    answer = json.loads(api.handle(json.dumps({"cmd": "load", "preset": preset_id})))
+    return {n["id"]: n["label"] for n in answer["nodes"]}

@@ -3,6 +3,7 @@
 // before the engine is ready. Each asks the engine through requests.js and gives what
 // comes back to update(); an answer overtaken by a newer load is dropped.
 
+import { busyUntil } from "../boot/busy.js";
 import { prerendered } from "../boot/first-paint.js";
 import { parametersOf } from "../url.js";
 import { update } from "../update.js";
@@ -11,6 +12,7 @@ import { ask } from "./requests.js";
 import { orderRule } from "./order.js";
 import { applyPendingWhy, engineReadyForWhy } from "./why.js";
 import { redoNudge } from "./learn.js";
+import { defaultExpanded, levelOf } from "../grouped.js";
 
 // Draw the prerendered graph only when the widget's query asks for nothing but that
 // preset (or nothing at all): a permalink or an embed with values, a program, a
@@ -96,7 +98,7 @@ export async function loadPreset(w, id) {
   update(w, { type: "busy", on: true }, false);
   let answer;
   try {
-    [answer] = await Promise.all([ask(w, "load", { cmd: "load", preset: id }), presetDetail(w, id)]);
+    [answer] = await Promise.all([askGraph(w, { cmd: "load", preset: id }), presetDetail(w, id)]);
   } catch (error) {
     update(w, { type: "busy", on: false }, false);
     throw error;
@@ -111,19 +113,27 @@ export async function loadPreset(w, id) {
 }
 
 // Load a preset or a program, {preset, values?} or {program, values?}, with an
-// optional visit order. keepPlace keeps the learner's place in the trace (new input
-// values, an edited program); place puts them at {pass, index}. Resolves with the
+// optional visit order and the groups to draw open (ids; a link's). keepPlace keeps the
+// learner's place in the trace (new input values, an edited program); place puts them at
+// {pass, index}. Resolves with the
 // engine's answer (an error answer leaves the screen as it was), or null if a newer
 // load overtook this one.
 export async function loadSource(
   w,
   source,
-  { keepPlace = false, place = null, order = null, message = null, kind = "load" } = {},
+  { keepPlace = false, place = null, order = null, expanded = null, message = null, kind = "load" } = {},
 ) {
-  const request = { cmd: "load", ...source };
+  // The same graph with other values keeps the groups open that were (a grouped graph); an
+  // edited program may have other groups, so it opens as a new one does.
+  const same = kind === "values" || kind === "reset";
+  const request = { cmd: "load", ...source, ...(same ? levelOf(w.state) : {}) };
+  // A big graph's answer in two parts (awaitRest, below), from the page's own engine (a notebook's
+  // kernel keeps its answers by request, and a saved notebook's were asked for whole).
+  if (!source.preset && w.engine.answersInParts) request.later = true;
   if (order) Object.assign(request, { order, rule: orderRule(w) });
+  if (expanded) request.expanded = expanded;
   const [answer] = await Promise.all([
-    ask(w, "load", request),
+    askGraph(w, request),
     source.preset ? presetDetail(w, source.preset) : null,
   ]);
   if (!answer?.ok) return answer;
@@ -136,6 +146,31 @@ export async function loadSource(
     confirms: plain,
   });
   return w.state.answer; // the answer, or the prerendered one it confirmed
+}
+
+// Ask for a graph. A program with groups (with group(...) blocks) that comes whole is
+// asked for again at its first level: its outer groups open, its innermost ones closed
+// (grouped.js's defaultExpanded; a visit order then names what that level draws, so it
+// is left out). A link's visit order names the boxes of that level: refused by the whole
+// graph, it is asked for there.
+async function askGraph(w, request) {
+  const answer = await ask(w, "load", request);
+  const atLevel = (whole, extra) => ask(w, "load", { ...withoutOrder(request), ...extra,
+    expanded: defaultExpanded(whole.groups) });
+  if (answer?.ok === false && answer.error.kind === "order" && request.order && !("expanded" in request)) {
+    const whole = await ask(w, "load", withoutOrder(request));
+    if (!whole?.ok || !whole.groups || whole.grouped) return answer;
+    return atLevel(whole, { order: request.order, rule: "push" });
+  }
+  if (!answer?.ok || !answer.groups || answer.grouped || "expanded" in request) return answer;
+  return atLevel(answer, {});
+}
+
+function withoutOrder(request) {
+  const rest = { ...request };
+  delete rest.order;
+  delete rest.rule;
+  return rest;
 }
 
 // What an answer was made from, for the next request: {preset, values?}, {program}
@@ -154,8 +189,37 @@ function showGraph(w, answer, { source, place = null, message = null, kind = "lo
   const before = w.state.answer;
   update(w, { type: "graph", answer, source, place, kind, confirms }, (s) => message ?? firstWords(s));
   if (w.state.answer === before) return; // the prerendered graph was the same: nothing moved
+  awaitRest(w, answer);
   applyPendingWhy(w);
   redoNudge(w);
+}
+
+// A big graph's answer comes in two parts (docs/api.md, "An answer in two parts"): the
+// graph is drawn from the first; its backward visits' sentences and its questions are asked
+// for once that drawing is painted, so that Python writes them while the page is idle. A
+// visit on screen meanwhile says its sentence when it comes.
+function awaitRest(w, answer) {
+  if (typeof answer.later !== "string") return;
+  const shown = () => !w.unmounted && w.state.answer === answer;
+  busyUntil(afterPaint() // the page is not settled until the rest is in (boot/busy.js)
+    .then(() => (shown() ? ask(w, "side", { cmd: "rest", later: answer.later }) : null))
+    .then((part) => {
+      if (!part || !shown()) return;
+      if (!part.ok) throw new Error(part.error.message);
+      // The narration says the visit's sentence now if it was waiting for it (not if it says
+      // something else, such as what a new value changed).
+      update(w, { type: "rest", answer, rest: part }, w.state.narration.waiting ? null : false);
+    })
+    .catch((error) => shown() && engineFailed(w, error)));
+}
+
+// Resolves once the next frame has been painted (or after 100 ms, where no frame comes: a
+// page out of sight).
+function afterPaint() {
+  return new Promise((resolve) => {
+    setTimeout(resolve, 100);
+    requestAnimationFrame(() => setTimeout(resolve));
+  });
 }
 
 function firstWords(s) {

@@ -8,10 +8,12 @@ import { engineFailed, notReady } from "./load.js";
 import { ask } from "./requests.js";
 import { playRun, runPlays } from "./play.js";
 import { wrongGrads } from "../modes/shared.js";
+import { levelOf } from "../grouped.js";
+import { decodeAnswer } from "../stepper.js";
 
 // Push or pull, for the visit-order experiment (the radio buttons next to the list).
 export function orderRule(w) {
-  return w.state.why.rule;
+  return w.state.answer?.level ? "push" : w.state.why.rule; // a grouped view runs push only (docs/api.md)
 }
 
 // The visit-order status line says `text` (say: announce it even if unchanged).
@@ -41,7 +43,7 @@ export async function runOrder(w) {
   const rule = orderRule(w);
   let answer;
   try {
-    answer = await ask(w, "load", { cmd: "load", ...w.state.source, order, rule });
+    answer = await ask(w, "load", { cmd: "load", ...w.state.source, ...levelOf(w.state), order, rule });
   } catch (error) {
     // The status line must not stay at "Running…"; the caller narrates the failure.
     orderStatus(w, `The order could not be run: ${error?.message ?? error}`);
@@ -52,7 +54,7 @@ export async function runOrder(w) {
     orderStatus(w, `The engine refused this order: ${answer.error.message}`);
     return;
   }
-  const exp = answer.experiment;
+  const exp = decodeAnswer(answer).experiment; // (a grouped graph's read at its level: grouped.js)
   const wrong = wrongGrads(exp.grads, exp.correct_grads).length;
   // The mistake is named as the result box names it (panels/experiment.js).
   const mistake = exp.mistake ? ` Mistake: ${exp.mistake.name}.` : "";

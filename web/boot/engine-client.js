@@ -105,6 +105,8 @@ export class Engine {
         };
       },
       restart: (options) => engine.restart(options),
+      // A big graph's load may be asked for in two parts (docs/api.md, "An answer in two parts").
+      answersInParts: true,
       get bootTimeoutMs() {
         return engine.bootTimeoutMs;
       },

@@ -29,6 +29,7 @@ export default {
   narration(view) {
     if (view.pass === "start") return "Back at the start: nothing is computed yet.";
     let text = view.frame.text;
+    if (text === undefined) return null; // a big graph's visit, its sentence on its way (actions/load.js)
     if (view.pass === "forward" && !/[.!?]$/.test(text)) text += "."; // "d = b * c = 18." then more
     if (view.pass === "forward" && view.index === view.total - 1) {
       text += " The forward pass is done; Start backward seeds the output's grad.";

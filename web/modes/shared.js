@@ -22,6 +22,8 @@ export function list(items, className = "") {
 
 // The edge label of one push: "local × upstream", then "= contribution".
 export function pushLines(p) {
+  // A closed group's push (grouped.js) went through its nodes: no one local derivative.
+  if (p.local === null) return [`+= ${fmt(p.contribution)}`];
   return [`${fmt(p.local)} × ${fmt(p.upstream)}`, `= ${fmt(p.contribution)}`];
 }
 

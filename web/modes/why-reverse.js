@@ -13,6 +13,8 @@
 //   why.draw(state, view)                    at every render
 //   why.refuse(mode, text)                   the engine could not run a mode: say so in its panel
 
+import { groupsInTheWay } from "../grouped.js";
+import { GroupsNote } from "../panels/groups-note.js";
 import { MODES } from "../modes/index.js"; // written by the build (types/build-outputs.d.ts)
 import { h } from "./shared.js";
 
@@ -25,13 +27,15 @@ export const WHY_CHOICES = {
 };
 
 export class WhyReverse {
-  constructor(root, ctx, { select, leave }) {
+  constructor(root, ctx, { select, leave, openAll }) {
     this.root = root;
     this.ctx = ctx;
     this.$ = (id) => root.getElementById(id);
     this.section = this.$("why-reverse");
     this.select = select;
     this.buildTabs();
+    this.groupsNote = new GroupsNote("These experiments", openAll);
+    this.$("why-tabs").after(this.groupsNote.el);
     this.$("why-exit").addEventListener("click", () => leave());
   }
 
@@ -71,13 +75,18 @@ export class WhyReverse {
 
   draw(state, view) {
     const why = state.why;
-    if (this.tab !== why.tab) {
+    // On a grouped view with a group closed (or a notebook's network, answered in groups
+    // only) the experiments, which answer node by node, give way to a note.
+    const inTheWay = groupsInTheWay(state.answer);
+    if (this.tab !== why.tab || this.inTheWay !== inTheWay) {
       this.tab = why.tab;
+      this.inTheWay = inTheWay;
+      this.groupsNote.show(inTheWay);
       MODES.forEach((mode, i) => {
         const on = mode.id === why.tab;
         this.tabs[i].setAttribute("aria-selected", on ? "true" : "false");
         this.tabs[i].tabIndex = on ? 0 : -1;
-        this.panels[i].hidden = !on;
+        this.panels[i].hidden = !on || inTheWay > 0;
       });
     }
     if (why.busy) this.section.setAttribute("aria-busy", "true");

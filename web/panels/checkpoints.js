@@ -45,7 +45,12 @@ export function questionsFor(questions, answer, detail, sourceKey, edited) {
   let waiting = 0;
   const list = [];
   const answered = new Map((answer.questions ?? []).map((q) => [q.id, q]));
+  // A preset's steps count the frames of its graph drawn node by node: while a group is
+  // closed the frames are fewer and others, so only the questions of a pass's last frame,
+  // which every view ends with, are asked then.
+  const closed = Boolean(answer.level) && answer.groups.some((g) => !g.open);
   for (const cp of detail?.checkpoints ?? []) {
+    if (closed && cp.before_step !== -1) continue;
     const frames = cp.pass === "forward" ? answer.forward : answer.backward;
     const step = cp.before_step === -1 ? frames.length - 1 : cp.before_step;
     if (!(step >= 0 && step < frames.length)) continue;

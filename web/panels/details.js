@@ -33,7 +33,9 @@ export function renderDetails(container, view, answer) {
     const n = nodes[f.node];
     parts.push(node("p", "detail-head", `Visit ${n.label} (upstream ${n.label}.grad = ${fmt(f.upstream)})`));
     if (!f.pushes.length) {
-      parts.push(node("p", "muted", `${n.label} is an input: it has no parents to pass its grad to.`));
+      parts.push(node("p", "muted", n.box
+        ? `${n.label} is a closed group with no inputs drawn outside it: it has no parents to pass its grad to.`
+        : `${n.label} is an input: it has no parents to pass its grad to.`));
     }
     const list = node("ul", "pushes");
     for (const p of f.pushes) {
@@ -41,9 +43,10 @@ export function renderDetails(container, view, answer) {
       const li = node("li", `push${p.late ? " is-late" : ""}`);
       li.append(node("code", "push-rule", p.rule));
       const math = node("div", "push-math");
-      math.append(
-        node("span", "", `local ${fmt(p.local)} × upstream ${fmt(p.upstream)} = ${fmt(p.contribution)}`),
-      );
+      // A closed group's push went through its nodes (grouped.js): its sum, not one local derivative.
+      math.append(node("span", "", p.local === null
+        ? `through its ${n.box?.size ?? ""} nodes: ${fmt(p.contribution)}`
+        : `local ${fmt(p.local)} × upstream ${fmt(p.upstream)} = ${fmt(p.contribution)}`));
       li.append(math);
       const change = node("div", "push-change");
       change.append(node("code", "", `${parent.label}.grad: ${fmt(p.before)} → ${fmt(p.after)}`));

@@ -133,6 +133,24 @@ export class Viewport {
     this.apply(this.followFit ? this.autoScale() : this.scale);
   }
 
+  // A new view of the same graph (a group opened or closed): scroll so that the point `to`
+  // of the new layout is where the point `from` of the old one was on screen (layout
+  // units, before the new layout was set), as far as the scroll reaches.
+  keepPoint(from, fromScale, fromLayout, to) {
+    const s = this.scroller;
+    if (!s?.isConnected || !this.layout) return;
+    const width = this.box.width || s.clientWidth;
+    const offsetOf = (L, scale) => Math.max(0, (width - L.width * scale) / 2);
+    const screenX = from.x * fromScale + offsetOf(fromLayout, fromScale) - this.box.left;
+    const screenY = from.y * fromScale - this.box.top;
+    const left = Math.max(0, to.x * this.scale + offsetOf(this.layout, this.scale) - screenX);
+    const top = Math.max(0, to.y * this.scale - screenY);
+    Object.assign(this.box, { left, top }); // (its scroll event measures it again)
+    // Scrolled once the new view is drawn: scrolling now would force a layout of a half-made
+    // drawing, and the drawing's own layout would follow.
+    queueMicrotask(() => s.scrollTo({ left, top }));
+  }
+
   autoScale() {
     return this.layout && this.box.width ? autoScale(this.box, this.layout) : 1;
   }

@@ -31,6 +31,7 @@ import { midpoint, r, smoothPath, widenGaps } from "./graph-geometry.js";
 import { Pulses } from "./graph-pulse.js";
 import { pickLayout, Viewport } from "./graph-scroll.js";
 import { fitText, textWidth } from "./graph-text.js";
+import { withFrames } from "./graph-groups.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const MARKERS = ["plain", "active", "late"];
@@ -48,7 +49,11 @@ function el(name, attrs = {}, parent = null) {
 }
 
 function setAttrs(node, attrs) {
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  for (const [k, v] of Object.entries(attrs)) {
+    const text = String(v);
+    // A reused group (build) mostly keeps its attributes: an unchanged one is not written again.
+    if (node.getAttribute(k) !== text) node.setAttribute(k, text);
+  }
 }
 
 // Make `parent`'s children exactly `children`, keeping those already in place
@@ -63,6 +68,10 @@ export function shownNumber(x) {
 
 export function nodeAriaLabel(node, data, grad) {
   const value = (x) => (x === null || x === undefined ? "not computed yet" : fmt(x));
+  if (node.box) {
+    return `${node.label}, a closed group of ${node.box.size} nodes: its output's data ${value(data)}, `
+      + `grad ${value(grad)}. Press to open it`;
+  }
   const how = node.is_input ? "an input" : `computed as ${node.expr}`;
   return `${node.label}: data ${value(data)}, grad ${value(grad)} (${how})`;
 }
@@ -84,6 +93,21 @@ export class GraphView {
       () => this.drawInViewSoon(), () => this.boxResized());
     this.lastStep = null; // {pass, index, time} of the last update of this graph: a step, or a redraw of one?
     this.scroller?.addEventListener("scroll", () => this.drawInViewSoon(), { passive: true });
+    // A group's box or an open group's name opens or closes it (Click, Enter, Space):
+    // the widget gives onGroup its action (actions/groups.js).
+    this.onGroup = null;
+    const groupOf = (e) => /** @type {Element} */ (e.target).closest?.("[data-group]")?.getAttribute("data-group");
+    svg.addEventListener("click", (e) => {
+      const name = groupOf(e);
+      if (name && this.onGroup) this.onGroup(name);
+    });
+    svg.addEventListener("keydown", (e) => {
+      if (e.key !== "Enter" && e.key !== " ") return;
+      const name = groupOf(e);
+      if (!name || !this.onGroup) return;
+      e.preventDefault();
+      this.onGroup(name);
+    });
     if (this.scroller && typeof ResizeObserver === "function") {
       this.observer = new ResizeObserver(() => this.drawInViewSoon());
       this.observer.observe(this.scroller);
@@ -101,7 +125,8 @@ export class GraphView {
 
   // The layouts this graph can be drawn in, and the one for the box as it is now.
   chooseLayout(answer) {
-    const layouts = [widenGaps(answer.layout, MIN_GAP), ...(answer.layout.down ? [answer.layout.down] : [])];
+    const layouts = [widenGaps(answer.layout, MIN_GAP), ...(answer.layout.down ? [answer.layout.down] : [])]
+      .map((l) => (answer.level ? withFrames(l, answer) : l)); // a grouped graph's open groups framed
     // The graph index.html carries was laid out for this very box before the first
     // paint (boot/prerendered-gate.js): adopting it keeps that way, so nothing jumps.
     const svg = this.svg;
@@ -131,8 +156,21 @@ export class GraphView {
     const svg = this.svg;
     const L = layout ?? this.chooseLayout(answer);
     this.pulses?.finish();
-    this.layout = L;
     const again = answer === this.answer; // the same graph drawn again (digits, a turned box)
+    // A group just opened or closed (actions/groups.js): where it was, to keep it there on screen.
+    const old = this.layout;
+    const before = !again && answer.toggled && this.answer?.level && old
+      ? { point: groupPoint(old, this.answer, answer.toggled), scale: this.viewport.scale, layout: old }
+      : null;
+    this.layout = L;
+    // The learner's focus on the group just opened or closed moves to what stands for it
+    // now (its open name, or its box). It is let go of first: taking down or changing a
+    // focused element forces a layout in the middle of drawing.
+    const focused = before && this.svg.getRootNode().activeElement?.closest?.("[data-group]");
+    if (focused && this.svg.contains(focused)) {
+      focused.blur();
+      queueMicrotask(() => this.groupElement(answer.toggled)?.focus({ preventScroll: true }));
+    }
     this.answer = answer;
     this.lastStep = null;
     this.largestPush = largestContribution(answer);
@@ -142,6 +180,8 @@ export class GraphView {
     svg.setAttribute("width", L.width);
     svg.setAttribute("height", L.height);
     this.viewport.setLayout(L); // fitted to its box, if its text stays readable
+    const after = before?.point && groupPoint(L, answer, answer.toggled);
+    if (after) this.viewport.keepPoint(before.point, before.scale, before.layout, after);
     // The part in view (for a big graph), from what the viewport last measured.
     const view = answer.nodes.length > BIG_GRAPH ? this.visibleRange() : null;
     this.makeLayers();
@@ -182,10 +222,14 @@ export class GraphView {
       // Drawn again, an input keeps the mark learn.js gave it (graph-inputs.js).
       const editable = again && n.g.classList.contains("is-editable") ? " is-editable" : "";
       setAttrs(n.g, {
-        class: `node${node.is_input ? " is-input" : ""}${node.is_output ? " is-output" : ""}${editable}`,
-        "data-node": node.label, "data-data": "", "data-grad": "", role: "img",
+        class: `node${node.is_input ? " is-input" : ""}${node.is_output ? " is-output" : ""}${editable}`
+          + (node.box ? " is-group" : ""),
+        "data-node": node.label, "data-data": "", "data-grad": "", role: node.box ? "button" : "img",
         transform: `translate(${r(x - w / 2)},${r(y - h / 2)})`,
       });
+      // A closed group's box (grouped.js): named by data-group, opened like a button.
+      if (node.box) setAttrs(n.g, { "data-group": node.label, tabindex: 0, "aria-expanded": "false" });
+      else for (const name of ["data-group", "tabindex", "aria-expanded"]) n.g.removeAttribute(name);
       n.g.removeAttribute("aria-label"); // update() writes the new one
       const resized = n.width !== w || n.height !== h;
       Object.assign(n, { node, lo: x - w / 2, hi: x + w / 2, width: w, height: h, last: {},
@@ -197,6 +241,7 @@ export class GraphView {
     showExactly(this.edgeLayer, this.edges.map((e) => e.g));
     showExactly(this.nodeLayer, this.nodes.map((n) => n.g));
     this.labelLayer.replaceChildren(); // the few labels the old graph showed
+    this.frameLayer.replaceChildren(...(L.frames ?? []).toSorted((a, b) => b.depth - a.depth).map(drawFrame));
 
     if (this.nodes.length <= BIG_GRAPH || !view) {
       this.nodes.forEach((n) => drawNode(n));
@@ -221,6 +266,7 @@ export class GraphView {
     if (prerendered !== null && prerendered === this.answer.preset && this.adoptLayers()) return;
     svg.replaceChildren();
     const defs = el("defs", {}, svg);
+    this.frameLayer = el("g", { class: "group-frames" }, svg); // a grouped graph's open groups, under the rest
     for (const kind of MARKERS) {
       const m = el("marker", {
         id: `arrow-${kind}`, viewBox: "0 0 10 10", refX: 9.5, refY: 5,
@@ -243,14 +289,15 @@ export class GraphView {
   // is never drawn again. build() then sets what it always sets, to the same values.
   // False (and the markup is dropped) if it is not the shape drawNode() makes.
   adoptLayers() {
-    const [defs, edgeLayer, nodeLayer, labelLayer, pulseLayer, ...rest] = this.svg.children;
+    const [defs, frameLayer, edgeLayer, nodeLayer, labelLayer, pulseLayer, ...rest] = this.svg.children;
     const answer = this.answer;
-    const fits = !rest.length && pulseLayer?.getAttribute("class") === "pulses"
+    const fits = !rest.length && pulseLayer?.getAttribute("class") === "pulses" && edgeLayer
       && edgeLayer.children.length === answer.edges.length && nodeLayer.children.length === answer.nodes.length
       && [...nodeLayer.children].every((g) => g.children.length === 8)
       && [...edgeLayer.children].every((g) => g.children.length === 2);
     if (!fits || defs.localName !== "defs" || labelLayer.children.length) return false;
-    Object.assign(this, { edgeLayer, nodeLayer, labelLayer, pulses: new Pulses(pulseLayer) });
+    if (frameLayer?.getAttribute("class") !== "group-frames") return false;
+    Object.assign(this, { edgeLayer, nodeLayer, labelLayer, frameLayer, pulses: new Pulses(pulseLayer) });
     this.edgePool = [...edgeLayer.children].map((g) => ({ g, halo: g.children[0], line: g.children[1], label: null }));
     const { node_width: width, node_height: height } = this.layout;
     this.nodePool = [...nodeLayer.children].map((g) => {
@@ -259,6 +306,11 @@ export class GraphView {
       return { g, parts, tag: null, note: null, width, height };
     });
     return true;
+  }
+
+  // The element that opens or closes group `name`: its box, or its open name.
+  groupElement(name) {
+    return [...this.svg.querySelectorAll("[data-group]")].find((e) => e.getAttribute("data-group") === name) ?? null;
   }
 
   // The part of the graph (layout x, with a margin) the scroller shows, from what
@@ -334,13 +386,16 @@ export class GraphView {
     this.nodes.forEach((n, i) => {
       const data = view.data[i];
       const grad = view.grad[i];
-      const note = marks.notes?.get(i) ?? null;
+      // A closed group's box says under it how many nodes it holds.
+      const modeNote = marks.notes?.get(i) ?? null;
+      const note = modeNote ?? (n.node.box ? `${n.node.box.size.toLocaleString("en")} nodes` : null);
       const last = n.last;
       // A step changes a few nodes: the rest keep their elements untouched.
       if (!("data" in last) || !Object.is(last.data, data) || !Object.is(last.grad, grad) || last.note !== note) {
         n.g.setAttribute("data-data", exact(data));
         n.g.setAttribute("data-grad", exact(grad));
-        n.g.setAttribute("aria-label", nodeAriaLabel(n.node, data, grad) + (note ? `; ${note}` : ""));
+        // (a closed group's label says its size already: a mode's note is added)
+        n.g.setAttribute("aria-label", nodeAriaLabel(n.node, data, grad) + (modeNote ? `; ${modeNote}` : ""));
         n.g.classList.toggle("has-data", data !== null);
         n.g.classList.toggle("has-grad", grad !== null);
         const noteChanged = last.note !== note;
@@ -510,18 +565,48 @@ function drawNode(n) {
   showState(n);
 }
 
+// Where a group is drawn in a layout, in layout units: its closed box's top left corner,
+// or its open area's name tab's; null if it is not drawn.
+function groupPoint(L, answer, name) {
+  const frame = L.frames?.find((f) => f.name === name);
+  if (frame) return { x: frame.x, y: frame.y };
+  const i = answer.nodes.findIndex((n) => n.box && n.label === name);
+  return i >= 0 ? { x: L.nodes[i].x - L.node_width / 2, y: L.nodes[i].y - L.node_height / 2 } : null;
+}
+
+// An open group's frame: a tinted area under its units (graph-groups.js), and its name
+// above its first unit, which closes it (a button: data-group, aria-expanded="true").
+function drawFrame(f) {
+  const g = el("g", { class: `group-frame depth-${Math.min(f.depth, 2)}`, "data-frame": f.name });
+  const area = el("g", { class: "group-area" }, g); // faded as a whole: overlapping rects make one area
+  for (const b of f.rects) el("rect", { x: r(b.x), y: r(b.y), width: r(b.width), height: r(b.height), rx: 12 }, area);
+  const tab = el("g", {
+    class: "group-tab", "data-group": f.name, role: "button", tabindex: 0, "aria-expanded": "true",
+    "aria-label": `${f.name}, an open group: press to close it`,
+  }, g);
+  const text = el("text", { class: "group-name", x: r(f.x + 10), y: r(f.y + 16) }, tab);
+  text.textContent = `▾ ${f.name}`;
+  // Its width estimated (about 7 px a character of 12 px sans), the same in the build's drawing and the browser's.
+  const width = [...text.textContent].length * 7 + 14;
+  const box = { class: "group-tab-box", x: r(f.x + 2), y: r(f.y + 2), width: r(width), height: 20, rx: 8 };
+  tab.prepend(el("rect", box));
+  el("title", {}, tab).textContent = `${f.name}: press to close it into one box`;
+  return g;
+}
+
 // A drawn node's name, operation and tooltip (also when its group is reused).
 function labelNode(n) {
   const { node, parts } = n;
-  parts.tip.textContent =
-    (node.is_input ? `${node.label} = ${node.expr} (an input)` : `${node.label} = ${node.expr}`) + n.tipEnd;
+  parts.tip.textContent = node.box
+    ? `${node.label}: a closed group of ${node.box.size} nodes, showing its output (press to open it)`
+    : (node.is_input ? `${node.label} = ${node.expr} (an input)` : `${node.label} = ${node.expr}`) + n.tipEnd;
   const compact = isCompact(n);
-  parts.op.textContent = node.is_input ? (compact ? "" : "input") : opSymbol(node.op);
+  parts.op.textContent = node.box ? "" : node.is_input ? (compact ? "" : "input") : opSymbol(node.op);
   // A long name is shortened with an ellipsis; the whole of it is in the tooltip
   // (<title>) and the node's accessible name.
   const pad = compact ? COMPACT.pad : FULL.pad;
   const op = parts.op.textContent ? textWidth(parts.op, parts.op.textContent) + 6 : 0;
-  fitText(parts.title, node.label, n.width - 2 * pad - op);
+  fitText(parts.title, node.box ? node.short : node.label, n.width - 2 * pad - op);
   parts.dataValue.textContent = "";
   parts.gradValue.textContent = "";
   if (n.tag) showPill(n.tag, null);
@@ -603,8 +688,13 @@ function pill(parent, kind, x, y, height) {
 // A teaching mode's note under the node (a tangent, a path sum), or none.
 function setNote(n, text) {
   if (!text && !n.note) return;
-  n.note ??= pill(n.g, "note", r(n.width / 2), r(n.height), 17);
-  showPill(n.note, text);
+  // (A closed group's size goes just under its box, clear of its grad; a pooled element may
+  // have been a box before, or a node.)
+  n.note ??= pill(n.g, "note", 0, 0, 17);
+  n.note.g.setAttribute("transform", `translate(${r(n.width / 2)},${r(n.height + (n.node.box ? 8 : 0))})`);
+  // A closed group's size is part of its first paint: its pill's width is estimated, the
+  // same in the build's drawing as in the browser's (a mode's note is measured).
+  showPill(n.note, text, Boolean(n.node.box));
 }
 
 // The tag above the node ("new", "visiting", "+= 3"), or none.
@@ -615,11 +705,11 @@ function setTag(n, text, kind) {
   showPill(n.tag, text);
 }
 
-function showPill(p, text) {
+function showPill(p, text, estimated = false) {
   p.g.style.display = text ? "" : "none";
   if (!text) return;
   p.text.textContent = text;
-  const width = textWidth(p.text, text) + 12;
+  const width = (estimated ? [...text].length * 7.5 : textWidth(p.text, text)) + 12;
   p.box.setAttribute("width", r(width));
   p.box.setAttribute("x", r(-width / 2));
 }

@@ -12,6 +12,8 @@
 
 import { exact, fmt } from "../lib/format.js";
 import { h, say } from "../lib/dom.js";
+import { groupsInTheWay } from "../grouped.js";
+import { GroupsNote } from "./groups-note.js";
 
 const STEPS = ["0.1", "0.01", "0.001", "0.0001", "0.000001"];
 const AGREE = 1e-6;
@@ -19,9 +21,10 @@ const AGREE = 1e-6;
 export class NudgePanel {
   /**
    * @param {HTMLElement} box
-   * @param {{onNudge: (wrt: string, h: string) => void, onCheckAll: (names: string[], h: string) => void}} callbacks
+   * @param {{onNudge: (wrt: string, h: string) => void, onCheckAll: (names: string[], h: string) => void,
+   *          onOpenAll: () => void}} callbacks
    */
-  constructor(box, { onNudge, onCheckAll }) {
+  constructor(box, { onNudge, onCheckAll, onOpenAll }) {
     this.box = box;
     this.shown = null; // the state.nudge drawn last
     box.classList.add("nudge-box");
@@ -33,6 +36,11 @@ export class NudgePanel {
     this.all = h("button", { type: "button", class: "button small", id: "nudge-all",
       onclick: () => this.names && onCheckAll(this.names.split(","), this.hSelect.value) }, "Check every input");
     this.result = h("div", { class: "nudge-result", id: "nudge-result", "aria-live": "polite" });
+    this.groupsNote = new GroupsNote("The nudge check and its inputs", onOpenAll);
+    this.controls = h("div", { class: "nudge-controls" },
+      h("span", { class: "nudge-control" }, h("label", { for: "nudge-input" }, "Input"), this.select),
+      h("span", { class: "nudge-control" }, h("label", { for: "nudge-h" }, "h"), this.hSelect),
+      this.run, this.all);
     this.details = h("details",
       { class: "nudge-details", id: "nudge-details", open: !window.matchMedia("(max-width: 640px)").matches },
       h("summary", {}, "Nudge check: does the grad predict the change?"),
@@ -40,11 +48,7 @@ export class NudgePanel {
         "Move one input by a small h and watch the output. "
           + "Its change should be close to grad × h, and the slope measured both ways, ",
         h("span", { class: "nowrap" }, "(f(x+h) − f(x−h)) / 2h"), ", should match the grad."),
-      h("div", { class: "nudge-controls" },
-        h("span", { class: "nudge-control" }, h("label", { for: "nudge-input" }, "Input"), this.select),
-        h("span", { class: "nudge-control" }, h("label", { for: "nudge-h" }, "h"), this.hSelect),
-        this.run, this.all),
-      this.result);
+      this.groupsNote.el, this.controls, this.result);
     box.append(this.details);
     box.hidden = true;
   }
@@ -58,6 +62,12 @@ export class NudgePanel {
       if (names.includes(current)) this.select.value = current;
     }
     this.box.hidden = inputs.length === 0;
+    // On a grouped view with a group closed (or a notebook's network, answered in groups only),
+    // the check, which nudges any input of the whole graph, gives way to a note.
+    const inTheWay = groupsInTheWay(answer);
+    this.groupsNote.show(inTheWay);
+    this.controls.hidden = inTheWay > 0;
+    this.result.hidden = inTheWay > 0;
   }
 
   // Draw state.nudge: {asked: {kind: "one" | "all", wrt?, h}, shown} where shown is

@@ -40,9 +40,9 @@ export class NodeTable {
     this.rows = nodes.map((node, i) => {
       const row = (this.pool[i] ??= makeRow());
       row.last = null; // a new node: update() writes all of the row
-      row.tr.dataset.row = node.label;
-      row.label.textContent = node.label;
-      row.expr.textContent = node.is_input ? `${node.expr} (input)` : node.expr;
+      if (row.tr.dataset.row !== node.label) row.tr.dataset.row = node.label;
+      setText(row.label, node.label);
+      setText(row.expr, node.is_input ? `${node.expr} (input)` : node.expr);
       return row;
     });
     // A big program's rows arrive over a few frames (lib/slices.js); update() writes
@@ -116,26 +116,32 @@ export class NodeTable {
     if (last && Object.is(last.data, data) && Object.is(last.grad, grad) && Object.is(last.shouldBe, shouldBe)
         && last.badge === badge && last.cls === cls) return;
     row.last = { data, grad, shouldBe, badge, cls };
-    row.data.textContent = data === null ? "—" : fmt(data);
-    row.data.dataset.value = exact(data);
-    row.grad.dataset.value = exact(grad);
-    row.grad.replaceChildren();
-    if (grad === null) {
-      row.grad.textContent = "—";
-    } else if (shouldBe !== null) {
+    // (a row reused from the graph before often shows the same already: only what differs is written)
+    setText(row.data, data === null ? "—" : fmt(data));
+    setValue(row.data, exact(data));
+    setValue(row.grad, exact(grad));
+    if (grad === null || shouldBe === null) {
+      setText(row.grad, grad === null ? "—" : fmt(grad)); // (a wrong grad's two spans go)
+    } else {
       const wrong = document.createElement("span");
       wrong.className = "wrong-value";
       wrong.textContent = `✗ ${fmt(grad)} `;
       const right = document.createElement("span");
       right.className = "should-be";
       right.textContent = `(should be ${fmt(shouldBe)})`;
-      row.grad.append(wrong, right);
-    } else {
-      row.grad.textContent = fmt(grad);
+      row.grad.replaceChildren(wrong, right);
     }
-    row.badge.textContent = badge;
-    row.tr.className = cls;
+    setText(row.badge, badge);
+    if (row.tr.className !== cls) row.tr.className = cls;
   }
+}
+
+function setText(element, text) {
+  if (element.textContent !== text) element.textContent = text;
+}
+
+function setValue(element, value) {
+  if (element.dataset.value !== value) element.dataset.value = value;
 }
 
 // A row is a copy of one made once: a thousand-node program's first table makes a

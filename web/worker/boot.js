@@ -3,8 +3,8 @@
 // then the fast boot (fast-boot.js) or the stock one (stock-boot.js), with every
 // download watched so that the first failure ends the boot at once.
 //
-// Resolves with {pyodide, handle, how, snapshot, afterReady}: the Python, the
-// engine's engine.api.handle, how it booted ("fast", "snapshot", "stock"), what
+// Resolves with {pyodide, handle, warmUp, how, snapshot, afterReady}: the Python, the
+// engine's engine.api.handle and engine.api.warm_up, how it booted ("fast", "snapshot", "stock"), what
 // became of the kept memory snapshot, and what to run once ready (the fast
 // boot's snapshot for the next visit, when `makeSnapshot`).
 
@@ -27,7 +27,8 @@ export async function bootPython(mode, snapshotCode, { makeSnapshot = true } = {
 
   progress.stage("downloading");
   const indexURL = siteURL(build.pyodide_index).href;
-  return mode === "stock"
+  const { api, ...booted } = await (mode === "stock"
     ? bootStock(build, indexURL, progress, orFail)
-    : bootFast(build, indexURL, progress, orFail, downloads, snapshotCode, { makeSnapshot });
+    : bootFast(build, indexURL, progress, orFail, downloads, snapshotCode, { makeSnapshot }));
+  return { ...booted, handle: (request) => api.handle(request), warmUp: () => api.warm_up() };
 }

@@ -57,7 +57,7 @@ export async function bootFast(build, indexURL, progress, orFail, downloads, sna
     if (restored) {
       progress.done();
       const { pyodide, api } = restored;
-      return { pyodide, handle: (request) => api.handle(request), how: "snapshot", snapshot: "restored" };
+      return { pyodide, api, how: "snapshot", snapshot: "restored" };
     }
   }
 
@@ -82,7 +82,7 @@ export async function bootFast(build, indexURL, progress, orFail, downloads, sna
   progress.done();
   return {
     pyodide,
-    handle: (request) => api.handle(request),
+    api,
     how: "fast",
     snapshot: store ? store.dropped ?? "none kept" : "unavailable",
     afterReady: store && makeSnapshot ? () => keepSnapshot(code, store, pyodide) : null,

@@ -1,0 +1,607 @@
+"""A grouped graph at the level on screen: its boxes, its edges, its layout and its frames.
+
+A learner sees a grouped graph with some groups open and the rest collapsed. What is drawn are
+*units*: each collapsed group (outermost first: a group inside a collapsed group is not drawn)
+and each node not inside a collapsed group. :func:`level_answer` answers for one such view:
+
+* the units in the forward order (:attr:`engine.groups.Groups.forward_order`, in which each
+  group's nodes come one after another), their edges (one per pair of units, with how many
+  of the graph's edges it stands for) and a layered layout of them;
+* one forward frame per unit, and a seed and one backward frame per unit. A collapsed group's
+  backward frame is its whole visit, "neuron 2 of layer 1 passed its grad to 17 inputs": it
+  changes the grads of the nodes outside it that it pushes into, from their value before its
+  first inner visit to their value after its last. Opening the group replaces that frame by
+  its parts' frames, with the very same numbers, because the nodes are visited in the same
+  order whatever is open. A frame's ``changes`` list only the numbers on screen: the nodes
+  drawn, and the output each box shows (its last output);
+* with ``order`` (units by name, every unit once), the visit-order experiment at this level:
+  each collapsed group visited as a block in its own right order.
+
+The answer holds nothing of a collapsed group's inside beyond its box, so its size follows
+what is drawn, never the size of the graph: opening a group is a new request
+(``"expanded"``, docs/api.md).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cached_property
+
+from .flat import FlatGraph
+from .graph import Graph
+from .groups import Groups, find_groups
+from .layout import layout
+from .text import fmt
+from .trace import RULES
+from .value import Value
+
+MAX_UNITS = 1_500  # units one view may draw (layout and frames); beyond it, open fewer groups
+MAX_LISTED = 3  # a group's frame names this many of the inputs it pushes into
+MAX_SENTENCES = 6
+
+
+class LevelError(ValueError):
+    """A view that can't be drawn (too many boxes, an unknown group), in a sentence."""
+
+    kind = "graph"  # the kind of the request's error (docs/api.md)
+
+
+class OrderError(LevelError):
+    """A visit order for the experiment that can't be run (a name not drawn, or twice), in a sentence."""
+
+    kind = "order"
+
+
+class RequestShapeError(LevelError):
+    """A request's field of the wrong type ("expanded" that is not a list of names), in a sentence."""
+
+    kind = "request"
+
+
+class Grouped:
+    """A flat graph with its groups: the right backward pass, computed once."""
+
+    def __init__(self, graph: FlatGraph, groups: Groups):
+        self.graph = graph
+        self.groups = groups
+        self._pushes: dict[int, dict] = {}
+
+    @cached_property
+    def edge_start(self) -> list[int]:
+        """The id of each node's first incoming edge (edges are numbered child by child)."""
+        out, total = [], 0
+        for parents in self.graph.parents:
+            out.append(total)
+            total += len(parents)
+        return out
+
+    @property
+    def position(self) -> list[int]:
+        """Each node's place in the forward order."""
+        return self.groups.position
+
+    @cached_property
+    def grads(self) -> list[float]:
+        """The right backward pass, run once: every node's grad after it. Any view's frames are
+        made from these, since the nodes are visited in the same order whatever is open."""
+        graph = self.graph
+        parents, locals_ = graph.parents, graph.locals
+        grads = [0.0] * len(graph)
+        grads[graph.output] = 1.0
+        for v in reversed(self.groups.forward_order):
+            upstream = grads[v]
+            for p, local in zip(parents[v], locals_[v]):
+                grads[p] += local * upstream
+        return grads
+
+    def pushes(self, node: int) -> dict[int, tuple[float, float, int]]:
+        """Each push into ``node`` in the right pass, in the order the pass makes them: edge id →
+        (node's grad before it, after it, the child pushing). Worked out when a view draws the
+        node, from the final grads (a child is visited with its grad complete), adding the same
+        products in the same order as the pass: the very same numbers."""
+        found = self._pushes.get(node)
+        if found is None:
+            graph, start, position, grads = self.graph, self.edge_start, self.position, self.grads
+            found = {}
+            grad = 1.0 if node == graph.output else 0.0
+            # the latest child in the forward order is visited first; a child's edges in slot order
+            for child in sorted(set(graph.consumers[node]), key=position.__getitem__, reverse=True):
+                upstream = grads[child]
+                for k, parent in enumerate(graph.parents[child]):
+                    if parent == node:
+                        after = grad + graph.locals[child][k] * upstream
+                        found[start[child] + k] = (grad, after, child)
+                        grad = after
+            self._pushes[node] = found
+        return found
+
+    def find(self, name: str) -> str:
+        group = self.groups.by_name(name) if isinstance(name, str) else None
+        if group is None:
+            raise LevelError(f'There is no group called "{_short(name)}" in this graph.')
+        return group.id
+
+
+class _UnitOf:
+    """A node's unit in a view, looked up when asked: itself, or the collapsed group it is drawn in."""
+
+    __slots__ = ("owner", "unit_of_group")
+
+    def __init__(self, owner: list, unit_of_group: dict):
+        self.owner, self.unit_of_group = owner, unit_of_group
+
+    def __getitem__(self, v: int):
+        group = self.owner[v]
+        return v if group is None else self.unit_of_group[group] or v
+
+
+class View:
+    """Which units are drawn when the groups in ``expanded`` (and their ancestors) are open."""
+
+    def __init__(self, grouped: Grouped, expanded: list[str]):
+        self.grouped = grouped
+        groups = grouped.groups
+        opened = {grouped.find(name) for name in expanded}
+        for gid in list(opened):  # opening a group opens every group around it too
+            opened.update(groups.group_path(gid))
+        self.opened = opened
+        # each group's unit: itself when collapsed, else the unit of its innermost collapsed ancestor
+        self.unit_of_group: dict[str, str | None] = {}
+        for gid in groups.groups:
+            path = groups.group_path(gid)
+            self.unit_of_group[gid] = next((g for g in path if g not in opened), None)
+        self.unit = _UnitOf(groups.owner, self.unit_of_group)
+        # the units in the forward order, each with its slice of that order: a collapsed
+        # group's nodes are one block of it (Groups.block), stepped over in one go, so a view
+        # costs what it draws rather than a pass over every node of the graph
+        self.units: list = []
+        self.block: dict = {}
+        order = groups.forward_order
+        i = 0
+        while i < len(order):
+            unit = self.unit[order[i]]
+            end = groups.block(unit)[1] if isinstance(unit, str) else i + 1
+            self.units.append(unit)
+            self.block[unit] = (i, end)
+            i = end
+            if len(self.units) > MAX_UNITS:
+                if not opened:
+                    raise LevelError(
+                        f"Even with every group closed, this graph of {len(order):,} nodes would draw more "
+                        f"than {MAX_UNITS:,} boxes at once; show a smaller part of it, for example one "
+                        "sample's loss."
+                    )
+                raise LevelError(
+                    f"Opening these groups would draw more than {MAX_UNITS:,} boxes at once; close a group, "
+                    "or open one inside it instead."
+                )
+
+    @cached_property
+    def drawn(self) -> set[int]:
+        """The nodes whose numbers are on screen: each node drawn, and the output each box shows."""
+        groups = self.grouped.groups.groups
+        return {unit if isinstance(unit, int) else groups[unit].outputs[-1] for unit in self.units}
+
+    def name(self, unit) -> str:
+        return self.grouped.groups.groups[unit].name if isinstance(unit, str) else self.grouped.graph.labels[unit]
+
+
+def grouped_graph(graph: Graph, parts: list[tuple[str, list]]) -> Grouped:
+    """A program's graph with its ``with group(...)`` blocks (each a name and the Values made in
+    it, outermost first) as groups; a block's nodes the output doesn't use are left out."""
+    index = {id(value): i for i, value in enumerate(graph.values)}
+    flat = FlatGraph.from_graph(graph)
+    blocks = [(name, sorted(index[id(v)] for v in members if id(v) in index)) for name, members in parts]
+    return Grouped(flat, find_groups(flat, parts=[(name, nodes) for name, nodes in blocks if nodes]))
+
+
+def grouped_request(grouped: Grouped, request: dict) -> dict:
+    """A request's answer at the level on screen: ``load`` with ``"expanded"`` (default none
+    open), optionally ``"order"`` and ``"rule"``; ``expand`` with ``"group"`` too, its answer
+    adding that group's id and ``"inner"``, the units inside it (docs/api.md, "A grouped graph")."""
+    expanded = request.get("expanded", [])
+    if not isinstance(expanded, list) or not all(isinstance(name, str) for name in expanded):
+        raise RequestShapeError('"expanded" must be a list of group names or ids.')
+    rule = request.get("rule", "push")
+    if rule not in RULES:
+        raise RequestShapeError('"rule" must be one of ' + ", ".join(RULES) + ".")
+    if request["cmd"] != "expand":
+        return level_answer(grouped, expanded, request.get("order"), rule)
+    group = request.get("group")
+    if not isinstance(group, str):
+        raise RequestShapeError('"expand" needs a "group": the name or id of the group to open.')
+    gid = grouped.find(group)
+    answer = level_answer(grouped, [*expanded, gid], request.get("order"), rule)
+    groups = grouped.groups
+    answer["group"] = gid
+    answer["inner"] = [
+        unit
+        for unit in answer["units"]
+        if gid in (groups.group_path(unit) if isinstance(unit, str) else groups.path(unit))
+    ]
+    return answer
+
+
+def level_answer(grouped: Grouped, expanded: list[str], order: list[str] | None = None, rule="push") -> dict:
+    """The answer for the view with ``expanded`` open (docs/api.md, "A grouped graph"); with
+    ``order``, the visit-order experiment, which runs the push rule only."""
+    if order is not None and rule != "push":
+        raise OrderError(
+            'On a graph drawn in boxes, the visit-order experiment runs the push rule only: run it with "push", '
+            "or try the pull rule on a graph drawn node by node."
+        )
+    view = View(grouped, expanded)
+    graph, groups, grads = grouped.graph, grouped.groups, grouped.grads
+    nodes = [_node(grouped, v) for v in view.units if isinstance(v, int)]
+    shown = [gid for gid in groups.groups if view.unit_of_group[gid] in (gid, None)]
+    edges = _edges(grouped, view)
+    answer = {
+        "ok": True,
+        "grouped": True,
+        "size": {"nodes": len(graph), "edges": graph.edge_count, "groups": len(groups)},
+        "output": graph.output,
+        "expanded": sorted(view.opened, key=_group_key),
+        "groups": [_group(grouped, gid, gid in view.opened) for gid in shown],
+        "nodes": nodes,
+        "units": view.units,
+        "edges": edges,
+        "layout": _layout(view, edges),
+        "forward": _forward(grouped, view),
+        "backward": _right_backward(grouped, view),
+        "experiment": None,
+    }
+    if order is not None:
+        answer["experiment"] = _experiment(grouped, view, order, grads)
+    return answer
+
+
+def _group_key(gid: str) -> int:
+    return int(gid[1:])
+
+
+def _node(grouped: Grouped, v: int) -> dict:
+    graph = grouped.graph
+    return {
+        "id": v,
+        "label": graph.labels[v],
+        "op": graph.ops[v],
+        "expr": graph.expression(v),
+        "data": graph.data[v],
+        "grad": grouped.grads[v],
+        "group": grouped.groups.owner[v],
+        "is_input": not graph.parents[v],
+        "is_output": v == graph.output,
+    }
+
+
+def _group(grouped: Grouped, gid: str, is_open: bool) -> dict:
+    group = grouped.groups.groups[gid]
+    out = group.as_dict()
+    del out["nodes"]  # its nodes are drawn (as nodes) only while it is open
+    out["open"] = is_open
+    main = group.outputs[-1] if group.outputs else None
+    out["data"] = grouped.graph.data[main] if main is not None else None
+    out["grad"] = grouped.grads[main] if main is not None else None
+    return out
+
+
+def _edges(grouped: Grouped, view: View) -> list[dict]:
+    """One edge per (parent unit, child unit): a node-to-node edge as the graph answer writes
+    it, and between boxes how many of the graph's edges it stands for."""
+    graph = grouped.graph
+    # view.unit[p], inlined below: a closed sample's box alone has hundreds of inputs
+    owner, unit_of_group = view.unit.owner, view.unit.unit_of_group
+    out: dict[tuple, dict] = {}
+    for child_unit in view.units:
+        if isinstance(child_unit, int):
+            feeding = [(p, 1, slot) for slot, p in enumerate(graph.parents[child_unit])]
+        else:
+            feeding = [(p, count, None) for p, count in grouped.groups.inputs_of(child_unit).items()]
+        for p, count, slot in feeding:
+            group = owner[p]
+            parent_unit = p if group is None else unit_of_group[group] or p
+            key = (parent_unit, child_unit)
+            edge = out.get(key)
+            if edge is None:
+                out[key] = edge = {"parent": parent_unit, "child": child_unit, "count": 0}
+                if isinstance(parent_unit, int) and slot is not None:
+                    edge.update(
+                        id=grouped.edge_start[child_unit] + slot, slot=slot, local=graph.locals[child_unit][slot]
+                    )
+            edge["count"] += count
+    return list(out.values())
+
+
+def _layout(view: View, edges: list[dict]) -> dict:
+    """The engine's layered layout of the units, as if each were one node, each open group's units
+    kept together within every layer."""
+    index = {unit: i for i, unit in enumerate(view.units)}
+    values: list[Value] = []
+    parents_of: list[list[int]] = [[] for _ in view.units]
+    for edge in edges:
+        parents_of[index[edge["child"]]].append(index[edge["parent"]])
+    for i in range(len(view.units)):
+        value = Value(0.0)
+        # in the edges' own order (one edge per pair of units), so that the layout's i-th edge
+        # is the answer's i-th edge
+        value._prev = tuple(values[p] for p in parents_of[i])
+        value._local = (0.0,) * len(value._prev)
+        value._op = "+" if value._prev else ""
+        values.append(value)
+    groups = view.grouped.groups
+    owner = groups.owner
+    clusters = [
+        tuple(groups.group_path(owner[unit]) if owner[unit] is not None else ())
+        if isinstance(unit, int)
+        else tuple(groups.group_path(unit))  # a closed group: in its own, to keep its place among its siblings
+        for unit in view.units
+    ]
+    drawn = layout(Graph.of(values[-1], values), clusters if any(clusters) else None)
+    drawn["units"] = list(view.units)
+    return drawn
+
+
+def _forward(grouped: Grouped, view: View) -> list[dict]:
+    graph, frames = grouped.graph, []
+    for unit in view.units:
+        if isinstance(unit, int):
+            data = graph.data[unit]
+            text = (
+                f"{graph.labels[unit]} is an input: {fmt(data)}."
+                if not graph.parents[unit]
+                else f"{graph.labels[unit]} = {graph.expression(unit)} = {fmt(data)}"
+            )
+            frames.append(
+                {
+                    "kind": "node",
+                    "node": unit,
+                    "data": data,
+                    "text": text,
+                    "changes": [{"node": unit, "field": "data", "before": None, "after": data}],
+                }
+            )
+            continue
+        group = grouped.groups.groups[unit]
+        outputs = group.outputs
+        main = outputs[-1]
+        inputs = len(grouped.groups.inputs_of(unit))
+        frames.append(
+            {
+                "kind": "group",
+                "group": unit,
+                "node": main,
+                "data": graph.data[main],
+                "text": f"{_capital(group.name)} computes its {group.size} nodes from {inputs} "
+                f"input{'s' if inputs != 1 else ''}: its output {graph.labels[main]} = {fmt(graph.data[main])}.",
+                "changes": [{"node": main, "field": "data", "before": None, "after": graph.data[main]}],
+            }
+        )
+    return frames
+
+
+def _right_backward(grouped: Grouped, view: View) -> list[dict]:
+    """The seed, then one frame per unit in the right order, read off the pass run once."""
+    graph, groups, grads = grouped.graph, grouped.groups, grouped.grads
+    labels, start, drawn, position = graph.labels, grouped.edge_start, view.drawn, grouped.position
+    frames = [_seed(graph)]
+    for unit in reversed(view.units):
+        if isinstance(unit, int):
+            upstream = grads[unit]
+            changes, pushes = [], []
+            for k, p in enumerate(graph.parents[unit]):
+                before, after, _ = grouped.pushes(p)[start[unit] + k]
+                if p in drawn:
+                    changes.append({"node": p, "field": "grad", "before": before, "after": after})
+                pushes.append(
+                    f"{labels[p]}.grad += {fmt(graph.locals[unit][k])} × {fmt(upstream)}, {fmt(before)} → {fmt(after)}"
+                )
+            frames.append(_visit_frame(graph, unit, upstream, pushes, changes))
+            continue
+        lo, hi = view.block[unit]
+        changes = []
+        for p in groups.inputs_of(unit):
+            if p not in drawn:
+                continue
+            # its pushes into p, in the order the pass makes them: p's grad before the first, after the last
+            inside = [(before, after) for before, after, c in grouped.pushes(p).values() if lo <= position[c] < hi]
+            changes.append({"node": p, "field": "grad", "before": inside[0][0], "after": inside[-1][1]})
+        frames.append(_group_frame(grouped, unit, grads, changes))
+    return frames
+
+
+def _seed(graph: FlatGraph) -> dict:
+    out = graph.output
+    return {
+        "kind": "seed",
+        "node": out,
+        "before": 0.0,
+        "after": 1.0,
+        "text": f"Seed: {graph.labels[out]}.grad = 1, because the output changes one for one with itself.",
+        "changes": [{"node": out, "field": "grad", "before": 0.0, "after": 1.0}],
+    }
+
+
+def _visit_frame(graph: FlatGraph, node: int, upstream: float, pushes: list[str], changes: list[dict]) -> dict:
+    label = graph.labels[node]
+    text = (
+        f"Visit {label} with {label}.grad = {fmt(upstream)}: " + "; ".join(pushes) + "."
+        if pushes
+        else f"Visit {label}: an input, so there is nothing to pass on; {label}.grad = {fmt(upstream)}."
+    )
+    return {"kind": "visit", "node": node, "upstream": upstream, "text": text, "changes": changes}
+
+
+def _group_frame(grouped: Grouped, gid: str, grads: list[float], changes: list[dict]) -> dict:
+    """A collapsed group's visit: "neuron 2 of layer 1 passed its grad to 17 inputs"."""
+    group = grouped.groups.groups[gid]
+    labels = grouped.graph.labels
+    main = group.outputs[-1]
+    count = len(grouped.groups.inputs_of(gid))
+    listed = ", ".join(f"{labels[c['node']]}.grad {fmt(c['before'])} → {fmt(c['after'])}" for c in changes[:MAX_LISTED])
+    more = f" and {len(changes) - MAX_LISTED} more" if len(changes) > MAX_LISTED else ""
+    return {
+        "kind": "group",
+        "group": gid,
+        "node": main,
+        "upstream": grads[main],
+        "text": f"{_capital(group.name)} passed its grad to {count} input{'s' if count != 1 else ''} "
+        f"(its output {labels[main]}.grad = {fmt(grads[main])}, back through its {group.size} nodes)"
+        + (f": {listed}{more}." if listed else "."),
+        "changes": changes,
+    }
+
+
+def _backward(grouped: Grouped, view: View, units: list) -> tuple[list[dict], list[float], list[dict]]:
+    """The backward pass with the units visited in ``units`` (a collapsed group's nodes in
+    their own right order): the seed and a frame per unit, the grads after it, and every
+    late contribution ({"parent", "child", "contribution"}, node ids): a push into a node
+    that had already been visited, which it never passes on."""
+    graph, forward = grouped.graph, grouped.groups.forward_order
+    parents, locals_, labels = graph.parents, graph.locals, graph.labels
+    step, visited_at = 0, [0] * len(graph)
+    for unit in units:
+        lo, hi = view.block[unit]
+        for i in range(hi - 1, lo - 1, -1):
+            visited_at[forward[i]] = step
+            step += 1
+    drawn = view.drawn
+    grads = [0.0] * len(graph)
+    grads[graph.output] = 1.0
+    frames = [_seed(graph)]
+    late = []
+    for unit in units:
+        lo, hi = view.block[unit]
+        first_before: dict[int, float] = {}
+        pushes, node_changes = [], []
+        for i in range(hi - 1, lo - 1, -1):
+            v = forward[i]
+            upstream = grads[v]
+            for p, local in zip(parents[v], locals_[v]):
+                if view.unit[p] != unit:
+                    first_before.setdefault(p, grads[p])
+                    if visited_at[p] < visited_at[v] and parents[p]:
+                        late.append({"parent": p, "child": v, "contribution": local * upstream})
+                before = grads[p]
+                grads[p] = after = before + local * upstream
+                if isinstance(unit, int):  # a node's visit: one change per push, as the pass makes them
+                    pushes.append(f"{labels[p]}.grad += {fmt(local)} × {fmt(upstream)}, {fmt(before)} → {fmt(after)}")
+                    if p in drawn:
+                        node_changes.append({"node": p, "field": "grad", "before": before, "after": after})
+        if isinstance(unit, int):
+            frames.append(_visit_frame(graph, unit, grads[unit], pushes, node_changes))
+            continue
+        changes = [
+            {"node": p, "field": "grad", "before": first_before[p], "after": grads[p]}
+            for p in sorted(first_before)
+            if p in drawn
+        ]
+        frames.append(_group_frame(grouped, unit, grads, changes))
+    return frames, grads, late
+
+
+def _experiment(grouped: Grouped, view: View, order, correct: list[float]) -> dict:
+    """The backward pass with the units visited in ``order`` (by name, every unit once)."""
+    if not isinstance(order, list) or not all(isinstance(name, str) for name in order):
+        raise OrderError('"order" must be a list of the names of the boxes drawn.')
+    by_name = {view.name(unit): unit for unit in view.units}
+    by_name.update({unit: unit for unit in view.units if isinstance(unit, str)})  # a group by its id too
+    units, seen = [], set()
+    for name in order:
+        unit = by_name.get(name)
+        if unit is None:
+            raise OrderError(f'There is nothing called "{_short(name)}" drawn.')
+        if unit in seen:
+            raise OrderError(f"{_short(name)} appears twice in the visit order; visit each box once.")
+        seen.add(unit)
+        units.append(unit)
+    missing = [view.name(u) for u in view.units if u not in seen]
+    if missing:
+        raise OrderError(f"The visit order leaves out {missing[0]}; every box must be visited once.")
+    frames, grads, late = _backward(grouped, view, units)
+    lost, reached = _lost_paths(grouped.graph, late)
+    # an input is wrong only if a lost path reaches it and what it lost shows: a grad summed in
+    # another order may differ in its last bits (0.1 + 0.2 + 0.3 against 0.3 + 0.2 + 0.1)
+    wrong = [v for v in reached if not math.isclose(grads[v], correct[v], rel_tol=1e-9, abs_tol=1e-12)]
+    pairs: dict[tuple, int] = {}
+    for item in late:
+        key = (view.unit[item["parent"]], view.unit[item["child"]])
+        pairs[key] = pairs.get(key, 0) + 1
+    labels = grouped.graph.labels
+    sentences = []
+    for (parent, child), count in list(pairs.items())[:MAX_SENTENCES]:
+        sentences.append(
+            f"{_capital(view.name(parent))} was visited before {view.name(child)} had passed its grad into it "
+            f"({count} contribution{'s' if count != 1 else ''} arrived too late), so the paths through them "
+            "never reached the inputs."
+        )
+    if wrong:
+        shown = ", ".join(f"{labels[v]}.grad is {fmt(grads[v])}, not {fmt(correct[v])}" for v in wrong[:MAX_LISTED])
+        more = f" ({len(wrong) - MAX_LISTED} more inputs are wrong too)" if len(wrong) > MAX_LISTED else ""
+        sentences.append(f"{shown}{more}.")
+    elif late:
+        sentences.append("Those paths carried 0 (a local derivative on the way is 0), so no input's grad changed.")
+    if not late:
+        sentences.append("Every box was visited after all the boxes it feeds into, so every grad is right.")
+    return {
+        "order": units,
+        "frames": frames,
+        "late": [{"parent": parent, "child": child, "count": count} for (parent, child), count in pairs.items()],
+        "lost_path_count": lost,
+        "wrong_inputs": len(wrong),
+        "explanation": sentences,
+    }
+
+
+def _lost_paths(graph: FlatGraph, late) -> tuple[int, list[int]]:
+    """How many input → output paths pass through a late contribution's edge (with it cut,
+    the paths below it never receive their share), and the inputs those paths reach."""
+    if not late:
+        return 0, []
+    cut = {(item["parent"], item["child"]) for item in late}
+    below = [0] * len(graph)  # paths from each node down to the inputs
+    for v, parents in enumerate(graph.parents):
+        below[v] = sum(below[p] if graph.parents[p] else 1 for p in parents)
+    above = [0] * len(graph)  # paths from the output down to each node, not through a cut edge
+    above[graph.output] = 1
+    lost = 0
+    cut_off = []  # the parent of each cut edge a path still reaches
+    for v in range(len(graph) - 1, -1, -1):
+        if not above[v]:
+            continue
+        for p in graph.parents[v]:
+            if (p, v) in cut:
+                lost += above[v] * (below[p] if graph.parents[p] else 1)
+                cut_off.append(p)
+            else:
+                above[p] += above[v]
+    seen, stack, reached = set(cut_off), cut_off, []
+    while stack:
+        v = stack.pop()
+        if not graph.parents[v]:
+            reached.append(v)
+        for p in graph.parents[v]:
+            if p not in seen:
+                seen.add(p)
+                stack.append(p)
+    return lost, sorted(reached)
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _short(text) -> str:
+    text = str(text)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+__all__ = [
+    "Grouped",
+    "View",
+    "LevelError",
+    "OrderError",
+    "RequestShapeError",
+    "grouped_request",
+    "level_answer",
+    "MAX_UNITS",
+]

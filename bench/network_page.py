@@ -152,37 +152,21 @@ def main():
     units = json.loads(kernel.handle({"cmd": "load", "expanded": ["batch", "sample 1", "layer 2 in sample 1"]}, shown))
     print(f"micrograd demo loss: {len(shown.flat.objects):,} nodes; kernel.target read it in {read_s:.2f} s")
     print(f"the stepped view draws {len(units['units'])} units; {args.rounds} rounds of open + close\n")
+
+    def row(what, samples_ms, budget="", digits=1):
+        return [
+            what,
+            common.fmt_ms(common.median(samples_ms), digits),
+            common.fmt_ms(common.percentile(samples_ms, 95), digits),
+            budget,
+        ]
+
     rows = [
-        [
-            "first paint of the collapsed graph",
-            common.fmt_ms(common.median(firsts) * 1000),
-            common.fmt_ms(common.percentile(firsts, 95) * 1000),
-            "≤ 2,000 (median)",
-        ],
-        [
-            "expand or collapse one neuron",
-            common.fmt_ms(common.median(toggles), 1),
-            common.fmt_ms(common.percentile(toggles, 95), 1),
-            "≤ 100 (p95)",
-        ],
-        [
-            "  of which the kernel's answer",
-            common.fmt_ms(common.median(toggle_kernel_ms), 1),
-            common.fmt_ms(common.percentile(toggle_kernel_ms, 95), 1),
-            "",
-        ],
-        [
-            "step (backward, the opened view)",
-            common.fmt_ms(common.median(steps), 1),
-            common.fmt_ms(common.percentile(steps, 95), 1),
-            "≤ 16 (p95)",
-        ],
-        [
-            "step on the diamond (baseline)",
-            common.fmt_ms(common.median(base_steps), 1),
-            common.fmt_ms(common.percentile(base_steps, 95), 1),
-            "",
-        ],
+        row("first paint of the collapsed graph", [s * 1000 for s in firsts], "≤ 2,000 (median)", digits=0),
+        row("expand or collapse one neuron", toggles, "≤ 100 (p95)"),
+        row("  of which the kernel's answer", toggle_kernel_ms),
+        row("step (backward, the opened view)", steps, "≤ 16 (p95)"),
+        row("step on the diamond (baseline)", base_steps),
     ]
     print(common.table(["what", "median ms", "p95 ms", "budget ms"], rows))
     print()

@@ -93,7 +93,8 @@ def missing_requirements(requirements: list[str]) -> list[str]:
         except metadata.PackageNotFoundError:
             missing.append(requirement)
             continue
-        if version and installed != version:
+        # (a local build's label does not count, as in pip: torch==2.13.0 is met by 2.13.0+cpu)
+        if version and installed.split("+", 1)[0] != version:
             missing.append(requirement)
     return missing
 

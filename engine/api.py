@@ -30,6 +30,7 @@ from .presets import get_preset, load_presets, visit_order_ids
 from .program import LITERAL_RANGE, MAX_LITERAL, Program, ProgramError, with_inputs
 from .questions import questions
 from .registry import Command, Input, Param, RequestError, modes
+from .text import short
 from .trace import RULES, correct_backward, experiment, forward_frames, visit_texts
 
 MAX_REQUEST_CHARS = 200_000
@@ -217,7 +218,7 @@ def _dispatch(request: dict, source) -> dict:
     if cmd in COMMANDS:
         return _run(COMMANDS[cmd], request, source)
     known = ["presets", "preset", "modes", *_GRAPH_COMMANDS, *COMMANDS]
-    raise RequestError(f'Unknown command "{_short(cmd)}"; use ' + ", ".join(known) + ".")
+    raise RequestError(f'Unknown command "{short(cmd)}"; use ' + ", ".join(known) + ".")
 
 
 def _run(command: Command, request: dict, source) -> dict:
@@ -236,7 +237,7 @@ def _preset(preset_id) -> dict:
     try:
         return get_preset(preset_id)
     except KeyError:
-        raise RequestError(f'There is no preset called "{_short(preset_id)}".') from None
+        raise RequestError(f'There is no preset called "{short(preset_id)}".') from None
 
 
 def warm_up() -> None:
@@ -566,9 +567,9 @@ def _values(values) -> dict[str, float]:
     checked = {}
     for name, value in values.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise RequestError(f"The new value of {_short(name)} must be a number.")
+            raise RequestError(f"The new value of {short(name)} must be a number.")
         if not math.isfinite(value) or abs(value) > MAX_LITERAL:
-            raise RequestError(f"The new value of {_short(name)} must be a finite number {LITERAL_RANGE}.")
+            raise RequestError(f"The new value of {short(name)} must be a finite number {LITERAL_RANGE}.")
         checked[name] = float(value)
     return checked
 
@@ -581,9 +582,9 @@ def _order(graph: Graph, order) -> list[int]:
     seen: dict[int, None] = {}  # insertion-ordered, and a membership test in O(1)
     for label in order:
         if label not in ids:
-            raise RequestError(f'There is no node called "{_short(label)}" in this graph.', "order")
+            raise RequestError(f'There is no node called "{short(label)}" in this graph.', "order")
         if ids[label] in seen:
-            raise RequestError(f"{_short(label)} appears twice in the visit order; visit each node once.", "order")
+            raise RequestError(f"{short(label)} appears twice in the visit order; visit each node once.", "order")
         seen[ids[label]] = None
     missing = [graph.label(i) for i in range(len(graph)) if i not in seen]
     if missing:
@@ -618,11 +619,6 @@ def _finite(x):
     if isinstance(x, (list, tuple)):
         return [_finite(v) for v in x]
     return x
-
-
-def _short(text) -> str:
-    text = str(text)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 __all__ = ["handle"]

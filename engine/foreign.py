@@ -62,7 +62,7 @@ from .graph import Graph
 from .numbers import as_float
 from .ops import OPS
 from .program import LITERAL_RANGE, MAX_EXPONENT, MAX_LABEL_CHARS, MAX_LITERAL, MAX_NODES, READABLE_LABEL_CHARS, Program
-from .text import code_name, expression_text, fmt, forward_text, local_text, rule_text
+from .text import code_name, expression_text, fmt, forward_text, local_text, rule_text, short
 from .value import Value, topological_order
 
 MAX_EDGES = 2 * MAX_NODES
@@ -224,14 +224,14 @@ class Foreign:
         inputs = self.inputs
         for label, value in values.items():
             if label not in inputs:
-                raise ForeignGraphError(f"There is no input named {_short(label)} to change.")
+                raise ForeignGraphError(f"There is no input named {short(label)} to change.")
             if (
                 not isinstance(value, (int, float))
                 or isinstance(value, bool)
                 or not math.isfinite(value)
                 or abs(value) > MAX_LITERAL
             ):
-                raise ForeignGraphError(f"The new value of {_short(label)} must be a number {LITERAL_RANGE}.")
+                raise ForeignGraphError(f"The new value of {short(label)} must be a number {LITERAL_RANGE}.")
         if self.custom:
             i = self.custom[0]
             node = self.nodes[i]
@@ -757,11 +757,6 @@ def _object_text(obj) -> str:
 def _raised(error: Exception) -> str:
     detail = str(error)
     return f"{type(error).__name__} ({detail})" if detail else type(error).__name__
-
-
-def _short(text) -> str:
-    text = str(text)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 __all__ = [

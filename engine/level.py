@@ -31,7 +31,7 @@ from .flat import FlatGraph
 from .graph import Graph
 from .groups import Groups, find_groups
 from .layout import layout
-from .text import fmt
+from .text import fmt, short
 from .trace import RULES
 from .value import Value
 
@@ -118,7 +118,7 @@ class Grouped:
     def find(self, name: str) -> str:
         group = self.groups.by_name(name) if isinstance(name, str) else None
         if group is None:
-            raise LevelError(f'There is no group called "{_short(name)}" in this graph.')
+            raise LevelError(f'There is no group called "{short(name)}" in this graph.')
         return group.id
 
 
@@ -509,9 +509,9 @@ def _experiment(grouped: Grouped, view: View, order, correct: list[float]) -> di
     for name in order:
         unit = by_name.get(name)
         if unit is None:
-            raise OrderError(f'There is nothing called "{_short(name)}" drawn.')
+            raise OrderError(f'There is nothing called "{short(name)}" drawn.')
         if unit in seen:
-            raise OrderError(f"{_short(name)} appears twice in the visit order; visit each box once.")
+            raise OrderError(f"{short(name)} appears twice in the visit order; visit each box once.")
         seen.add(unit)
         units.append(unit)
     missing = [view.name(u) for u in view.units if u not in seen]
@@ -588,11 +588,6 @@ def _lost_paths(graph: FlatGraph, late) -> tuple[int, list[int]]:
 
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def _short(text) -> str:
-    text = str(text)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 __all__ = [

@@ -31,6 +31,12 @@ def fmt(x: float, digits: int = 4) -> str:
     return format(x, ".4g") if digits == 4 else f"{x:.{digits}g}"
 
 
+def short(text) -> str:
+    """A learner's text quoted in a message: at most 40 characters."""
+    text = str(text)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def code_name(label: str) -> str:
     """A label as it can stand in code: x1 stays x1, x1*w1 becomes (x1*w1)."""
     return label if label.isidentifier() else f"({label})"

@@ -77,6 +77,13 @@ def test_pins_are_read_exactly():
     assert run_tests.missing_requirements(run_tests.pinned_requirements()) == []
 
 
+def test_a_local_builds_label_is_not_part_of_a_pin(monkeypatch):
+    # torch's CPU build is 2.13.0+cpu, which meets torch==2.13.0 as pip reads it
+    monkeypatch.setattr(run_tests.metadata, "version", lambda name: "2.13.0+cpu")
+    assert run_tests.missing_requirements(["torch==2.13.0"]) == []
+    assert run_tests.missing_requirements(["torch==2.13.1"]) == ["torch==2.13.1"]
+
+
 def test_the_checks_are_the_linters_and_the_type_check():
     names = [check.name for check in run_tests.checks()]
     assert names == ["ruff check .", "ruff format --check .", "npm run lint", "npm run typecheck"]

@@ -11,6 +11,7 @@ import pytest
 from buildtools import prerender
 from engine import api
 from tests.support.page import (
+    LAPTOP_AND_PHONE,
     STEP_TIMEOUT_MS,
     axe_audit,
     axe_report,
@@ -23,10 +24,7 @@ from tests.support.page import (
     wait_ready,
 )
 
-SIZES = {
-    "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True},
-}
+SIZES = LAPTOP_AND_PHONE
 PRESET = "small-network"
 NEURONS = ["neuron 1 of layer 1", "neuron 2 of layer 1", "neuron 3 of layer 1", "neuron 1 of layer 2"]
 

@@ -22,6 +22,13 @@ BOOT_TIMEOUT_MS = 90_000  # Pyodide boots in a few seconds; a slow CI machine ge
 STEP_TIMEOUT_MS = 10_000
 
 
+# A laptop and a phone: the two screens every page test looks at.
+LAPTOP_AND_PHONE = {
+    "desktop": {"viewport": {"width": 1280, "height": 800}},
+    "phone": {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True},
+}
+
+
 def sized_page(browser, context_options, name):
     """A fresh page in a context of its own (a viewport, touch: Playwright's context
     options), with the widget helpers and service workers blocked, named `name`

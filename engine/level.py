@@ -371,8 +371,8 @@ def _forward(grouped: Grouped, view: View) -> list[dict]:
                 "group": unit,
                 "node": main,
                 "data": graph.data[main],
-                "text": f"{_capital(group.name)} computes its {group.size} nodes from {inputs} "
-                f"input{'s' if inputs != 1 else ''}: its output {graph.labels[main]} = {fmt(graph.data[main])}.",
+                "text": f"{_capital(group.name)} computes its {_count(group.size, 'node')} from "
+                f"{_count(inputs, 'input')}: its output {graph.labels[main]} = {fmt(graph.data[main])}.",
                 "changes": [{"node": main, "field": "data", "before": None, "after": graph.data[main]}],
             }
         )
@@ -444,9 +444,14 @@ def _group_frame(grouped: Grouped, gid: str, grads: list[float], changes: list[d
         "group": gid,
         "node": main,
         "upstream": grads[main],
-        "text": f"{_capital(group.name)} passed its grad to {count} input{'s' if count != 1 else ''} "
-        f"(its output {labels[main]}.grad = {fmt(grads[main])}, back through its {group.size} nodes)"
-        + (f": {listed}{more}." if listed else "."),
+        "text": (
+            f"{_capital(group.name)} passed its grad to {_count(count, 'input')} (its output "
+            f"{labels[main]}.grad = {fmt(grads[main])}, back through its {_count(group.size, 'node')})"
+            + (f": {listed}{more}." if listed else ".")
+            if count
+            else f"{_capital(group.name)} takes nothing from outside it, so its visit passes nothing on: its "
+            f"{_count(group.size, 'node')} now hold their grads."
+        ),
         "changes": changes,
     }
 
@@ -584,6 +589,10 @@ def _lost_paths(graph: FlatGraph, late) -> tuple[int, list[int]]:
                 seen.add(p)
                 stack.append(p)
     return lost, sorted(reached)
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def _capital(text: str) -> str:

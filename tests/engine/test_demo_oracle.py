@@ -133,6 +133,7 @@ def test_the_demo_loss_is_the_demos_graph(demo):
     assert len(params) == 337
 
 
+@pytest.mark.filterwarnings("ignore:Failed to initialize NumPy")  # (torch without NumPy: no arrays here)
 def test_every_grad_of_the_network_agrees_with_pytorch(demo):
     import torch
 

@@ -197,6 +197,20 @@ def test_a_collapsed_neurons_visit_is_one_frame_and_opening_it_steps_its_nodes(o
     assert len(opened["units"]) == len(closed["units"]) - 1 + 8
 
 
+def test_a_closed_group_with_nothing_outside_it_to_feed_says_so(small_batch):
+    # The batch's parameters take nothing from outside: their visit passes nothing on (not
+    # "passed its grad to 0 inputs (its output L2.N1.w1.grad …)")
+    _, _, network = small_batch
+    answer = ask(network, {"cmd": "load", "expanded": []})
+    gid = network.grouped.groups.by_name("parameters").id
+    frame = next(f for f in answer["backward"] if f.get("group") == gid)
+    assert frame["text"] == (
+        f"Parameters takes nothing from outside it, so its visit passes nothing on: its "
+        f"{network.grouped.groups.groups[gid].size:,} nodes now hold their grads."
+    )
+    assert frame["changes"] == []
+
+
 def test_the_recorded_right_pass_is_the_pass_run_in_the_right_order(small_batch):
     _, _, network = small_batch
     for expanded in ([], ["batch", "sample 1"], ["parameters", "batch"]):

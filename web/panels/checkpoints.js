@@ -23,6 +23,7 @@
 
 import { fmt } from "../lib/format.js";
 import { bringIntoView, h, parseNumber } from "../lib/dom.js";
+import { closedGroups } from "../grouped.js";
 
 // The questions are the widget's state (state.questions: on or off, what the learner
 // did with each, which ones have been on screen), written by update.js; this panel
@@ -48,7 +49,7 @@ export function questionsFor(questions, answer, detail, sourceKey, edited) {
   // A preset's steps count the frames of its graph drawn node by node: while a group is
   // closed the frames are fewer and others, so only the questions of a pass's last frame,
   // which every view ends with, are asked then.
-  const closed = Boolean(answer.level) && answer.groups.some((g) => !g.open);
+  const closed = closedGroups(answer) > 0;
   for (const cp of detail?.checkpoints ?? []) {
     if (closed && cp.before_step !== -1) continue;
     const frames = cp.pass === "forward" ? answer.forward : answer.backward;

@@ -115,9 +115,8 @@ export async function loadPreset(w, id) {
 // Load a preset or a program, {preset, values?} or {program, values?}, with an
 // optional visit order and the groups to draw open (ids; a link's). keepPlace keeps the
 // learner's place in the trace (new input values, an edited program); place puts them at
-// {pass, index}. Resolves with the
-// engine's answer (an error answer leaves the screen as it was), or null if a newer
-// load overtook this one.
+// {pass, index}. Resolves with the engine's answer (an error answer leaves the screen as
+// it was), or null if a newer load overtook this one.
 export async function loadSource(
   w,
   source,

@@ -68,21 +68,23 @@ def page_modules(root: Path, site: Path) -> list[str]:
     return done
 
 
-# The workers, started by URL: the engine's (boot/engine-client.js, boot-early.js)
-# and the code worker, where a learner's own Python runs (boot/code-runner.js). Each
-# has its modules (worker/*.js) bundled into it in place, so that it starts after
-# one request.
-WORKER_ENTRIES = ("worker.js", "code-worker.js")
+# The workers: the engine's, started by URL as a module worker (boot/engine-client.js,
+# boot-early.js), and the code worker, where a learner's own Python runs, which the
+# code sandbox starts from its text as a classic worker (a module worker cannot start
+# from a blob: URL of an opaque origin: boot/code-sandbox.js), so it is one script
+# with no import statement. Each has its modules (worker/*.js) bundled into it in
+# place, so that it starts after one request.
+WORKER_ENTRIES = (("worker.js", "esm"), ("code-worker.js", "iife"))
 
 
 def worker_modules(root: Path, site: Path) -> None:
     """Bundle each of the site's workers with the modules it imports into one file at
     the same address (the modules stay in the site as they are, like the pages')."""
-    for name in WORKER_ENTRIES:
+    for name, form in WORKER_ENTRIES:
         entry = site / name
         if not entry.is_file():
             raise BuildError(f"web/{name} is missing; restore it and run the build again.")
-        _esbuild(root, entry, entry, ["--minify"])
+        _esbuild(root, entry, entry, ["--minify"], form=form)
 
 
 # Modules the page imports only when it needs them, by URL: the "Your code" mode's code
@@ -123,23 +125,24 @@ def lazy_modules(root: Path, site: Path) -> None:
             shutil.rmtree(staged, ignore_errors=True)
 
 
-def _esbuild(root: Path, entry: Path, out: Path, options: list[str]) -> None:
-    """esbuild `entry` with its imports into `out` (written whole or not at all)."""
+def _esbuild(root: Path, entry: Path, out: Path, options: list[str], form: str = "esm") -> None:
+    """esbuild `entry` with its imports into `out` (written whole or not at all), as an
+    ES module or, with form="iife", a classic script."""
     staged = _unique_partial(out)  # builds running at once (serve, pip, tests) never share one
     try:
-        _run_esbuild(root, entry, [*options, f"--outfile={staged}", "--allow-overwrite"])
+        _run_esbuild(root, entry, [*options, f"--outfile={staged}", "--allow-overwrite"], form)
         staged.chmod(0o644)  # mkstemp made it private; it is served like every file
         staged.replace(out)
     finally:
         staged.unlink(missing_ok=True)  # gone already when it became `out`
 
 
-def _run_esbuild(root: Path, entry: Path, options: list[str]) -> None:
+def _run_esbuild(root: Path, entry: Path, options: list[str], form: str = "esm") -> None:
     command = [
         *esbuild(root),
         str(entry),
         "--bundle",
-        "--format=esm",
+        f"--format={form}",
         *options,
         "--legal-comments=none",
         "--log-level=warning",

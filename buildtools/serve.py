@@ -36,7 +36,7 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from . import BuildError
+from . import BuildError, csp
 from .compress import COMPRESSIBLE, MIN_SIZE, WORTH_IT
 from .csp import HEADER_POLICY
 
@@ -95,6 +95,15 @@ def accepted_encodings(header: str | None) -> set[str]:
     return accepted
 
 
+def _sandbox_policy(path: str) -> str | None:
+    """The code sandbox's header policy (its own, sandboxed: buildtools/csp.py) for that
+    file, else None."""
+    if os.path.basename(path) != csp.SANDBOX_FILE or not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        return csp.sandbox_header_policy(f.read())
+
+
 class SiteHandler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
     # Keep-alive: a page loads some 40 files through a browser's six connections
@@ -107,6 +116,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
     quiet = False
     _cache_control = REVALIDATE
     _csp = False
+    _sandbox_policy = None  # the code sandbox's own policy, for that one file
 
     def end_headers(self):
         # Revalidated files are cheap to check (ETag/If-Modified-Since give a 304),
@@ -114,7 +124,9 @@ class SiteHandler(SimpleHTTPRequestHandler):
         self.send_header("Cache-Control", self._cache_control)
         # Any page may load the widget's files: they are public and never read cookies.
         self.send_header("Access-Control-Allow-Origin", "*")
-        if self._csp:
+        if self._sandbox_policy:
+            self.send_header("Content-Security-Policy", self._sandbox_policy)
+        elif self._csp:
             # Pages get the policy from their <meta> too; a worker only from here.
             self.send_header("Content-Security-Policy", HEADER_POLICY)
         super().end_headers()
@@ -125,6 +137,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
         url_path = urllib.parse.urlsplit(self.path).path
         self._cache_control = cache_control(url_path)
         self._csp = False  # one handler serves every request of a keep-alive connection
+        self._sandbox_policy = None
         path = self.translate_path(self.path)
         if os.path.isdir(path):
             index = os.path.join(path, "index.html")
@@ -132,6 +145,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
                 return super().send_head()  # redirect to "dir/", or a listing
             path = index
         self._csp = path.endswith(CSP_SUFFIXES)
+        self._sandbox_policy = _sandbox_policy(path)
         if path.endswith("/") or not os.path.isfile(path):
             self._cache_control = REVALIDATE
             return super().send_head()  # 404

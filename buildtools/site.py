@@ -33,6 +33,7 @@ from . import (
     BuildError,
     bundle,
     compress,
+    csp,
     exclusive,
     exercises,
     graph_svg,
@@ -138,6 +139,8 @@ def assemble(
         shutil.rmtree(leftover, ignore_errors=True)
     try:
         _copy_web(root / "web", staging)
+        # The code sandbox's policy names its script by hash (buildtools/csp.py).
+        csp.fill_sandbox_policy(staging / csp.SANDBOX_FILE)
         # What the page knows of the modes comes from their engine modules (engine/modes/).
         mode_registry.write(staging, mode_registry.describe(root))
         # The "Your code" exercises as data, so the page needs no Python to show them.
@@ -210,6 +213,9 @@ def assemble(
             "prerender": prerendered,
             # Sizes let the worker turn downloaded bytes into a progress fraction.
             "downloads": {rel: (staging / rel).stat().st_size for rel in downloads},
+            # The .wasm the engine's worker keeps in Cache Storage itself is used from there
+            # only if its bytes are still these (web/worker/streaming-cache.js).
+            "wasm_sha256": sha256_hex(staging / runtime_rel / "pyodide.asm.wasm"),
         }
         (staging / BUILD_JSON).write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
 

@@ -15,9 +15,14 @@
 //   one and asks for the full one only if an import needs a module left out).
 //   The page registers this worker only once its engine is ready
 //   (boot/sw-register.js), so the precache never shares the link with the boot.
-// * fetch: files of the build come from its cache (cache-first), and one that
-//   is not there (an on-demand file, or one the browser evicted) from the
-//   network; anything else goes to the network untouched.
+// * fetch: files of the build come from its cache (cache-first), but only if
+//   their bytes are still this build's (their sha256 is the manifest's): an entry
+//   that is not (damaged on disk, or rewritten by a script that once ran in this
+//   origin) is dropped, never served, and the file comes from the network and is
+//   cached again once checked. One that is not there (an on-demand file, or one
+//   the browser evicted) comes from the network; anything else goes to the
+//   network untouched. (So no request is routed around this worker to the cache
+//   by the browser's Static Routing API: that would serve entries unchecked.)
 // * activate: caches of other builds are deleted.
 //
 // There is no skipWaiting and no clients.claim: a page is only ever served by
@@ -38,26 +43,8 @@ const HASHED = /(^|\/)[0-9a-f]{16}\//;
 
 self.addEventListener("install", (event) => {
   if (!BUILD) throw new Error("sw.js was not filled in by build.py");
-  routeAroundThisWorker(event);
   event.waitUntil(precache());
 });
-
-// Where the browser supports it (the Service Worker Static Routing API), the
-// page's and the engine worker's subresources are read from this build's cache
-// by the browser itself, without starting or waking this worker for each of
-// them (on a second visit that wait was a quarter of a second before the first
-// runtime file). Navigations still come to the fetch handler below (a page URL
-// has a query string; the handler finds its file without it). A file missing
-// from the cache falls back to the network, as in the handler.
-function routeAroundThisWorker(event) {
-  if (typeof event.addRoutes !== "function" || typeof URLPattern !== "function") return;
-  const routes = [
-    { condition: { requestMode: "navigate" }, source: "fetch-event" },
-    { condition: { urlPattern: new URLPattern({ pathname: `${SCOPE.pathname}*` }) }, source: { cacheName: CACHE } },
-  ];
-  // A browser that cannot take these routes leaves every request to the fetch handler.
-  event.waitUntil(Promise.resolve().then(() => event.addRoutes(routes)).catch(() => {}));
-}
 
 self.addEventListener("activate", (event) => {
   event.waitUntil(
@@ -71,7 +58,7 @@ self.addEventListener("fetch", (event) => {
   if (!BUILD || event.request.method !== "GET") return;
   const rel = relativePath(event.request.url);
   if (rel === null || !(rel in BUILD.files)) return;
-  event.respondWith(fromCache(rel, event.request));
+  event.respondWith(fromCache(rel, event.request, event));
 });
 
 // A page can ask a waiting new build to take over (after it reloads itself).
@@ -89,11 +76,21 @@ function relativePath(href) {
   return rel;
 }
 
-async function fromCache(rel, request) {
+async function fromCache(rel, request, event) {
   const cache = await caches.open(CACHE);
-  const hit = await cache.match(new URL(rel, SCOPE).href);
+  const url = new URL(rel, SCOPE).href;
+  const hit = await cache.match(url);
+  if (hit) {
+    const body = await hit.arrayBuffer();
+    if ((await sha256Hex(body)) === BUILD.files[rel]) {
+      return new Response(body, { status: hit.status, statusText: hit.statusText, headers: hit.headers });
+    }
+    // Not this build's bytes: dropped now, and the checked file cached again.
+    await cache.delete(url);
+    if (!ON_DEMAND.has(rel)) event.waitUntil(store(cache, rel, BUILD.files[rel]).catch(() => {}));
+  }
   // A miss means the browser evicted part of the cache: fall back to the network.
-  return hit ?? fetch(request);
+  return fetch(request);
 }
 
 async function precache() {

@@ -1,8 +1,10 @@
-"""The code sandbox in Chromium: web/code-worker.js, where a learner's own Python runs,
-driven through web/boot/code-runner.js. A run answers; the learner's errors come back as
-data; an endless loop, memory without end and hostile code each end with a message and a
-fresh worker that then answers; forged messages are refused; nothing leaves the site;
-and the engine's own worker, on the same page, answers exactly as before throughout.
+"""The code runner in Chromium: web/code-worker.js, where a learner's own Python runs, in
+the code sandbox (web/boot/code-sandbox.js), driven through web/boot/code-runner.js. A run
+answers; the learner's errors come back as data; an endless loop, memory without end and
+hostile code each end with a message and a fresh worker that then answers; forged
+messages are refused; and the engine's own worker, on the same page, answers exactly as
+before throughout. What the sandbox walls off (the network, the origin's storage) is
+tests/runtime/test_code_escape.py's.
 
 The entry the code worker calls is, here, a stand-in defined in this file (STANDIN): it
 executes the request's `source` and answers JSON, as the real entry does, so that these
@@ -263,6 +265,16 @@ FORGED_ANSWER = {
     "refused": False,
     "changed": [],
 }
+# The learner's code cannot import js or pyodide (web/worker/lockdown.js), but Python
+# cannot wall off Python: hostile code finds the runtime's JavaScript proxies among
+# gc's objects, as these probes do.
+HUNT = (
+    "import gc\n"
+    "_finder = next(o for o in gc.get_objects() if type(o).__name__ == 'JsFinder')\n"
+    "js, pyodide_js = _finder.jsproxies['js'], _finder.jsproxies['pyodide_js']\n"
+    "create_proxy = next(o for o in gc.get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi')"
+    ".create_proxy\n"
+)
 HOSTILE = {
     "deletes a builtin": ("import builtins\ndel builtins.len\nresult = 1", "changed", "deleted builtins.len"),
     "empties the builtins": ("__builtins__.clear()", "changed", "deleted builtins."),
@@ -270,23 +282,23 @@ HOSTILE = {
     "empties sys.modules": ("import sys\nsys.modules.clear()\nresult = 1", "changed", "deleted sys.modules["),
     "patches a module": ("import math\nmath.sqrt = abs\nresult = 1", "changed", "replaced math.sqrt"),
     "forges an answer": (
-        f"import js, json\njs.postMessage(js.JSON.parse(json.dumps({FORGED_ANSWER!r})))\nresult = 1",
+        f"{HUNT}import json\njs.postMessage(js.JSON.parse(json.dumps({FORGED_ANSWER!r})))\nresult = 1",
         "protocol",
         "not this run's nonce",
     ),
     "forges the ready message": (
-        'import js\njs.postMessage(js.JSON.parse(\'{"type": "ready", "boot": "fast", "ms": 1, '
+        HUNT + 'js.postMessage(js.JSON.parse(\'{"type": "ready", "boot": "fast", "ms": 1, '
         '"timings": {}}\'))\nresult = 1',
         "protocol",
         "does not accept",
     ),
     "runs Python through pyodide_js": (
-        "import pyodide_js\npyodide_js.runPython('import sys; del sys.modules[\"json\"]')\nresult = 1",
+        HUNT + "pyodide_js.runPython('import sys; del sys.modules[\"json\"]')\nresult = 1",
         "changed",
         "deleted sys.modules['json']",
     ),
     "replaces the worker's message handler": (
-        "import js\nfrom pyodide.ffi import create_proxy\njs.onmessage = create_proxy(lambda e: None)\nresult = 1",
+        HUNT + "js.onmessage = create_proxy(lambda e: None)\nresult = 1",
         None,  # the run itself answers; the next one is never answered, and hits the time limit
         None,
     ),
@@ -322,8 +334,7 @@ def test_a_late_forged_message_replaces_the_worker(page):
     # message is refused and the worker thrown away before the next run.
     before = run(page, "result = 0")["replaced"]
     source = (
-        "import js\nfrom pyodide.ffi import create_proxy\n"
-        "js.setTimeout(create_proxy(lambda: js.postMessage('later')), 50)\nresult = 1"
+        HUNT + "js.setTimeout(create_proxy(lambda: js.postMessage('later')), 50)\nresult = 1"
     )
     out = run(page, source)
     assert out.get("result") == {"ok": True, "result": "1"}, out
@@ -331,20 +342,6 @@ def test_a_late_forged_message_replaces_the_worker(page):
     refusals = page.evaluate("() => window.sandbox.runner.refusals")
     assert refusals[-1] == "a message while no code was running"
     answers_again(page, before + 1)
-
-
-def test_the_code_reaches_nothing_beyond_the_site(page):
-    # The worker runs under the site's Content-Security-Policy (the server's header):
-    # a fetch to another origin is refused by the browser before any request is made,
-    # and the refusal is reported (code-worker.js says so on the console).
-    before = run(page, "result = 0")["replaced"]
-    source = "import js\njs.fetch('https://example.com/gradwalk-sandbox').catch(lambda e: None)\nresult = 1"
-    with page.expect_console_message(lambda m: "CSP violation" in m.text, timeout=10_000) as said:
-        out = run(page, source)
-    assert out.get("result") == {"ok": True, "result": "1"}, out
-    assert "connect-src" in said.value.text and "example.com" in said.value.text
-    page.problems[:] = [p for p in page.problems if "CSP violation" not in p and "Content Security Policy" not in p]
-    assert out["replaced"] == before
 
 
 def test_the_code_worker_boots_from_the_engines_memory_snapshot(page):
@@ -387,9 +384,9 @@ def test_the_widget_on_the_page_answers_as_before(browser, site_url):
 
 WIDGET_NEIGHBOUR_SOURCES = [
     "while True:\n    pass\n",
-    "x = []\nwhile True:\n    x.append(' ' * 10**6)\n",
+    "x = []\nwhile True:\n    x.append(' ' * 10**7)\n",
     "import builtins\ndel builtins.len\nresult = 1",
-    "import js\njs.postMessage('forged')\nresult = 1",
+    HUNT + "js.postMessage('forged')\nresult = 1",
     "result = 6 * 7",
 ]
 WIDGET_NEIGHBOUR = """
@@ -424,12 +421,15 @@ async (waitMs) => {
 """
 
 
-def test_the_code_worker_is_one_bundled_file(built_dist):
-    # Started by URL like the engine's worker, so bundled the same way: its jobs
-    # (web/worker/) are inside it, and the engine's boot is shared, not copied.
+def test_the_code_worker_is_one_classic_script(built_dist):
+    # The sandbox starts it from its text as a classic worker (a module worker cannot
+    # start from an opaque origin's blob: URL), so it is one script with no import
+    # statement; its jobs (web/worker/) are inside it, and the boot is shared, not copied.
     bundled = (built_dist / "code-worker.js").read_text()
-    assert not re.search(r'\bimport\s*(?:\(|[^;]*?from\s*)["\']', bundled)
-    for said in ("Could not download build.json", "emscripten_resize_heap", "_gradwalk_watch"):
+    assert bundled.startswith("(()=>{")
+    assert not re.search(r'\bimport\s*[^;(]*?from\s*["\']', bundled)
+    assert not re.search(r"\bexport\s*[{*]", bundled)
+    for said in ("emscripten_resize_heap", "_gradwalk_watch", "_gradwalk_lock_down", "gradwalk.invalid"):
         assert said in bundled, said
     source = (ROOT / "web" / "code-worker.js").read_text()
-    assert "./worker/boot.js" in source and "loadPyodide" not in source
+    assert "./worker/given-boot.js" in source and "loadPyodide" not in source

@@ -1,5 +1,6 @@
 // The page's handle on the code worker (web/code-worker.js), where a learner's own
-// Python runs: a worker with a Pyodide of its own, apart from the engine's.
+// Python runs: a worker with a Pyodide of its own, apart from the engine's, in the
+// code sandbox (boot/code-sandbox.js: an opaque origin with no network).
 //
 //   import { sharedCodeRunner } from "./code-runner.js";
 //   const runner = sharedCodeRunner();   // made on first use, one per page
@@ -25,16 +26,15 @@
 // worker is checked against the protocol (the shapes below) before anything in it is
 // used: during a run only that run's answer, carrying its id and the one-off nonce
 // sent with the request, is accepted. The learner's code can post messages from the
-// worker (`import js`), but never sees the nonce.
+// worker (through a JavaScript proxy it finds), but never sees the nonce.
 //
 // Time and memory are limited because a learner's code may loop or allocate without
 // end. The time limit is the page's: a worker that has not answered in time is
 // terminated, whatever it is doing. The memory limit is the worker's (Python's heap
 // cannot grow past it, worker/heap-limit.js), and the page replaces a worker that hit it.
 
-import { siteURL } from "../site.js";
 import { markBusy } from "./busy.js";
-import { scriptName, startWorker } from "./start-worker.js";
+import { startSandboxedWorker } from "./code-sandbox.js";
 
 export class CodeRunError extends Error {
   constructor(kind, message, details = []) {
@@ -66,7 +66,6 @@ export class CodeRunner {
     timeLimitMs = DEFAULT_TIME_LIMIT_MS,
     memoryLimitMB = DEFAULT_MEMORY_LIMIT_MB,
     bootTimeoutMs = BOOT_TIMEOUT_MS,
-    boot = pageBootMode(),
     entry = null, // tests and benchmarks: another function to answer runs, and a module
     module = null, // of the site to import it from (see code-worker.js)
     onStatus = (/** @type {{state: string, message: string|null}} */ _status) => {},
@@ -79,12 +78,7 @@ export class CodeRunner {
     this.memoryLimitMB = memoryLimitMB;
     this.bootTimeoutMs = bootTimeoutMs;
     this.onStatus = onStatus;
-    const url = siteURL("code-worker.js");
-    if (boot) url.searchParams.set("boot", boot);
-    url.searchParams.set("memory", String(memoryLimitMB));
-    if (entry) url.searchParams.set("entry", entry);
-    if (module) url.searchParams.set("module", module);
-    this.workerURL = url;
+    this.workerOptions = { memoryMB: memoryLimitMB, entry, module };
     this.worker = null;
     this.booted = false;
     this.bootInfo = null; // {boot, ms, timings} of the current worker
@@ -151,7 +145,7 @@ export class CodeRunner {
   }
 
   startWorker() {
-    const worker = startWorker(this.workerURL); // from a lesson page of another origin too
+    const worker = startSandboxedWorker(this.workerOptions); // on a lesson page of another origin too
     this.worker = worker;
     this.booted = false;
     this.bootInfo = null;
@@ -203,7 +197,7 @@ export class CodeRunner {
     worker.onerror = (event) => {
       event.preventDefault();
       if (this.worker !== worker) return;
-      const why = event.message || (this.booted ? "it stopped" : `${scriptName(this.workerURL)} could not be loaded`);
+      const why = event.message || (this.booted ? "it stopped" : "code-worker.js could not be loaded");
       if (!this.booted) failBoot(why);
       else this.replace(new CodeRunError("crashed", `The code runner stopped (${why}); ${FRESH}.`));
     };
@@ -290,7 +284,7 @@ const changes = (v) => Array.isArray(v) && v.length <= 20 && v.every(text(300));
 
 const BOOT_SHAPES = {
   progress: { type: oneOf("progress"), stage: text(40), fraction: (v) => number(v) && v <= 1 },
-  ready: { type: oneOf("ready"), boot: oneOf("fast", "snapshot", "stock"), ms: number, timings },
+  ready: { type: oneOf("ready"), boot: oneOf("fast", "snapshot"), ms: number, timings },
   failed: { type: oneOf("failed"), message: text(1000) },
 };
 
@@ -330,10 +324,4 @@ function isPlainObject(value) {
 // 128 random bits, as hex: what makes an answer this run's.
 function oneOff() {
   return Array.from(crypto.getRandomValues(new Uint32Array(4)), (n) => n.toString(16).padStart(8, "0")).join("");
-}
-
-// `?boot=stock` (or fast) in the page's URL, as for the engine.
-function pageBootMode() {
-  const asked = new URLSearchParams(globalThis.location?.search ?? "").get("boot");
-  return asked === "stock" || asked === "fast" ? asked : null;
 }

@@ -75,22 +75,28 @@ class SnapshotStore {
   // Either rejects (with error.damaged set) if the stored bytes are not exactly
   // what was stored; the caller then drops it.
   async open() {
-    let response;
+    const response = await this.match();
+    return response && keptSnapshot(response.arrayBuffer(), response.headers.get(SHA_HEADER));
+  }
+
+  // The kept snapshot as it is stored (its bytes, checked against their SHA-256), or
+  // null when there is none or it is damaged. The page reads it so for the code
+  // worker, which has neither Cache Storage nor, in its opaque origin, crypto.subtle
+  // (boot/code-sandbox.js); the worker unpacks it (unpackPages).
+  async read() {
+    const response = await this.match();
+    if (!response) return null;
+    const packed = await response.arrayBuffer();
+    const sha = response.headers.get(SHA_HEADER);
+    return sha && (await sha256Hex(new Uint8Array(packed))) === sha ? packed : null;
+  }
+
+  async match() {
     try {
-      response = await (await caches.open(this.cacheName)).match(this.key);
+      return (await (await caches.open(this.cacheName)).match(this.key)) ?? null;
     } catch {
       return null; // no Cache Storage after all (private mode, quota): no snapshot
     }
-    if (!response) return null;
-    const expected = response.headers.get(SHA_HEADER);
-    const stored = response.arrayBuffer().then((buffer) => new Uint8Array(buffer));
-    const verified = stored.then(async (packed) => {
-      if (!expected || (await sha256Hex(packed)) !== expected) throw damaged("its bytes do not match their SHA-256");
-    });
-    const bytes = stored.then(unpackPages);
-    bytes.catch(() => {});
-    verified.catch(() => {}); // the caller hears of both through restorePython
-    return { bytes, verified };
   }
 
   async save(bytes) {
@@ -107,6 +113,20 @@ class SnapshotStore {
       // Nothing more to do: the next visit finds it damaged again and tries again.
     }
   }
+}
+
+// A stored snapshot's bytes as restorePython takes them, {bytes, verified}: two
+// promises, the unpacked heap and the check of the stored bytes against their SHA-256.
+// `packed` is the stored bytes (an ArrayBuffer) or a promise of them.
+export function keptSnapshot(packed, sha) {
+  const stored = Promise.resolve(packed).then((buffer) => new Uint8Array(buffer));
+  const verified = stored.then(async (bytes) => {
+    if (!sha || (await sha256Hex(bytes)) !== sha) throw damaged("its bytes do not match their SHA-256");
+  });
+  const bytes = stored.then(unpackPages);
+  bytes.catch(() => {});
+  verified.catch(() => {}); // the caller hears of both through restorePython
+  return { bytes, verified };
 }
 
 // Python restored from a kept snapshot ({bytes, verified}: promises, as open()

@@ -26,8 +26,9 @@ export function watchDownloads(progress) {
     const name = url.pathname.split("/").pop();
     let response;
     try {
+      const expected = { size: progress.expectedSize(url), sha: progress.expectedSha(url) };
       response = cacheName && self.caches
-        ? await throughCache(url.href, cacheName, realFetch, progress.expectedSize(url), reject).catch(() =>
+        ? await throughCache(url.href, cacheName, realFetch, expected.size, reject, expected.sha).catch(() =>
           realFetch(input, init)) // no Cache Storage here (private mode, quota): plain fetch
         : await realFetch(input, init);
     } catch (error) {

@@ -19,6 +19,7 @@ import { mark } from "./timings.js";
 
 // The Cache Storage cache of a build (the same name as in sw.js).
 const CACHE_PREFIX = "gradwalk-";
+export const buildCacheName = (build) => CACHE_PREFIX + build.build_id;
 
 // The snapshot code, loaded beside the boot, not before it (a failure to load it
 // only means no snapshot). Called as the worker starts.
@@ -35,7 +36,7 @@ export async function bootFast(build, indexURL, progress, orFail, downloads, sna
   // even arrived: the .wasm and the stdlib are handed to Pyodide when it asks
   // for them, the runtime's big script is already in the module map when
   // loadPyodide imports it, and the engine arrives while Python starts.
-  downloads.prefetch(new URL("pyodide.asm.wasm", indexURL).href, CACHE_PREFIX + build.build_id);
+  downloads.prefetch(new URL("pyodide.asm.wasm", indexURL).href, buildCacheName(build));
   downloads.prefetch(stdLibURL);
   const wheel = self.fetch(siteURL(build.engine_wheel_pyc).href).then((r) => r.arrayBuffer());
   wheel.catch(() => {}); // reported through downloads.failed
@@ -107,7 +108,7 @@ function installStdlibFallback(pyodide, fullURL) {
 // Storage, the snapshot when none is kept.
 async function keptSnapshot(build, stdLibURL, snapshotCode) {
   const code = await snapshotCode;
-  const store = code?.snapshotStore(build, stdLibURL, CACHE_PREFIX + build.build_id, siteURL("./")) ?? null;
+  const store = code?.snapshotStore(build, stdLibURL, buildCacheName(build), siteURL("./")) ?? null;
   const snapshot = store ? await store.open().catch(() => null) : null;
   return { code, store, snapshot };
 }

@@ -19,7 +19,7 @@ const bufferOf = Object.getOwnPropertyDescriptor(WebAssembly.Memory.prototype, "
 const byteLengthOf = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
 
 export function limitHeap(limitBytes) {
-  const state = { memory: null, refused: false };
+  const state = { memory: null, refused: false, sealed: false };
   const cap = (imports) => {
     const grow = imports?.env?.emscripten_resize_heap;
     if (typeof grow !== "function") return imports;
@@ -38,7 +38,9 @@ export function limitHeap(limitBytes) {
   const keep = (result) => {
     const instance = result instanceof WebAssembly.Instance ? result : result?.instance;
     const memory = instance?.exports?.memory;
-    if (!state.memory && memory instanceof WebAssembly.Memory) state.memory = memory; // Python's: the first
+    // Python's is the last one made before the boot ends (a snapshot that failed to
+    // restore leaves an instance behind); none made after it, by a learner's code, counts.
+    if (!state.sealed && memory instanceof WebAssembly.Memory) state.memory = memory;
     return result;
   };
   const { instantiate, instantiateStreaming } = WebAssembly;
@@ -46,11 +48,16 @@ export function limitHeap(limitBytes) {
   WebAssembly.instantiateStreaming = (source, imports) => instantiateStreaming(source, cap(imports)).then(keep);
 
   // {heap, refused}: the heap's size in bytes now, and whether a growth past the
-  // limit was refused since the last call.
-  return function heapUse() {
+  // limit was refused since the last call. heapUse.seal(), once Python has booted:
+  // the heap it reads is Python's from then on.
+  const heapUse = () => {
     const heap = state.memory ? apply(byteLengthOf, apply(bufferOf, state.memory, []), []) : 0;
     const refused = state.refused;
     state.refused = false;
     return { heap, refused };
   };
+  heapUse.seal = () => {
+    state.sealed = true;
+  };
+  return heapUse;
 }

@@ -22,6 +22,8 @@ export class Progress {
       if (size) this.sizes.set(siteURL(rel).pathname, size);
     }
     this.total = [...this.sizes.values()].reduce((a, b) => a + b, 0);
+    this.wasmPath = siteURL(`${index}pyodide.asm.wasm`).pathname;
+    this.wasmSha = build.wasm_sha256 ?? null;
     this.loaded = new Map();
     this.current = null;
     this.lastPosted = -1;
@@ -30,6 +32,11 @@ export class Progress {
   // The size build.json recorded for a runtime file, or undefined.
   expectedSize(url) {
     return this.sizes.get(url.pathname);
+  }
+
+  // The SHA-256 build.json recorded for the .wasm, or null.
+  expectedSha(url) {
+    return url.pathname === this.wasmPath ? this.wasmSha : null;
   }
 
   stage(name, fraction = STAGE_START[name] ?? 0) {

@@ -14,10 +14,20 @@
 // every later boot, Retry included. A truncated one is said at once through
 // `onDamaged` (the boot's `failed`), before its stream ends in an error, so the
 // learner reads "arrived damaged" rather than whatever the compiler makes of it.
-export async function throughCache(href, cacheName, realFetch, expectedSize, onDamaged) {
+//
+// A copy found in the cache is used only if its bytes are the build's (their
+// SHA-256 is build.json's `wasm_sha256`): one damaged on disk, or rewritten by a
+// script that once ran in this origin, is dropped and downloaded again.
+export async function throughCache(href, cacheName, realFetch, expectedSize, onDamaged, expectedSha = null) {
   const cache = await caches.open(cacheName);
   const hit = await cache.match(href);
-  if (hit) return hit;
+  if (hit) {
+    const body = await hit.arrayBuffer();
+    if (expectedSha === null || (await sha256Hex(body)) === expectedSha) {
+      return new Response(body, { status: hit.status, statusText: hit.statusText, headers: hit.headers });
+    }
+    await cache.delete(href);
+  }
   const response = await realFetch(href);
   if (!response.ok || !response.body) return response;
   const name = new URL(href).pathname.split("/").pop();
@@ -43,3 +53,8 @@ export async function throughCache(href, cacheName, realFetch, expectedSize, onD
 }
 
 class DamagedFile extends Error {}
+
+async function sha256Hex(buffer) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", buffer));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -333,9 +333,7 @@ def test_a_late_forged_message_replaces_the_worker(page):
     # Code that schedules a message for after its run: nothing is running, so the
     # message is refused and the worker thrown away before the next run.
     before = run(page, "result = 0")["replaced"]
-    source = (
-        HUNT + "js.setTimeout(create_proxy(lambda: js.postMessage('later')), 50)\nresult = 1"
-    )
+    source = HUNT + "js.setTimeout(create_proxy(lambda: js.postMessage('later')), 50)\nresult = 1"
     out = run(page, source)
     assert out.get("result") == {"ok": True, "result": "1"}, out
     page.wait_for_function("(n) => window.sandbox.runner.replaced > n", arg=before, timeout=10_000)

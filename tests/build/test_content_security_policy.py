@@ -6,6 +6,7 @@ browser test that causes one, in the page, a frame or the worker)."""
 
 import urllib.request
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -56,7 +57,8 @@ def test_policy_is_strict():
 
 
 def test_every_built_page_declares_the_policy_and_has_nothing_it_blocks(built_dist):
-    pages = sorted(built_dist.rglob("*.html"))
+    # The code sandbox has a policy of its own (below).
+    pages = sorted(p for p in built_dist.rglob("*.html") if p.name != csp.SANDBOX_FILE)
     assert {p.name for p in pages} >= {"index.html", "lesson.html"}
     for path in pages:
         audit = Audit()
@@ -162,3 +164,24 @@ def test_a_request_to_another_origin_is_refused_by_the_policy(page, site_url, re
     assert outcome == "TypeError"
     page.wait_for_timeout(300)  # the violation event is dispatched as a separate task
     assert any("connect-src blocked https://example.com/x" in v for v in request.node.csp_violations)
+
+
+def test_the_code_sandbox_allows_no_network_and_only_its_own_script(built_dist, site_url):
+    # web/code-sandbox.html, where "Your code" runs: its policy names its one inline
+    # script by hash, allows scripts and workers from blob: only, and no connection at all;
+    # the header adds the sandbox, for a page that frames it without the attribute.
+    html = (built_dist / csp.SANDBOX_FILE).read_text()
+    audit = Audit()
+    audit.feed(html)
+    assert audit.metas == [csp.sandbox_policy(html)]
+    policy = dict(d.split(" ", 1) for d in csp.sandbox_policy(html).split("; "))
+    assert policy["connect-src"] == "'none'" and policy["default-src"] == "'none'"
+    assert policy["script-src"] == f"'{csp.inline_script_hash(html)}' blob: 'wasm-unsafe-eval'"
+    assert policy["worker-src"] == "blob:"
+    assert "unsafe-inline" not in html and "'self'" not in csp.sandbox_policy(html)
+    header = _headers(site_url + csp.SANDBOX_FILE)["Content-Security-Policy"]
+    assert header == csp.sandbox_policy(html) + "; sandbox allow-scripts"
+    # The frame is made sandboxed, and never given the site's origin.
+    source = (Path(__file__).resolve().parents[2] / "web" / "boot" / "code-sandbox.js").read_text()
+    assert 'setAttribute("sandbox", "allow-scripts")' in source
+    assert "allow-same-origin" not in source.replace("never allow-same-origin", "")

@@ -137,7 +137,11 @@ def test_your_code_runs_in_its_own_worker_from_another_origin(cross_origin, site
     assert one.get_attribute("data-code") == "done", one.locator("#stage-code").inner_text()
     assert one.locator("[data-findings] [data-finding]").count() == 0
     assert one.locator("#graph [data-node].is-wrong").count() == 0
-    assert len(workers) == 2 and all(w.startswith(f"blob:{origin_of(url)}/") for w in workers), workers
+    # The engine's worker starts from a blob: URL of the lesson's origin; the code worker
+    # from one of the code sandbox's opaque origin ("null"), in a frame of the site's.
+    engine = [w for w in workers if w.startswith(f"blob:{origin_of(url)}/")]
+    code = [w for w in workers if w.startswith("blob:null/")]
+    assert len(engine) == 1 and len(code) == 1 and len(workers) == 2, workers
 
 
 def open_failing(page, lesson, site_url, policy, name):
@@ -177,7 +181,24 @@ NEEDED = [
     ("worker-src", SITE, r"worker\.js from 127\.0\.0\.1:\d+ could not be loaded"),
     ("connect-src", SITE, r"Could not download build\.json \(network error\)"),
     ("style-src", SITE, "unstyled"),
+    ("frame-src", SITE, "no code sandbox"),
 ]
+
+# "Your code"'s runner starting on the lesson page: its error message, or "started".
+START_CODE_RUNNER = """
+async (site) => {
+  const { createCodeRunner } = await import(site + "boot/code-runner.js");
+  const runner = createCodeRunner({});
+  try {
+    await runner.start();
+    return "started";
+  } catch (error) {
+    return error.message;
+  } finally {
+    runner.terminate();
+  }
+}
+"""
 
 
 @pytest.mark.allow_console_errors
@@ -195,6 +216,13 @@ def test_every_source_of_the_documented_policy_is_needed(
         assert page.evaluate("customElements.get('grad-walk') === undefined")
         link = page.get_by_role("link", name="Open it on the Gradwalk site")
         assert link.is_visible() and link.get_attribute("href") == f"{site_url}index.html?embed=1&preset=diamond"
+    elif outcome == "no code sandbox":
+        # The widget works; only "Your code"'s sandbox, a frame of the site's, is refused, at once.
+        page.locator("#one[data-engine='ready']").wait_for(state="attached", timeout=BOOT_TIMEOUT_MS)
+        started = time.monotonic()
+        said = page.evaluate(START_CODE_RUNNER, site_url)
+        assert "does not allow frames from" in said and "frame-src" in said, said
+        assert time.monotonic() - started < FAILS_WITHIN_MS / 1000
     elif outcome == "unstyled":
         # The widget's stylesheets are refused (and the policy says which directive).
         deadline = time.monotonic() + FAILS_WITHIN_MS / 1000

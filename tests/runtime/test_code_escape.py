@@ -149,7 +149,9 @@ async () => {
   for (const name of (await caches.keys()).sort()) {
     const cache = await caches.open(name);
     const entries = [];
-    for (const request of await cache.keys()) entries.push([request.url, await hex(await (await cache.match(request)).arrayBuffer())]);
+    for (const request of await cache.keys()) {
+      entries.push([request.url, await hex(await (await cache.match(request)).arrayBuffer())]);
+    }
     out.caches[name] = entries.sort();
   }
   out.indexedDB = (await indexedDB.databases()).map((d) => `${d.name}:${d.version}`).sort();

@@ -390,7 +390,7 @@ WIDGET_NEIGHBOUR_SOURCES = [
 WIDGET_NEIGHBOUR = """
 async ({ sources, module }) => {
   const { createCodeRunner } = await import("/boot/code-runner.js");
-  const runner = createCodeRunner({ entry: "standin.run", module, timeLimitMs: 2000 });
+  const runner = createCodeRunner({ entry: "standin.run", module, timeLimitMs: 2000, memoryLimitMB: 96 });
   const outcomes = [];
   for (const source of sources) {
     outcomes.push(await runner.run({ source }).then((result) => ({ kind: null, result }), (e) => ({ kind: e.kind })));

@@ -98,10 +98,10 @@ def wait_engine_ready(page):
     assert state == "ready", page.evaluate("gwRoot().getElementById('engine-error-text')?.textContent ?? ''")
 
 
-# How the page's request for a file was answered: [[source the route chose, source that answered]].
-ROUTED_JS = """(path) => performance.getEntriesByType('resource')
+# Whether each of the page's requests for a file went through the service worker.
+THROUGH_WORKER_JS = """(path) => performance.getEntriesByType('resource')
   .filter((e) => new URL(e.name).pathname === path)
-  .map((e) => [e.workerMatchedSourceType, e.workerFinalSourceType])"""
+  .map((e) => e.workerStart > 0)"""
 
 
 def build_id(dist) -> str:
@@ -124,10 +124,10 @@ def test_offline_reload_still_boots_the_engine(sw_page, own_site, built_dist):
     assert page.evaluate("!!navigator.serviceWorker.controller")
     wait_engine_ready(page)
 
-    # The browser itself serves the build's subresources from its cache (the Static
-    # Routing API), without waking the service worker for each of them.
-    sources = page.evaluate(ROUTED_JS, "/page.js")  # the page's one (bundled) module
-    assert sources == [["cache", "cache"]]
+    # The service worker serves the build's subresources (each checked against the
+    # build's sha256 first: no Static Routing API route hands the browser the cache
+    # unchecked; tests/runtime/test_code_escape.py poisons an entry).
+    assert page.evaluate(THROUGH_WORKER_JS, "/page.js") == [True]  # the page's one (bundled) module
     # A file evicted from the cache (the first paint's data, which the page can do
     # without) is fetched from the network instead.
     page.evaluate(
@@ -136,7 +136,7 @@ def test_offline_reload_still_boots_the_engine(sw_page, own_site, built_dist):
     )
     page.reload()
     wait_engine_ready(page)
-    assert page.evaluate(ROUTED_JS, "/prerender/all.json") == [["cache", "network"]]
+    assert page.evaluate(THROUGH_WORKER_JS, "/prerender/all.json") == [True]
 
     # Offline: the server is gone, and the page still boots Python and shows the graph.
     stop()

@@ -23,7 +23,7 @@ from . import BuildError, csp, serve, site
 HASHED_FOLDERS = (site.PYODIDE_DIR, site.STDLIB_DIR, site.WHEELS_DIR)
 # What a lesson page's Content-Security-Policy must allow for the widget, when its files
 # are on the page's own origin: the site's own policy's directives that the widget uses.
-PAGE_DIRECTIVES = ("script-src", "worker-src", "connect-src", "style-src", "img-src")
+PAGE_DIRECTIVES = ("script-src", "worker-src", "connect-src", "style-src", "img-src", "frame-src")
 _BASE = re.compile(r"^/([A-Za-z0-9._~!$&'()*+,;=:@%-]+/)*$")
 
 

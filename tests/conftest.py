@@ -4,7 +4,9 @@
     site_url     dist/ served on a free localhost port by buildtools.serve,
                  the same server code as `python build.py serve`
     browser      Chromium through Playwright (the Debian build at /usr/bin/chromium)
-    page         a fresh browser context per test that fails the test on console
+    page         a fresh browser context per test, its engine CPython's engine.api.handle
+                 behind a stand-in worker (tests/support/fast_engine.py; the marker
+                 real_engine keeps Pyodide), that fails the test on console
                  errors, page errors, any Content-Security-Policy violation (page,
                  frames and workers) and any request that leaves localhost or goes
                  to an origin no page of the test was opened at (or that it added to
@@ -31,6 +33,7 @@ import pytest
 import build as build_script
 from buildtools import BuildError, csp, serve
 from buildtools.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.support import fast_engine
 from tests.support.page import WIDGET_HELPERS
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -56,6 +59,11 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "node: runs the pinned Pyodide under Node.js")
     config.addinivalue_line("markers", "allow_console_errors: the test expects console or page errors")
     config.addinivalue_line("markers", "allow_csp_violations: the test expects Content-Security-Policy violations")
+    config.addinivalue_line(
+        "markers",
+        "real_engine: the `page` fixture boots the real engine worker (Pyodide) instead of "
+        "tests/support/fast_engine.py's stand-in that answers with CPython",
+    )
 
 
 # Every page of the site runs under script-src 'self' (buildtools/csp.py), which
@@ -136,12 +144,15 @@ def page(browser, request):
     origins = set()  # the origins the test opened pages at
     request.node.page_origins = origins  # a test whose page loads the site from another origin adds it
 
+    fast = not request.node.get_closest_marker("real_engine")
+
     def guard(route):
         # The site must work offline: nothing may leave this machine, and a page
         # asks nothing of an origin other than its own.
         parts = urlsplit(route.request.url)
         if parts.hostname in LOCAL_HOSTS and f"{parts.scheme}://{parts.netloc}" in origins:
-            route.continue_()
+            if not (fast and fast_engine.answer(route)):
+                route.continue_()
         else:
             strays.append(route.request.url)
             route.abort()

@@ -12,6 +12,9 @@ import pytest
 
 from buildtools import csp
 
+# The page tests below check the real worker's policy (its script's header).
+pytestmark = pytest.mark.real_engine
+
 
 class Audit(HTMLParser):
     """What a strict policy would block in a page: inline scripts, inline

@@ -14,7 +14,7 @@ from tests.support.cross_origin import LessonServer, documented_policy, lesson_h
 from tests.support.page import BOOT_TIMEOUT_MS, axe_audit, axe_report
 from tests.support.presets import agrees, expected_nodes
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.real_engine]  # Pyodide itself is tested here
 
 FAILS_WITHIN_MS = 5_000  # "within seconds": each failure below is said in about one
 RUN_TIMEOUT_MS = 60_000  # the code worker boots a Python of its own first

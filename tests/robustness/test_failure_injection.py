@@ -23,7 +23,7 @@ from tests.support.page import BOOT_TIMEOUT_MS, button
 # The worker checks the .wasm's size before it caches or compiles it, so a damaged
 # .wasm fails at once instead of hanging Pyodide until the time limit; the 36 boots
 # take two to three minutes on a quiet 2-core machine.
-pytestmark = [pytest.mark.browser]
+pytestmark = [pytest.mark.browser, pytest.mark.real_engine]  # Pyodide itself is tested here
 
 BOOT_LIMIT_MS = 5000  # ?boottimeout= for stalled downloads
 

@@ -18,7 +18,7 @@ from tests.support.editor import READ_JS, submit
 from tests.support.page import button
 from tests.support.page_state import open_settled, settle
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.real_engine]  # Pyodide itself is tested here
 
 NODES_JS = "() => [...gwRoot().querySelectorAll('#graph [data-node]')].map((g) => g.dataset.node)"
 POSITION_JS = "() => gwRoot().getElementById('position').innerText"

@@ -32,7 +32,7 @@ from tests.support.cross_origin import LessonServer, documented_policy, lesson_h
 from tests.support.page import BOOT_TIMEOUT_MS, WIDGET_HELPERS
 from tests.support.presets import agrees, expected_nodes
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.real_engine]  # Pyodide itself is tested here
 
 WAIT_MS = 90_000
 

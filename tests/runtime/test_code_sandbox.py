@@ -25,7 +25,7 @@ from buildtools import csp
 from engine import api
 from tests.support.page import WIDGET_HELPERS, choose, nodes, snapshot, wait_ready
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.real_engine]  # Pyodide itself is tested here
 ROOT = Path(__file__).resolve().parents[2]
 
 STANDIN = """

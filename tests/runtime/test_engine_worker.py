@@ -10,7 +10,7 @@ import pytest
 
 from engine import api
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.real_engine]  # Pyodide itself is tested here
 
 # Boots an engine in the page, runs `requests` through it, and returns what
 # happened. Every wait inside is bounded by engine-client's own timeouts; the

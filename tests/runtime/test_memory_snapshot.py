@@ -16,7 +16,7 @@ import pytest
 from engine import api
 from tests.support.page import WIDGET_HELPERS
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.real_engine]  # Pyodide itself is tested here
 
 TIMEOUT_MS = 60_000
 SNAPSHOT_PATH = "/snapshots/python.bin"

@@ -32,7 +32,7 @@ from engine import api
 from tests.support.hostile_programs import BAD_PROGRAMS
 from tests.support.pyodide import run_in_pyodide
 
-pytestmark = pytest.mark.node
+pytestmark = [pytest.mark.node, pytest.mark.real_engine]  # Pyodide itself is tested here
 
 
 def parity_requests() -> list[str]:

@@ -15,7 +15,7 @@ import pytest
 from buildtools import serve
 from tests.support.page import WIDGET_HELPERS
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.real_engine]  # Pyodide itself is tested here
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 TIMEOUT_MS = 60_000

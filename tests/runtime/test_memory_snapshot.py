@@ -80,8 +80,6 @@ def context(browser):
     context.close()
 
 
-
-
 def visit(page, url) -> dict:
     page.goto(url)
     page.wait_for_function(

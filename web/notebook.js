@@ -43,6 +43,7 @@ export const KERNEL_GONE = "this widget was saved with the notebook and its kern
 // key is not in the model's state).
 const PROBE = "_gradwalk_probe";
 function hostModel(model) {
+  /** @type {any} */
   let found = null;
   const seen = (host) => {
     found = host;

@@ -181,3 +181,63 @@ def test_a_small_quota_still_gives_a_working_widget(page, sites, lesson):
         time.sleep(2)  # room for the snapshot's write to be tried (and refused)
         assert not page.evaluate(HAS_SNAPSHOT, [site.cache, SNAPSHOT_PATH])
         assert page.evaluate(USAGE) <= 1_000_000
+
+
+# How the page's own registration of sw.js (web/boot/sw-register.js, once the engine is
+# ready) ends: "activated", or "redundant" when its install failed.
+INSTALL_ENDS = """async () => {
+  const { registration } = await import("/boot/sw-register.js");
+  const reg = await registration;
+  const worker = reg && (reg.installing ?? reg.waiting ?? reg.active);
+  if (!worker) return "not registered";
+  if (worker.state === "activated" || worker.state === "redundant") return worker.state;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve("timed out"), 45000);
+    worker.addEventListener("statechange", () => {
+      if (worker.state === "activated" || worker.state === "redundant") {
+        clearTimeout(timer);
+        resolve(worker.state);
+      }
+    });
+  });
+}"""
+
+
+def test_a_small_quota_on_the_sites_own_pages_still_gives_a_working_widget(browser, built_dist, tmp_path):
+    # On the site's own page the service worker also tries to keep the whole build (~20 MB);
+    # under a 1 MB quota its install fails, and the page, visited again, still works from
+    # the network, with no page error and no console error.
+    site = Site(built_dist, tmp_path / "site")
+    context = browser.new_context(service_workers="allow")
+    context.set_default_timeout(15_000)
+    errors = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        page.on("console", lambda m: m.type == "error" and errors.append(f"console error: {m.text}"))
+        cdp = context.new_cdp_session(page)
+        cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin_of(site.url), "quotaSize": 1_000_000})
+        for _ in range(2):
+            page.goto(site.url + "?preset=diamond")
+            page.wait_for_function(
+                "() => ['ready', 'error'].includes(document.documentElement.dataset.engine)",
+                timeout=BOOT_TIMEOUT_MS,
+                polling=100,
+            )
+            assert page.evaluate("document.documentElement.dataset.engine") == "ready"
+            # The service worker's install, tried once the engine is ready, ends without a build kept.
+            assert page.evaluate(INSTALL_ENDS) == "redundant"
+            assert page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r?.active ?? null)") is None
+            assert page.evaluate(USAGE) <= 1_000_000
+            page.get_by_role("button", name="Start backward", exact=True).click()
+            forward = page.get_by_role("button", name="Step forward", exact=True)
+            for _ in range(30):
+                if forward.get_attribute("aria-disabled") == "true":
+                    break
+                forward.click()
+            grads = page.locator("#graph [data-node]").evaluate_all("gs => gs.map(g => Number(g.dataset.grad))")
+            assert 15 in grads, grads
+    finally:
+        context.close()
+        site.stop()
+    assert not errors, errors

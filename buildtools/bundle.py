@@ -6,13 +6,16 @@ as the page, with the kernel as its engine; esbuild follows its imports (and the
 widget's stylesheets, imported as text) into gradwalk/static/widget.js, which the
 Python package ships (gradwalk/widget.py reads it).
 
-esbuild comes from node_modules/ like every npm tool (buildtools/npm.py): its package's
-JavaScript launcher, run by Node, starts the binary of this machine's platform, which
-npm installed from package-lock.json.
+esbuild comes from node_modules/ like every npm tool (buildtools/npm.py), and runs through
+its JavaScript API (buildtools/esbuild.mjs, under Node), which starts the binary of this
+machine's platform from the package npm installed for it from package-lock.json. Never
+through its bin/esbuild: a plain `npm ci` runs esbuild's install script, which puts the
+native binary there in place of the JavaScript launcher.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -26,12 +29,15 @@ OUTPUT = Path("gradwalk") / "static" / "widget.js"
 BUNDLE_TIMEOUT_S = 120
 
 
+SCRIPT = Path(__file__).with_name("esbuild.mjs")
+
+
 def esbuild(root: Path) -> list[str]:
-    """The command that runs the pinned esbuild: Node and the package's launcher."""
-    launcher = npm.package_dir(root, "esbuild") / "bin" / "esbuild"
-    if not launcher.is_file():
+    """The command that runs the pinned esbuild's JavaScript API, without its options:
+    Node, buildtools/esbuild.mjs and the folder whose node_modules/ holds esbuild."""
+    if not (npm.package_dir(root, "esbuild") / "package.json").is_file():
         raise BuildError(f"{npm.MODULES}/esbuild is incomplete; delete {npm.MODULES}/ and run the build again.")
-    return [npm.node(), str(launcher)]
+    return [npm.node(), str(SCRIPT), str(root)]
 
 
 def notebook_module(root: Path, web_copy: Path, out: Path) -> None:
@@ -42,7 +48,7 @@ def notebook_module(root: Path, web_copy: Path, out: Path) -> None:
     if not entry.is_file():
         raise BuildError(f"web/{ENTRY} is missing; restore it and run the build again.")
     out.parent.mkdir(parents=True, exist_ok=True)
-    _esbuild(root, entry, out, ["--loader:.css=text", "--minify"])
+    _esbuild(root, entry, out, {"loader": {".css": "text"}, "minify": True})
     entry.unlink()
 
 
@@ -63,7 +69,7 @@ def page_modules(root: Path, site: Path) -> list[str]:
         entry = site / name
         if not entry.is_file():
             raise BuildError(f"web/{name} is missing; restore it and run the build again.")
-        _esbuild(root, entry, site / name, ["--minify"])
+        _esbuild(root, entry, site / name, {"minify": True})
         done.append(name)
     return done
 
@@ -84,7 +90,7 @@ def worker_modules(root: Path, site: Path) -> None:
         entry = site / name
         if not entry.is_file():
             raise BuildError(f"web/{name} is missing; restore it and run the build again.")
-        _esbuild(root, entry, entry, ["--minify"], form=form)
+        _esbuild(root, entry, entry, {"minify": True, "format": form})
 
 
 # Modules the page imports only when it needs them, by URL: the "Your code" mode's code
@@ -111,12 +117,7 @@ def lazy_modules(root: Path, site: Path) -> None:
             _run_esbuild(
                 root,
                 entry,
-                [
-                    "--minify",
-                    "--splitting",
-                    f"--chunk-names={LAZY_CHUNK_NAMES}",
-                    f"--outdir={staged}",
-                ],
+                {"minify": True, "splitting": True, "chunkNames": LAZY_CHUNK_NAMES, "outdir": str(staged)},
             )
             for made in sorted(staged.iterdir()):
                 made.chmod(0o644)  # mkdtemp made the folder private; its files are served like every file
@@ -125,28 +126,30 @@ def lazy_modules(root: Path, site: Path) -> None:
             shutil.rmtree(staged, ignore_errors=True)
 
 
-def _esbuild(root: Path, entry: Path, out: Path, options: list[str], form: str = "esm") -> None:
-    """esbuild `entry` with its imports into `out` (written whole or not at all), as an
-    ES module or, with form="iife", a classic script."""
+def _esbuild(root: Path, entry: Path, out: Path, options: dict) -> None:
+    """esbuild `entry` with its imports into `out` (written whole or not at all)."""
     staged = _unique_partial(out)  # builds running at once (serve, pip, tests) never share one
     try:
-        _run_esbuild(root, entry, [*options, f"--outfile={staged}", "--allow-overwrite"], form)
+        _run_esbuild(root, entry, {**options, "outfile": str(staged), "allowOverwrite": True})
         staged.chmod(0o644)  # mkstemp made it private; it is served like every file
         staged.replace(out)
     finally:
         staged.unlink(missing_ok=True)  # gone already when it became `out`
 
 
-def _run_esbuild(root: Path, entry: Path, options: list[str], form: str = "esm") -> None:
-    command = [
-        *esbuild(root),
-        str(entry),
-        "--bundle",
-        f"--format={form}",
-        *options,
-        "--legal-comments=none",
-        "--log-level=warning",
-    ]
+def _run_esbuild(root: Path, entry: Path, options: dict) -> None:
+    """esbuild's build() of `entry` as one ES module with its imports, with `options`
+    (esbuild's JavaScript API's names: outfile, minify, ...)."""
+    build = {
+        "entryPoints": [str(entry)],
+        "bundle": True,
+        "format": "esm",
+        **options,
+        "legalComments": "none",
+        "logLevel": "warning",
+        "color": False,
+    }
+    command = [*esbuild(root), json.dumps(build)]
     try:
         result = subprocess.run(
             command, capture_output=True, text=True, timeout=BUNDLE_TIMEOUT_S, stdin=subprocess.DEVNULL
@@ -156,7 +159,7 @@ def _run_esbuild(root: Path, entry: Path, options: list[str], form: str = "esm")
             f"esbuild took longer than {BUNDLE_TIMEOUT_S} s on web/{entry.name}; run the build again."
         ) from None
     if result.returncode != 0:
-        first = (result.stderr or result.stdout).strip().splitlines()[:3]
+        first = [line.strip() for line in (result.stderr or result.stdout).strip().splitlines() if line.strip()][:3]
         raise BuildError(f"esbuild could not bundle web/{entry.name}: {' '.join(first)}")
 
 

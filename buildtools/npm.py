@@ -30,8 +30,9 @@ INSTALLED = ".package-lock.json"
 # Generous: a cold install downloads Pyodide (~30 MB unpacked) and the tools; never forever.
 NPM_TIMEOUT_S = 600
 # What `npm ci` is told: install exactly the lockfile, run no package's install scripts
-# (none is needed: esbuild's launcher finds its platform's binary package itself), and
-# skip the audit and funding requests, which install nothing.
+# (none is needed: the build runs esbuild through its JavaScript API, which finds its
+# platform's binary package itself, and works just as well after a plain `npm ci` that ran
+# them, see bundle.py), and skip the audit and funding requests, which install nothing.
 NPM_CI = ("ci", "--ignore-scripts", "--no-audit", "--no-fund")
 
 

@@ -32,6 +32,33 @@ const ANSWERS_MAX_CHARS = 2_000_000;
 
 export const NO_KERNEL = "this is a saved copy of the notebook with no kernel running, and computing anything new "
   + "needs one: open the notebook in Jupyter and run its cells.";
+// A widget brought back from a notebook's saved state in Jupyter, with no kernel behind it.
+export const KERNEL_GONE = "this widget was saved with the notebook and its kernel is gone, so computing anything new "
+  + "needs a running kernel: run the notebook's cells again.";
+
+// The host's own model behind anywidget's (in Jupyter, ipywidgets' WidgetModel), or null
+// where it cannot be found. anywidget hands a widget only get, set, on, off and send; a
+// Backbone model hands itself to a change listener, so a key of the front end's own is
+// set and taken away again (never saved: nothing here calls save_changes, and an unset
+// key is not in the model's state).
+const PROBE = "_gradwalk_probe";
+function hostModel(model) {
+  /** @type {any} */
+  let found = null;
+  const seen = (host) => {
+    found = host;
+  };
+  try {
+    model.on(`change:${PROBE}`, seen);
+    model.set(PROBE, true);
+    model.set(PROBE, undefined, { unset: true });
+  } catch {
+    // a host whose model takes no such key: it cannot be asked
+  } finally {
+    model.off?.(`change:${PROBE}`, seen);
+  }
+  return found !== null && typeof found === "object" && typeof found.comm_live === "boolean" ? found : null;
+}
 
 // One text per request, whatever the order of its keys: the key of a kept answer.
 export function requestKey(request) {
@@ -52,6 +79,12 @@ function keepAnswer(model, key, response) {
 }
 
 export function kernelEngine(model, { callTimeoutMs = CALL_TIMEOUT_MS } = {}) {
+  // In Jupyter a model brought back from the notebook's saved widget state (the notebook
+  // opened again, its cells not run), or whose kernel restarted or stopped, has no live
+  // comm: its send() sends nothing, silently, and a request would wait out the timeout.
+  // Asked at every request (a comm may come back).
+  const host = hostModel(model);
+  const kernelGone = () => host !== null && host.comm_live === false;
   const pending = new Map();
   let nextId = 0;
   const status = { state: "ready", stage: "ready", fraction: 1, message: null };
@@ -82,6 +115,7 @@ export function kernelEngine(model, { callTimeoutMs = CALL_TIMEOUT_MS } = {}) {
       const key = requestKey(request);
       const kept = model.get(ANSWERS)?.[key];
       if (kept !== undefined) return Promise.resolve(JSON.parse(kept)); // the same request, the same answer
+      if (kernelGone()) return Promise.reject(new Error(KERNEL_GONE));
       return new Promise((resolve, reject) => {
         const id = ++nextId;
         const timer = setTimeout(() => {

@@ -3,7 +3,10 @@
 //
 // build.py replaces the placeholder below with this build's id and every file
 // of the build with its sha256, so each build has its own sw.js (which is how
-// the browser notices a new build) and its own cache, "gradwalk-<build id>".
+// the browser notices a new build) and its own cache, "gradwalk-<site key>-<build id>":
+// the site key is a short hash of the site's base URL (this file's folder), the
+// same name the engine's worker gives the build's cache (web/worker/caches.js), so
+// that the .wasm and the memory snapshot it keeps go into this cache.
 //
 // * install: download every file of the build that the fast path uses and check
 //   each one's sha256; a file from another build (the site changed mid-way)
@@ -23,7 +26,9 @@
 //   the browser evicted) comes from the network; anything else goes to the
 //   network untouched. (So no request is routed around this worker to the cache
 //   by the browser's Static Routing API: that would serve entries unchecked.)
-// * activate: caches of other builds are deleted.
+// * activate: caches of this site's other builds are deleted (and caches named
+//   without a site, by builds from before the site key); another site's caches
+//   in this origin (a site in another folder of the same host) are left alone.
 //
 // There is no skipWaiting and no clients.claim: a page is only ever served by
 // the build it started with, and a new build takes over once every tab of the
@@ -31,9 +36,12 @@
 
 const MANIFEST = "__GRADWALK_MANIFEST__";
 const BUILD = typeof MANIFEST === "object" ? MANIFEST : null; // null: web/ not built
-const PREFIX = "gradwalk-";
-const CACHE = BUILD ? PREFIX + BUILD.build_id : null;
 const SCOPE = new URL("./", self.location.href);
+// This site's caches, and this build's: "gradwalk-<site key>-<build id>".
+const SITE_PREFIX = `gradwalk-${siteKey(SCOPE.href)}-`;
+const CACHE = BUILD ? SITE_PREFIX + BUILD.build_id : null;
+// A cache named by a build from before the site key: "gradwalk-<build id>".
+const UNKEYED = /^gradwalk-[0-9a-f]+$/;
 // Files of the build fetched only when asked for (the stock path's, the full stdlib), never precached.
 const ON_DEMAND = new Set(BUILD?.on_demand ?? []);
 const PARALLEL = 4;
@@ -49,7 +57,9 @@ self.addEventListener("install", (event) => {
 self.addEventListener("activate", (event) => {
   event.waitUntil(
     caches.keys().then((names) =>
-      Promise.all(names.filter((n) => n.startsWith(PREFIX) && n !== CACHE).map((n) => caches.delete(n))),
+      Promise.all(
+        names.filter((n) => (n.startsWith(SITE_PREFIX) || UNKEYED.test(n)) && n !== CACHE).map((n) => caches.delete(n)),
+      ),
     ),
   );
 });
@@ -131,4 +141,15 @@ async function sha256Hex(buffer) {
   return [...new Uint8Array(await crypto.subtle.digest("SHA-256", buffer))]
     .map((b) => b.toString(16).padStart(2, "0"))
     .join("");
+}
+
+// The site's key: 8 hex digits of FNV-1a (32 bits) over its base URL, exactly as
+// web/worker/caches.js's siteKey (this worker imports nothing).
+function siteKey(siteHref) {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < siteHref.length; i++) {
+    hash ^= siteHref.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
 }

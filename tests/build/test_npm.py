@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import build as build_script
-from buildtools import BuildError, npm
+from buildtools import BuildError, bundle, npm
 
 ROOT = build_script.ROOT
 LOCK = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))
@@ -31,7 +31,7 @@ def test_lockfile_carries_esbuilds_binary_for_every_desktop(os_name, cpu):
     assert binary["version"] == esbuild["version"]
     assert binary["os"] == [os_name] and binary["cpu"] == [cpu]
     assert re.fullmatch(r"sha512-[A-Za-z0-9+/]{86}==", binary["integrity"])
-    # esbuild's launcher finds it because esbuild names it as an optional dependency.
+    # esbuild's API finds it because esbuild names it as an optional dependency.
     assert esbuild["optionalDependencies"][f"@esbuild/{os_name}-{cpu}"] == esbuild["version"]
 
 
@@ -104,9 +104,7 @@ def test_npm_ci_installs_the_lockfile_once(tmp_path, monkeypatch):
     assert npm.installed_version(root, "pyodide") == LOCK["packages"]["node_modules/pyodide"]["version"]
     assert (npm.package_dir(root, "pyodide") / "pyodide.asm.wasm").is_file()
     assert npm.installed_version(root, "linkedom") == LOCK["packages"]["node_modules/linkedom"]["version"]
-    done = subprocess.run(
-        [npm.node(), str(modules / "esbuild" / "bin" / "esbuild"), "--version"], capture_output=True, text=True
-    )
+    done = subprocess.run([*bundle.esbuild(root), "--version"], capture_output=True, text=True)
     assert done.stdout.strip() == LOCK["packages"]["node_modules/esbuild"]["version"]
 
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))  # no npm from here on

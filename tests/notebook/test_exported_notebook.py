@@ -11,6 +11,7 @@ and says that anything new (another order, an edited input) needs a running kern
 """
 
 import json
+import time
 from urllib.parse import urlsplit
 
 import pytest
@@ -170,3 +171,23 @@ def test_an_exported_notebook_steps_with_no_kernel(
     assert on_screen(phone, "grad") == {name: node["grad"] for name, node in expected.items()}
     phone.locator("[data-engine='ready']").first.scroll_into_view_if_needed()
     screenshot(phone, "gradwalk-export-phone.png", 390, 844)
+
+    # In JupyterLab again, its kernel gone: the session is shut down, and the notebook opened
+    # again starts a kernel that never ran its cells. The widget comes back from the saved
+    # state (a model with no comm), steps what was saved, and says at once, not after the
+    # 120 s timeout, that anything new needs a running kernel.
+    notebook.page.evaluate("() => window.jupyterapp.serviceManager.sessions.shutdownAll()")
+    notebook.page.close()
+    again = open_notebook(NOTEBOOK)
+    restored = again.output(1)
+    widget_ready(restored, lab_context.console_errors)
+    restored.get_by_role("button", name="Start backward", exact=True).click()
+    step_to_end(restored)
+    assert on_screen(restored, "grad") == {name: node["grad"] for name, node in expected.items()}
+    field = restored.locator(".value-input").first
+    field.fill("3")
+    started = time.monotonic()
+    field.press("Enter")
+    restored.locator("#narration", has_text="needs a running kernel").wait_for(timeout=1_000)
+    assert time.monotonic() - started < 1.0
+    assert on_screen(restored, "data")[a] == 2

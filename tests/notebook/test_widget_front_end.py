@@ -6,6 +6,7 @@ as the page, with the DOM contract, on a learner's own micrograd graph.
 (tests/notebook/test_jupyterlab.py runs it in a real JupyterLab.)"""
 
 import json
+import time
 
 import pytest
 
@@ -165,6 +166,79 @@ def test_the_kernels_answers_are_kept_in_the_model_and_step_the_widget_without_a
     field.press("Enter")
     cell.locator("#narration", has_text="no kernel running").wait_for(timeout=STEP_TIMEOUT_MS)
     assert "computing anything new needs one" in cell.locator("#narration").inner_text()
+
+
+# The widget made again, in a fresh element, on a model as Jupyter brings one back from the
+# notebook's saved widget state with no kernel behind it (the notebook opened again, its
+# cells not run, or its kernel gone): ipywidgets' WidgetModel, a Backbone model whose
+# comm is undefined and comm_live false, so that send() sends nothing and says nothing;
+# the widget sees it through anywidget's proxy (get, set, on, off, send).
+REOPEN_WITHOUT_KERNEL = """(saved) => {
+  window.cleanup();
+  document.getElementById('cell').remove();
+  const listeners = new Map();
+  const host = {
+    attributes: { ...saved },
+    comm: undefined,
+    comm_live: false,
+    sent: 0,
+    get(key) { return this.attributes[key]; },
+    set(key, value, options = {}) {
+      const had = key in this.attributes, before = this.attributes[key];
+      if (options.unset) delete this.attributes[key]; else this.attributes[key] = value;
+      const changed = options.unset ? had : before !== value;
+      if (changed) for (const fn of listeners.get(`change:${key}`) ?? []) fn(this, value, options);
+      return this;
+    },
+    on(event, fn) { listeners.set(event, (listeners.get(event) ?? new Set()).add(fn)); },
+    off(event, fn) { listeners.get(event)?.delete(fn); },
+    send() { if (this.comm !== undefined) this.comm.send(); else this.sent += 1; },
+  };
+  const model = {
+    get: host.get.bind(host), set: host.set.bind(host), send: host.send.bind(host),
+    on: (event, fn) => host.on(event, fn), off: (event, fn) => host.off(event, fn),
+  };
+  const el = document.createElement('div');
+  el.id = 'cell';
+  document.body.append(el);
+  window.cleanup = window.widgetModule.default.render({ model, el });
+  Object.assign(window, { host, model });
+}"""
+
+
+def test_a_widget_whose_kernel_is_gone_says_so_at_once_and_still_steps_what_was_saved(built_dist, page, site_url):
+    a, d = diamond()
+    cell = mount(page, site_url, kernel.target(d))
+    saved = page.evaluate("() => ({ source: window.model.get('source'), answers: window.model.get('answers') })")
+
+    page.evaluate(REOPEN_WITHOUT_KERNEL, saved)
+    page.locator("#cell[data-engine='ready']").wait_for(state="attached", timeout=STEP_TIMEOUT_MS)
+    # What was saved still steps: the whole backward pass, to the diamond's grads.
+    cell.get_by_role("button", name="Start backward", exact=True).click()
+    forward = cell.get_by_role("button", name="Step forward", exact=True)
+    for _ in range(20):
+        if forward.get_attribute("aria-disabled") == "true":
+            break
+        forward.click()
+    assert {float(grad) for grad in grads(cell).values()} == {15.0, 6.0, 3.0, 1.0}
+    # The probe that finds the host's model leaves nothing in its state.
+    assert sorted(page.evaluate("() => Object.keys(window.host.attributes)")) == ["answers", "source"]
+
+    # An edited input needs the kernel: said within a second, not after the 120 s timeout.
+    field = cell.locator(".value-input").first
+    field.fill("3")
+    started = time.monotonic()
+    field.press("Enter")
+    cell.locator("#narration", has_text="needs a running kernel").wait_for(timeout=1_000)
+    assert time.monotonic() - started < 1.0
+    # So does another visit order.
+    cell.get_by_role("tab", name="Visit order", exact=True).click()
+    cell.locator("#visit-order li").nth(1).locator("button[data-move='-1']").click()
+    started = time.monotonic()
+    cell.get_by_role("button", name="Run order", exact=True).click()
+    cell.locator("#order-status", has_text="needs a running kernel").wait_for(timeout=1_000)
+    assert time.monotonic() - started < 1.0
+    assert page.evaluate("() => window.host.sent") == 0  # nothing was sent into the void
 
 
 def test_a_network_opens_collapsed_and_each_opened_neuron_ends_with_micrograds_grads(built_dist, page, site_url):

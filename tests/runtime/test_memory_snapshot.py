@@ -14,6 +14,7 @@ import time
 import pytest
 
 from engine import api
+from tests.support.caches import build_id_of, cache_name
 from tests.support.page import WIDGET_HELPERS
 
 pytestmark = [pytest.mark.browser, pytest.mark.real_engine]  # Pyodide itself is tested here
@@ -79,10 +80,6 @@ def context(browser):
     context.close()
 
 
-def cache_name(built_dist) -> str:
-    return "gradwalk-" + json.loads((built_dist / "build.json").read_text())["build_id"]
-
-
 def visit(page, url) -> dict:
     page.goto(url)
     page.wait_for_function(
@@ -111,7 +108,7 @@ def test_second_visit_restores_the_snapshot_and_answers_the_same(context, site_u
     page = context.new_page()
     url = site_url + "?preset=diamond"
     assert visit(page, url) == {"boot": "fast", "snapshot": "none kept"}
-    wait_stored(page, cache_name(built_dist))
+    wait_stored(page, cache_name(site_url, build_id_of(built_dist)))
 
     assert visit(page, url) == {"boot": "snapshot", "snapshot": "restored"}
     # A restored engine answers exactly what the engine answers in CPython.
@@ -125,7 +122,7 @@ def test_second_visit_restores_the_snapshot_and_answers_the_same(context, site_u
 def test_a_bad_snapshot_is_dropped_and_made_again(context, site_url, built_dist, how):
     page = context.new_page()
     url = site_url + "?preset=diamond"
-    name = cache_name(built_dist)
+    name = cache_name(site_url, build_id_of(built_dist))
     visit(page, url)
     wait_stored(page, name)
     page.evaluate(DAMAGE, [name, SNAPSHOT_PATH, how])

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from buildtools import serve
+from tests.support.caches import cache_name
 from tests.support.page import WIDGET_HELPERS
 
 pytestmark = [pytest.mark.browser, pytest.mark.real_engine]  # Pyodide itself is tested here
@@ -113,10 +114,16 @@ def test_offline_reload_still_boots_the_engine(sw_page, own_site, built_dist):
     page = sw_page
     page.goto(url + "?preset=diamond")
     wait_engine_ready(page)
-    # A cache left by an older build is deleted when this build activates.
-    page.evaluate("caches.open('gradwalk-0123456789abcdef0123').then((c) => c.put('/old', new Response('old')))")
+    # Caches left by an older build of this site, and by a build from before caches were
+    # named by their site, are deleted when this build activates; another site's (a site
+    # in another folder of this origin) is kept.
+    own = cache_name(url, build_id(built_dist))
+    older = cache_name(url, "0123456789abcdef0123")
+    other_site = cache_name(url + "elsewhere/", "0123456789abcdef0123")
+    for name in (older, "gradwalk-0123456789abcdef0123", other_site):
+        page.evaluate("(name) => caches.open(name).then((c) => c.put('/old', new Response('old')))", name)
     assert page.evaluate(REGISTER) == "active"
-    assert page.evaluate("caches.keys()") == [f"gradwalk-{build_id(built_dist)}"]
+    assert sorted(page.evaluate("caches.keys()")) == sorted([own, other_site])
 
     # Second visit: the service worker controls the page and serves the files.
     response = page.reload()
@@ -132,7 +139,7 @@ def test_offline_reload_still_boots_the_engine(sw_page, own_site, built_dist):
     # without) is fetched from the network instead.
     page.evaluate(
         "(name) => caches.open(name).then((c) => c.delete(location.origin + '/prerender/all.json'))",
-        f"gradwalk-{build_id(built_dist)}",
+        own,
     )
     page.reload()
     wait_engine_ready(page)
@@ -254,7 +261,7 @@ def test_precache_takes_only_the_fast_path_and_waits_for_engine_ready(browser, l
         wait_engine_ready(page)
         assert page.evaluate(REGISTER) == "active"
         ready_at = page.evaluate("window.__gwReadyAt")
-        cache = f"gradwalk-{build_id(built_dist)}"
+        cache = cache_name(url, build_id(built_dist))
 
         # The service worker was fetched only after the engine was ready, so its
         # precache never shared the link with the boot.

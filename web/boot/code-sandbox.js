@@ -26,7 +26,7 @@
 
 import { siteURL } from "../site.js";
 import { fetchBuildInfo } from "../worker/downloads.js";
-import { buildCacheName } from "../worker/fast-boot.js";
+import { cacheName } from "../worker/caches.js";
 import { snapshotStore } from "./snapshot.js";
 
 const FRAME_TIMEOUT_MS = 15000;
@@ -132,7 +132,8 @@ function frameListening(frame) {
 async function gatherBoot({ memoryMB, entry, module }) {
   const build = await fetchBuildInfo();
   const index = build.pyodide_index;
-  const store = snapshotStore(build, siteURL(build.stdlib_pyc).href, buildCacheName(build), siteURL("./"));
+  const cache = cacheName(siteURL("./").href, build.build_id);
+  const store = snapshotStore(build, siteURL(build.stdlib_pyc).href, cache, siteURL("./"));
   const [script, loader, runtime, wasm, lock, stdlib, stdlibFull, wheel, snapshot, moduleText] = await Promise.all([
     download("code-worker.js", "text"),
     download(`${index}pyodide.mjs`, "text"),

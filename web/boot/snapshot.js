@@ -14,7 +14,11 @@
 //   handed to Python before it is made), stamped by Pyodide with its build id.
 //   It is kept under a key naming the exact runtime folder (content-hashed),
 //   the standard library and the engine wheel it was made with, in the cache of
-//   this site build ("gradwalk-<build id>", which sw.js deletes with its build).
+//   this site build ("gradwalk-<site key>-<build id>", web/worker/caches.js),
+//   which goes with its build: deleted when a later build of the same site starts
+//   in this origin, or by sw.js when a later build activates.
+// * Storing it may be refused (the origin's quota): it is then simply not kept,
+//   and the next visit boots the fast way again (and tries again).
 // * Python is started with a fixed environment (PYTHONHASHSEED=0: the same
 //   hashes, so the same dict and set orders, whether restored or not); after a
 //   restore `random` is reseeded, so visits do not share a random sequence.

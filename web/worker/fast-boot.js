@@ -10,16 +10,19 @@
 // Cache Storage; the next visit restores it instead of starting Python (boot:
 // "snapshot"; web/boot/snapshot.js), and boots the fast way if the snapshot is
 // missing, damaged or fails.
+//
+// The build's cache is the site's and the build's ("gradwalk-<site key>-<build id>",
+// worker/caches.js), and the boot deletes the caches of the site's earlier builds in
+// this origin as it starts, so that one build of each site is kept there. A cache
+// or a snapshot the browser refuses to keep (its quota) only means the files come
+// from the network again next time.
 
 import { siteURL } from "../site.js";
+import { cacheName, forgetEarlierBuilds } from "./caches.js";
 import { importRuntime } from "./downloads.js";
 import { explained, sentence } from "./errors.js";
 import { whenIdle } from "./idle.js";
 import { mark } from "./timings.js";
-
-// The Cache Storage cache of a build (the same name as in sw.js).
-const CACHE_PREFIX = "gradwalk-";
-export const buildCacheName = (build) => CACHE_PREFIX + build.build_id;
 
 // The snapshot code, loaded beside the boot, not before it (a failure to load it
 // only means no snapshot). Called as the worker starts.
@@ -32,17 +35,21 @@ export function loadSnapshotCode() {
 export async function bootFast(build, indexURL, progress, orFail, downloads, snapshotCode,
   { makeSnapshot = true } = {}) {
   const stdLibURL = siteURL(build.stdlib_pyc).href;
+  // This build's cache (the same name as sw.js's on the site's own origin), and the
+  // site's earlier builds' caches in this origin deleted, beside the boot.
+  const cache = cacheName(siteURL("./").href, build.build_id);
+  forgetEarlierBuilds(siteURL("./").href, build.build_id);
   // Start every download now, side by side, before the runtime's script has
   // even arrived: the .wasm and the stdlib are handed to Pyodide when it asks
   // for them, the runtime's big script is already in the module map when
   // loadPyodide imports it, and the engine arrives while Python starts.
-  downloads.prefetch(new URL("pyodide.asm.wasm", indexURL).href, buildCacheName(build));
+  downloads.prefetch(new URL("pyodide.asm.wasm", indexURL).href, cache);
   downloads.prefetch(stdLibURL);
   const wheel = self.fetch(siteURL(build.engine_wheel_pyc).href).then((r) => r.arrayBuffer());
   wheel.catch(() => {}); // reported through downloads.failed
   import(new URL("pyodide.asm.mjs", indexURL).href).catch(() => {}); // loadPyodide reports it
   // A snapshot kept by an earlier visit is read (and checked) meanwhile.
-  const kept = keptSnapshot(build, stdLibURL, snapshotCode);
+  const kept = keptSnapshot(build, stdLibURL, snapshotCode, cache);
 
   const { loadPyodide } = await orFail(importRuntime(build, indexURL));
   mark("pyodide.mjs");
@@ -106,9 +113,9 @@ function installStdlibFallback(pyodide, fullURL) {
 // The snapshot module, this build's store and the snapshot it keeps (its bytes
 // still being read and checked); the store is null where there is no Cache
 // Storage, the snapshot when none is kept.
-async function keptSnapshot(build, stdLibURL, snapshotCode) {
+async function keptSnapshot(build, stdLibURL, snapshotCode, cache) {
   const code = await snapshotCode;
-  const store = code?.snapshotStore(build, stdLibURL, buildCacheName(build), siteURL("./")) ?? null;
+  const store = code?.snapshotStore(build, stdLibURL, cache, siteURL("./")) ?? null;
   const snapshot = store ? await store.open().catch(() => null) : null;
   return { code, store, snapshot };
 }

@@ -131,6 +131,7 @@ def test_arrow_keys_step_and_start_backward_reveals_all_data(page, site_url):
     assert outline not in ("", "none")
 
 
+@pytest.mark.real_engine  # the real worker's boot progress
 def test_progress_then_not_ready_narration_then_ready(page, site_url):
     held = []
     page.route("**/pyodide.asm.wasm", lambda route: held.append(route))

@@ -27,7 +27,7 @@ ENGINE_PATH = "/__test__/engine"
 
 # The stand-in worker: the real worker's messages, CPython's answers.
 STANDIN_WORKER = """
-const ENGINE = new URL("%s", import.meta.url).href;
+const ENGINE = new URL("ENGINE_PATH", import.meta.url).href;
 self.postMessage({ type: "ready", boot: "fast", ms: 0, timings: {}, snapshot: "unused" });
 let turn = Promise.resolve();
 self.onmessage = (event) => {
@@ -42,7 +42,7 @@ self.onmessage = (event) => {
     }
   });
 };
-""" % ENGINE_PATH.lstrip("/")
+""".replace("ENGINE_PATH", ENGINE_PATH.lstrip("/"))
 
 
 def is_engine_worker(url: str) -> bool:

@@ -23,9 +23,13 @@ A run:
    grad its pushes pass on), and each write to a ``.grad`` is recorded with the line of the
    statement that made it, ``=`` or ``+=`` as their statement says, the grad before and after,
    and the visit it belongs to;
-5. turns each problem the check found into one sentence that starts with their line (and,
-   for a class without ``_backward``, whose visits the check can't see, judges the visits
-   seen here the way the check judges its own).
+5. runs their ``backward()`` once more with each set of parents walked in the other order
+   (:class:`_SetOrder`): Python fixes no order for a set's items, so a grad that comes out
+   otherwise is named, with the line that walked the set;
+6. turns what the check found into findings, one per mistake, each starting with their line
+   and naming every node the mistake affected (and, for a class without ``_backward``, whose
+   visits the check can't see, judges the visits seen here the way the check judges its
+   own). A number their operators wrapped (``Value(other)``) is a constant, not an input.
 
 Their code runs under a step budget (its loops' turns, or its instructions before Python
 3.12), so an endless loop in plain Python ends here too; the worker's time limit is the real

@@ -930,9 +930,9 @@ class _SetOrder:
             return None
         attribute, grads = found
         differ = [i for i, (g, h) in enumerate(zip(self.ran.grads, grads)) if not _close_numbers(g, h)]
-        if not differ:
-            return None
-        node = next((i for i in differ if i not in self.constants), differ[0])
+        if all(i in self.constants for i in differ):
+            return None  # (a constant's grad is nobody's to get right)
+        node = next(i for i in differ if i not in self.constants)
         line = Counter(walked).most_common(1)[0][0] if walked else None
         return _OrderFound(line, attribute, node, self.ran.grads[node], grads[node], differ)
 

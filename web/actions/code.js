@@ -152,7 +152,7 @@ export function chooseExercise(w, id) {
   const editor = w.yourCode.editor;
   if (editor) store(w.state.code.exercise, editor.getText());
   update(w, { type: "code", set: { exercise: id, status: null, error: null, result: null, picked: null } },
-    `Exercise: ${exerciseOf(w, id)?.title ?? id}.`);
+    `Exercise: ${(exerciseOf(w, id)?.title ?? id).replace(/\.$/, "")}.`); // (a title may end with its own stop)
   editor?.setText(codeFor(w, id));
   w.yourCode.showPart();
   keep(w);

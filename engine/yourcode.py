@@ -1226,6 +1226,7 @@ class _Findings:
             if "never reached" in sentence:
                 node = item["parent"]
                 line = next(v.line for v in visits if v.node == node) if node in counts else self.loop_line()
+                sentence = self.without_constants(sentence, item, result)
                 found.append(self.finding(node, line, "too-early", sentence, "order", rule_text))
         return found
 
@@ -1366,7 +1367,41 @@ class _Findings:
     def order(self, node: int, problem) -> dict:
         visits = [v for v in self.ran.visits if v.node == node]
         line = visits[0].line if visits else self.loop_line()
-        return self.finding(node, line, "too-early", str(problem), "order", MISTAKES["too-early"].rule)
+        sentence = str(problem)
+        result = self.report.experiment
+        if result is not None:
+            item = next((i for i, s in zip(result["late"], result["explanation"]) if s == sentence), None)
+            if item is not None:
+                sentence = self.without_constants(sentence, item, result)
+        return self.finding(node, line, "too-early", sentence, "order", MISTAKES["too-early"].rule)
+
+    def without_constants(self, sentence: str, item: dict, result: dict) -> str:
+        """The visit-order experiment's sentence about a contribution that came too late
+        (engine.trace's words), with the paths that start at a constant left out: a number in
+        an operation is no input, and its grad nobody's to get right."""
+        graph = self.right
+        paths = [p for p in result["lost_paths"] if p["late_edge"] == item["edge"]]
+        kept = [p for p in paths if p["nodes"][0] not in self.constants]
+        if len(kept) == len(paths) or not kept or "never reached" not in sentence:
+            return sentence
+        parent, child = graph.label(item["parent"]), graph.label(item["child"])
+        shown = [" → ".join(graph.label(n) for n in p["nodes"]) for p in kept[:2]]
+        more = f" (and {len(kept) - 2} more)" if len(kept) > 2 else ""
+        inputs = sorted({p["nodes"][0] for p in kept}, key=graph.inputs.index)
+        wrong = [n for n in inputs if not _close_numbers(result["grads"][n], self.correct[n])]
+        names = [graph.label(n) for n in inputs]
+        reached = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        text = (
+            f"{parent} was visited before {child} had added its contribution to {parent}, so the "
+            f"{'path' if len(kept) == 1 else 'paths'} {' and '.join(shown)}{more} never reached {reached}"
+        )
+        if wrong:
+            text += ": " + ", ".join(
+                f"{graph.label(n)}.grad is {fmt(result['grads'][n])}, not {fmt(self.correct[n])}" for n in wrong
+            )
+        else:
+            text += f", but {'that path' if len(kept) == 1 else 'those paths'} carried 0, so no input's grad changed"
+        return text + "."
 
     def missing(self, node: int, problem) -> dict:
         return self.finding(node, self.loop_line(), None, str(problem), "missing")

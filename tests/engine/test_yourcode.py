@@ -397,6 +397,9 @@ def test_walking_the_order_forwards_is_named_at_the_loop_with_the_lost_paths():
         "Visit a node only after every node that uses it, so its grad is complete when it passes it on."
     )
     assert order["text"].count("Visit a node only after") == 1
+    # The constants 1 and 3 (b = a + 1, c = 3 * a) are no inputs: no path from them, no grad of theirs.
+    assert "the path a → b → d never reached a: a.grad is 0, not 15." in order["text"]
+    assert "1 →" not in order["text"] and "3.grad" not in order["text"]
     assert answer["visits"][-1] == "d"
 
 

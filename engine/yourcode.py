@@ -23,9 +23,13 @@ A run:
    grad its pushes pass on), and each write to a ``.grad`` is recorded with the line of the
    statement that made it, ``=`` or ``+=`` as their statement says, the grad before and after,
    and the visit it belongs to;
-5. turns each problem the check found into one sentence that starts with their line (and,
-   for a class without ``_backward``, whose visits the check can't see, judges the visits
-   seen here the way the check judges its own).
+5. runs their ``backward()`` once more with each set of parents walked in the other order
+   (:class:`_SetOrder`): Python fixes no order for a set's items, so a grad that comes out
+   otherwise is named, with the line that walked the set;
+6. turns what the check found into findings, one per mistake, each starting with their line
+   and naming every node the mistake affected (and, for a class without ``_backward``, whose
+   visits the check can't see, judges the visits seen here the way the check judges its
+   own). A number their operators wrapped (``Value(other)``) is a constant, not an input.
 
 Their code runs under a step budget (its loops' turns, or its instructions before Python
 3.12), so an endless loop in plain Python ends here too; the worker's time limit is the real
@@ -215,7 +219,12 @@ def _run(request: dict) -> dict:
     right_graph = right.graph()
     ran = _Run(foreign, right_graph, watch).run()
     labels = [node.label for node in foreign.nodes]
-    findings = _Findings(report, right_graph, ran, value_class).all()
+    # A leaf the program didn't make is a number their operator wrapped (micrograd's Value(other)).
+    constants = [
+        i for i, node in enumerate(foreign.nodes) if not node.parents and id(foreign.objects[i]) not in built.inputs
+    ]
+    set_order = _SetOrder(foreign, watch, ran, constants).run()
+    findings = _Findings(report, right_graph, ran, value_class, constants, set_order).all()
     graph = json.loads(handle({"cmd": "load"}, source=right))
     if not graph.pop("ok", False):
         raise _Refusal("graph", graph.get("error", {}).get("message", "This graph can't be drawn."))
@@ -223,13 +232,18 @@ def _run(request: dict) -> dict:
         place = built.places.get(id(foreign.objects[node["id"]]))
         if place is not None:
             node["line"], node["col"] = place
+        if node["id"] in constants:  # a number in an operation: drawn as a constant, never an input to edit
+            node["is_input"], node["is_constant"] = False, True
+    graph["inputs"] = [i for i in graph["inputs"] if i not in constants]
     return {
         "exercise": request["exercise"],
         "visits": [labels[visit.node] for visit in ran.visits],
         "writes": ran.writes_as_data(labels),
         "grads": dict(zip(labels, (_number_or_none(g) for g in ran.grads))),
         "expected": dict(report.correct_grads),
+        "constants": [labels[i] for i in constants],
         "findings": findings,
+        "set_order": None if set_order is None else set_order.as_data(labels),
         "notes": [note for note in report.notes if not (ran.visits and _NO_BACKWARD_NOTE in note)],
         "graph": graph,
     }
@@ -612,6 +626,7 @@ class _Builder(_Walk):
         self.names: dict[int, str] = {}  # id(their node) -> its label, as engine.program labels it
         self.places: dict[int, tuple[int, int]] = {}  # id(their node) -> (line, column) in the program
         self.made: list = []  # every node made, kept alive so that no id is reused during the run
+        self.inputs: set[int] = set()  # id(their node) of each input the program made (Value(number))
         self.versions: dict[str, int] = {}
         self.taken: set[str] = set()
 
@@ -620,6 +635,7 @@ class _Builder(_Walk):
         init = _def_line(getattr(self.value_class, "__init__", None))
         value = self.watch.guarded(self.value_class, number, runtime=True, line=init)
         self.made.append(value)
+        self.inputs.add(id(value))
         self.places[id(value)] = (node.lineno, node.col_offset + 1)
         self.named(value, label)
         return value
@@ -858,6 +874,103 @@ class _Run:
         return out
 
 
+@dataclass
+class _OrderFound:
+    """Their backward() gave another grad when their sets of parents were walked in another order."""
+
+    line: int | None  # the line of theirs that walked a set of parents
+    attribute: str  # the set's attribute: "_prev" (micrograd's), or "_children"
+    node: int  # the node whose grad differs (the first of them)
+    grad: object  # its grad in the run shown
+    other: object  # its grad in the other order
+    nodes: list[int]  # every node whose grad differs
+
+    def as_data(self, labels: list[str]) -> dict:
+        return {
+            "line": self.line,
+            "attribute": self.attribute,
+            "node": labels[self.node],
+            "grad": _number_or_none(self.grad),
+            "other": _number_or_none(self.other),
+            "nodes": [labels[i] for i in self.nodes],
+        }
+
+
+class _SetOrder:
+    """Does their result depend on the order of a set? Python fixes no order for a set's items
+    (micrograd's ``_prev`` is one, ordered by the objects' addresses, so the same code can walk
+    it one way in one run and the other way in the next). Their backward() is run once more on
+    the same graph with each set of parents, of two items or more, walked in the reverse of its
+    own order; both orders are orders a set may have. A node whose grad comes out otherwise is
+    named, with the line of theirs that walked the set. Their objects are put back afterwards;
+    a second run that fails or runs too long only means no answer here."""
+
+    ATTRIBUTES = ("_prev", "_children")
+
+    def __init__(self, foreign: Foreign, watch: _Watch, ran: _Run, constants: list[int]):
+        self.objects = foreign.objects
+        self.output = foreign.output
+        self.watch = watch
+        self.ran = ran
+        self.constants = set(constants)
+
+    def run(self) -> _OrderFound | None:
+        if not self.ran.grads:
+            return None
+        walked: list[int] = []  # the line of theirs at each walk of a reversed set
+        steps = self.watch.steps
+        try:
+            with untouched(self.objects):
+                found = self.watch.guarded(self.other_order, walked)
+        except (_Refusal, Exception):  # an order their code can't take is not this question's to answer
+            return None
+        finally:
+            self.watch.steps = steps  # the other order has a budget of its own
+        if found is None:
+            return None
+        attribute, grads = found
+        differ = [i for i, (g, h) in enumerate(zip(self.ran.grads, grads)) if not _close_numbers(g, h)]
+        if all(i in self.constants for i in differ):
+            return None  # (a constant's grad is nobody's to get right)
+        node = next(i for i in differ if i not in self.constants)
+        line = Counter(walked).most_common(1)[0][0] if walked else None
+        return _OrderFound(line, attribute, node, self.ran.grads[node], grads[node], differ)
+
+    def other_order(self, walked: list) -> tuple[str, list] | None:
+        """Each set of parents walked backwards, then their backward(): the grads it leaves."""
+        kinds = {set: _walked_backwards(set, walked), frozenset: _walked_backwards(frozenset, walked)}
+        attributes = []
+        for obj in self.objects:
+            for name in self.ATTRIBUTES:
+                parents = getattr(obj, name, None)
+                if type(parents) in kinds and len(parents) >= 2:
+                    setattr(obj, name, kinds[type(parents)](parents))
+                    attributes.append(name)
+        if not attributes:
+            return None
+        self.objects[self.output].backward()
+        return attributes[0], [_Run.grad(obj) for obj in self.objects]
+
+
+def _walked_backwards(kind: type, walked: list):
+    """A subclass of set (or frozenset) whose items are walked in the reverse of the set's own
+    order, noting each line of their code that walks it."""
+
+    def __iter__(self):
+        caller = sys._getframe(1)
+        if caller.f_code.co_filename == LEARNER_FILE:
+            walked.append(caller.f_lineno)
+        return iter(list(kind.__iter__(self))[::-1])
+
+    return type(f"reversed_{kind.__name__}", (kind,), {"__iter__": __iter__, "__slots__": ()})
+
+
+def _close_numbers(x, y) -> bool:
+    if isinstance(x, numbers.Real) and isinstance(y, numbers.Real):
+        return _same(x, y) or close(float(x), float(y))
+    return _same(x, y)
+
+
 def _same(x, y) -> bool:
     if x is y:
         return True
@@ -875,66 +988,68 @@ def _number_or_none(x) -> float | None:
 
 
 class _Findings:
-    """engine.check's problems, each said once more as one finding: the node, the line of their
-    code, the catalogue's mistake when one applies, and a sentence that starts with the line."""
+    """engine.check's problems said as findings, one per mistake: the line of their code, every
+    node the mistake affected, the catalogue's mistake when one applies, and a sentence that
+    starts with the line. What engine.check says node by node (a wrong local derivative for
+    each operand, each node listed twice, each contribution too late) is one finding per line
+    of theirs; ``=`` for ``+=`` is one finding, wherever it is written. A result that depends on
+    the order of a set (:class:`_SetOrder`) is said in the finding of the node it changes."""
 
-    def __init__(self, report, right, ran: _Run, value_class: type):
+    ORDER_KINDS = ("overwrite", "order", "repeat", "missing", "grad")  # mistakes a set's order can show
+
+    def __init__(self, report, right, ran: _Run, value_class: type, constants=(), set_order=None):
         self.report = report
         self.foreign = report.foreign
         self.right = right
         self.ran = ran
         self.value_class = value_class
+        self.constants = set(constants)
+        self.set_order: _OrderFound | None = set_order
         self.labels = [node.label for node in self.foreign.nodes]
         self.ids = {label: i for i, label in enumerate(self.labels)}
         self.frames = correct_backward(right)[0]
         self.correct = [report.correct_grads[label] for label in self.labels]
         self.replayed: list[float] | None = None  # the grads the visit order seen here gives
 
-    def pushes_order(self) -> list[dict]:
-        """For a class without _backward: the visits seen in its pushes, judged as engine.check
-        judges the _backward calls it records (a node visited twice; a contribution too late)."""
-        visits = self.ran.visits
-        counts = Counter(v.node for v in visits)
-        found = []
-        lost = {}  # node -> the first push that overwrote what it held (engine.check can't probe these)
-        for w in self.ran.writes:
-            if w.op == "=" and w.visit is not None and not _same(w.before, 0.0):
-                lost.setdefault(w.node, w)
-        found += [self.overwrote(w) for w in lost.values()]
-        for node, count in counts.items():
-            if count > 1:
-                x = self.labels[node]
-                text = (
-                    f"{self.head(node)}: backward() passes {x}'s grad on {count} times; a topological sort lists "
-                    "each node once (is its visited set missing?)."
-                )
-                found.append(self.finding(node, self.again(node), None, text, "repeat"))
-        if any(f["kind"] == "repeat" for f in found) or not visits:
-            return found
-        order = list(dict.fromkeys(v.node for v in visits))
-        full = order + [i for i in reversed(range(len(self.labels))) if i not in order]
-        result = experiment(self.right, full, self.correct)
-        if result["late"]:
-            self.replayed = result["grads"]
-        rule_text = MISTAKES["too-early"].rule
-        for item, sentence in zip(result["late"], result["explanation"]):
-            if "never reached" in sentence:
-                node = item["parent"]
-                line = next(v.line for v in visits if v.node == node) if node in counts else self.loop_line()
-                found.append(self.finding(node, line, "too-early", f"{sentence} {rule_text}", "order"))
-        return found
-
-    def again(self, node: int) -> int | None:
-        """The line that listed ``node`` a second time (a sort's append), else that visited it again."""
-        appended: Counter = Counter()
-        for target, i, line in self.ran.appends:
-            appended[(target, i)] += 1
-            if i == node and appended[(target, i)] == 2:
-                return line
-        visits = [v for v in self.ran.visits if v.node == node]
-        return visits[1].line if len(visits) > 1 else self.loop_line()
-
     def all(self) -> list[dict]:
+        found = self.merged(self.raw())
+        if self.set_order is not None:
+            self.say_set_order(found)
+        self.name_wrong_grads(found)
+        return [self.public(f) for f in found]
+
+    def name_wrong_grads(self, found: list[dict]):
+        """Each node whose grad their run left wrong is named by a finding (its tag on the graph
+        says that finding's line): the first whose nodes it passes its value on to, since a wrong
+        grad flows back from where it went wrong, else the first mistake of the order or ``=``."""
+        if not found:
+            return
+        named = {i for f in found for i in f["nodes"]}
+        wrong = [
+            i
+            for i in range(len(self.labels))
+            if i not in named and i not in self.constants and not _close_numbers(self.ran.grads[i], self.correct[i])
+        ]
+        if not wrong:
+            return
+        parents = [node.parents for node in self.foreign.nodes]
+        upstream = []  # per finding: every node that reaches one of its nodes
+        for f in found:
+            seen, stack = set(f["nodes"]), list(f["nodes"])
+            while stack:
+                for p in parents[stack.pop()]:
+                    if p not in seen:
+                        seen.add(p)
+                        stack.append(p)
+            upstream.append(seen)
+        fallback = next((f for f in found if f["kind"] in self.ORDER_KINDS + ("seed",)), found[0])
+        for i in wrong:
+            f = next((f for f, seen in zip(found, upstream) if i in seen), fallback)
+            f["nodes"].append(i)
+
+    def raw(self) -> list[dict]:
+        """One finding per problem engine.check found (and per push seen here, for a class
+        without _backward), before the findings of one mistake are made one."""
         problems = self.report.problems
         kinds = {p.kind for p in problems}
         found: list[dict] = self.pushes_order() if self.ran.infer else []
@@ -947,30 +1062,183 @@ class _Findings:
             if kind == "order" and specific_order and "never reached" not in problem:
                 continue  # the general sentence: the specific ones say it with the paths
             if kind == "grad":
-                if any(f["node"] == problem.node for f in found):
-                    continue  # its node already has the mistake that made it wrong
-                if "seed" in kinds and _same(self.ran.grads[node], 0.0):
-                    continue  # no seed, so nothing was passed on: said once, at the output
-                if replayed is not None and _same(self.ran.grads[node], replayed[node]):
-                    continue  # the order's sentences already said it
+                if problem.node not in self.ids:  # "3 more grads are wrong in the same way."
+                    if found:
+                        self.cause(found, problem)["more"] = problem.split(" ", 1)[0]
+                        continue
+                elif any(node in f["nodes"] for f in found) or (node in self.constants and found):
+                    continue  # its node already has the mistake that made it wrong; a constant's isn't said
+                elif "seed" in kinds and _same(self.ran.grads[node], 0.0):
+                    self.cause(found, problem)["nodes"].append(node)  # no seed: said once, at the output
+                    continue
+                elif replayed is not None and _same(self.ran.grads[node], replayed[node]):
+                    self.cause(found, problem)["nodes"].append(node)  # the order's sentences already said it
+                    continue
+                elif found:  # a consequence of a mistake found: said in its finding, with its numbers
+                    cause = self.cause(found, problem)
+                    cause["nodes"].append(node)
+                    cause["grads"].append(node)
+                    continue
             if kind == "local":
                 if node not in judged:  # engine.check says one sentence per parent; all are said at once
                     judged.add(node)
                     found += self.local(node, problem)
             elif kind == "overwrite":
-                found.append(self.overwrite(node, problem))
+                if not any(f["kind"] == "overwrite" for f in found):  # one finding, for every _backward
+                    found.append(self.overwrite(node, problem))
             else:
                 found.append(getattr(self, kind, self.other)(node, problem))
         return found
 
-    def finding(self, node: int, line, mistake, text: str, kind: str) -> dict:
+    def cause(self, found: list[dict], problem) -> dict:
+        """The finding whose mistake left a grad wrong: the wrong local derivative engine.check
+        names, else the first mistake of the order, a seed or ``=``, else the first one."""
+        if "because of the wrong local derivative" in problem:
+            local = next((f for f in found if f["kind"] == "local"), None)
+            if local is not None:
+                return local
+        return next((f for f in found if f["kind"] in self.ORDER_KINDS + ("seed",)), found[0])
+
+    def merged(self, raw: list[dict]) -> list[dict]:
+        """The findings of one mistake made one: all of ``=`` for ``+=``; else those of one
+        kind at one line of theirs. It names every node they name, its first sentence is the
+        first's (about a node that isn't a constant, if one is named), then what each other adds."""
+        groups: dict[tuple, list[dict]] = {}
+        for k, f in enumerate(raw):
+            key = (f["kind"],) if f["kind"] == "overwrite" else (f["kind"], f["line"] if f["line"] is not None else -k)
+            groups.setdefault(key, []).append(f)
+        out = []
+        for group in groups.values():
+            if any(f["nodes"][0] not in self.constants for f in group):  # a constant's share is no one's loss
+                group = [f for f in group if f["nodes"][0] not in self.constants]
+            first = group[0]
+            sentences = [first["sentence"]] + [f["also"] or f["sentence"] for f in group[1:]]
+            out.append(
+                {
+                    **first,
+                    "nodes": list(dict.fromkeys(n for f in group for n in f["nodes"])),
+                    "sentence": " ".join(dict.fromkeys(sentences)),  # never one sentence twice
+                    "after": list(dict.fromkeys(s for f in group for s in f["after"])),
+                    "grads": list(dict.fromkeys(n for f in group for n in f["grads"])),
+                    "more": next((f["more"] for f in group if f["more"]), None),
+                }
+            )
+        return out
+
+    def say_set_order(self, found: list[dict]):
+        """The run's grads depend on the order of a set: said in the finding that names the
+        node whose grad changes, else in the finding of a mistake an order can show, else as a
+        finding of its own at the line that walks the set."""
+        order = self.set_order
+        x = self.labels[order.node]
+        walks = f"line {order.line} walks" if order.line is not None else "your code walks"
+        numbers = (
+            f"In this run {x}.grad ended at {_text(order.grad)}, in the other order at {_text(order.other)}; "
+            f"the right grad is {fmt(self.correct[order.node])}."
+        )
+        at = next((f for f in found if order.node in f["nodes"]), None)
+        at = at or next((f for f in found if f["kind"] in self.ORDER_KINDS), None) or (found[0] if found else None)
+        if at is None:
+            sentence = (
+                f"your backward() walks a node's {order.attribute}, a set, and Python doesn't fix the order of a "
+                f"set's items: your grads depend on it. {numbers}"
+            )
+            rule_text = "A right backward() gets the same grads in every order its topological sort allows."
+            found.append(self.finding(order.node, order.line, None, sentence, "set-order", rule_text))
+            return
+        at["after"].append(
+            f"Your grads also depend on the order of a set: {walks} a node's {order.attribute}, a set, and Python "
+            f"doesn't fix the order of a set's items. {numbers}"
+        )
+        if order.node not in at["nodes"]:
+            at["nodes"].append(order.node)
+
+    def public(self, f: dict) -> dict:
+        line = f["line"]
+        nodes = [i for i in f["nodes"] if i not in self.constants] or f["nodes"]
+        text = " ".join([f["sentence"], *([f["rule"]] if f["rule"] else []), *self.consequences(f), *f["after"]])
         return {
-            "node": self.labels[node],
+            "node": self.labels[nodes[0]],
+            "nodes": [self.labels[i] for i in dict.fromkeys(nodes)],
+            "line": line,
+            "kind": f["kind"],
+            "mistake": f["mistake"],
+            "text": (f"line {line}: " if line is not None else "") + text,
+        }
+
+    def consequences(self, f: dict) -> list[str]:
+        """The grads a mistake left wrong, with their numbers: "After your backward(), x1.grad is
+        -0.6695 instead of -1.5 and w1.grad 0.4464 instead of 1." """
+        said = [
+            f"{code_name(self.labels[i])}.grad {'is ' if k == 0 else ''}{_text(self.ran.grads[i])} instead of "
+            f"{fmt(self.correct[i])}"
+            for k, i in enumerate(f["grads"])
+        ]
+        if f["more"]:
+            said.append(f"{f['more']} more grads are wrong too")
+        if not said:
+            return []
+        listed = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+        return [f"After your backward(), {listed}."]
+
+    def finding(self, node: int, line, mistake, sentence: str, kind: str, rule_text: str = "", also=None) -> dict:
+        """A finding before merging: ``sentence`` is said first, then ``rule_text``; ``also`` is
+        what it adds to another finding of the same mistake (else its sentence)."""
+        return {
+            "nodes": [node],
             "line": line,
             "kind": kind,
             "mistake": mistake,
-            "text": (f"line {line}: " if line is not None else "") + text,
+            "sentence": sentence,
+            "rule": rule_text,
+            "also": also,
+            "after": [],  # sentences said after the rule
+            "grads": [],  # the nodes whose wrong grads it explains, said with their numbers
+            "more": None,  # how many more wrong grads engine.check didn't list
         }
+
+    def pushes_order(self) -> list[dict]:
+        """For a class without _backward: the visits seen in its pushes, judged as engine.check
+        judges the _backward calls it records (a node visited twice; a contribution too late)."""
+        visits = self.ran.visits
+        counts = Counter(v.node for v in visits)
+        found = []
+        if any(w.op == "=" and w.visit is not None and not _same(w.before, 0.0) for w in self.ran.writes):
+            found.append(self.overwrite(None, None))  # engine.check can't probe pushes without a _backward
+        for node, count in counts.items():
+            if count > 1:
+                x = self.labels[node]
+                text = (
+                    f"{self.head(node)}: backward() passes {x}'s grad on {count} times; a topological sort lists "
+                    "each node once (is its visited set missing?)."
+                )
+                also = f"The same goes for {x}: its grad is passed on {count} times."
+                found.append(self.finding(node, self.again(node), None, text, "repeat", also=also))
+        if any(f["kind"] == "repeat" for f in found) or not visits:
+            return found
+        order = list(dict.fromkeys(v.node for v in visits))
+        full = order + [i for i in reversed(range(len(self.labels))) if i not in order]
+        result = experiment(self.right, full, self.correct)
+        if result["late"]:
+            self.replayed = result["grads"]
+        rule_text = MISTAKES["too-early"].rule
+        for item, sentence in zip(result["late"], result["explanation"]):
+            if "never reached" in sentence:
+                node = item["parent"]
+                line = next(v.line for v in visits if v.node == node) if node in counts else self.loop_line()
+                sentence = self.without_constants(sentence, item, result)
+                found.append(self.finding(node, line, "too-early", sentence, "order", rule_text))
+        return found
+
+    def again(self, node: int) -> int | None:
+        """The line that listed ``node`` a second time (a sort's append), else that visited it again."""
+        appended: Counter = Counter()
+        for target, i, line in self.ran.appends:
+            appended[(target, i)] += 1
+            if i == node and appended[(target, i)] == 2:
+                return line
+        visits = [v for v in self.ran.visits if v.node == node]
+        return visits[1].line if len(visits) > 1 else self.loop_line()
 
     # -- where in their code --
 
@@ -1029,46 +1297,111 @@ class _Findings:
             else:
                 text += f", but the rule for {node.op} gives {fmt(want)}."
                 mistake = None
-            found.append(self.finding(parent, line, mistake, text, "local"))
+            also = (
+                f"The same line gives {x} the local derivative {fmt(given)} in {self.head(child)}, where the rule "
+                f"gives {fmt(want)}."
+            )
+            found.append(self.finding(parent, line, mistake, text, "local", also=also))
         return found or [self.other(child, problem)]
 
-    def overwrite(self, child: int, problem) -> dict:
-        """``=`` for ``+=`` in a _backward: at the write that lost a contribution if one did,
-        else at the first ``=`` (harmless on this graph, and said so)."""
+    def overwrite(self, child: int | None, problem) -> dict:
+        """``=`` for ``+=``, one finding wherever it is written: at the first write that lost a
+        contribution, naming each node that lost one (else at the first ``=``, harmless on this
+        run, and said so), and the other lines that write a grad with ``=``."""
         rule_text = MISTAKES["overwrite"].rule
         writes = [w for w in self.ran.writes if w.op == "=" and w.visit is not None]
-        writes = [w for w in writes if self.ran.visits[w.visit].node == child]
-        lost = [w for w in writes if not _same(w.before, 0.0) and not _same(w.before, 0)]
+        lines = list(dict.fromkeys(w.line for w in writes if w.line is not None))
+        lost: dict[int, _Write] = {}  # node -> the first write that overwrote what it held
+        for w in writes:
+            if not _same(w.before, 0.0):
+                lost.setdefault(w.node, w)
         if lost:
-            return self.overwrote(lost[0])
-        if writes:
+            first, *more = lost.values()
+            sentence = self.overwrote(first)
+            for w in more:
+                where = "The same line" if w.line == first.line else f"Line {w.line}"
+                y = self.labels[w.node]
+                sentence += (
+                    f" {where} overwrote {y}'s {_text(w.before)} with {_text(w.after)} too, so {y}.grad ends at "
+                    f"{_text(self.ran.grads[w.node])} instead of {fmt(self.correct[w.node])}."
+                )
+            found = self.finding(first.node, first.line, "overwrite", sentence, "overwrite", rule_text)
+            found["nodes"] = list(lost)
+            said = {w.line for w in lost.values()}
+        elif writes:
             w = writes[0]
             x, target = self.labels[w.node], w.target or code_name(self.labels[w.node])
-            text = (
-                f"`{target}.grad = …` sets {x}.grad instead of adding to it: nothing was lost on this graph, but "
-                f"a node used twice would keep only its last contribution. {rule_text}"
+            sentence = (
+                f"`{target}.grad = …` sets {x}.grad instead of adding to it: nothing was lost in this run, but a "
+                "node that receives two contributions would keep only the last."
             )
-            return self.finding(w.node, w.line, "overwrite", text, "overwrite")
-        return self.finding(child, self.method_line(child), "overwrite", f"{problem} {rule_text}", "overwrite")
+            found = self.finding(w.node, w.line, "overwrite", sentence, "overwrite", rule_text)
+            said = {w.line}
+        else:
+            node = self.foreign.output if child is None else child
+            line = self.method_line(node)
+            return self.finding(node, line, "overwrite", str(problem or "A _backward overwrites a grad."), "overwrite",
+                                rule_text)  # fmt: skip
+        others = [line for line in lines if line not in said]
+        if others:
+            verb = "writes" if len(others) == 1 else "write"
+            found["after"].append(f"{_lines_text(others)} {verb} a grad with = too.")
+        return found
 
-    def overwrote(self, w: _Write) -> dict:
+    def overwrote(self, w: _Write) -> str:
         x, target = self.labels[w.node], w.target or code_name(self.labels[w.node])
         final, right = self.ran.grads[w.node], self.correct[w.node]
-        text = (
+        return (
             f"`{target}.grad = …` overwrote {x}'s {_text(w.before)} with {_text(w.after)}, so {x}.grad ends at "
-            f"{_text(final)} instead of {fmt(right)}. {MISTAKES['overwrite'].rule}"
+            f"{_text(final)} instead of {fmt(right)}."
         )
-        return self.finding(w.node, w.line, "overwrite", text, "overwrite")
 
     def repeat(self, node: int, problem) -> dict:
         """A node visited more than once: at the line that put it in the order a second time
         (a sort without a visited set), else at the call that visited it again."""
-        return self.finding(node, self.again(node), None, str(problem), "repeat")
+        count = sum(1 for v in self.ran.visits if v.node == node)
+        x = self.labels[node]
+        also = f"The same goes for {x}: backward() calls its _backward {count} times." if count > 1 else None
+        return self.finding(node, self.again(node), None, str(problem), "repeat", also=also)
 
     def order(self, node: int, problem) -> dict:
         visits = [v for v in self.ran.visits if v.node == node]
         line = visits[0].line if visits else self.loop_line()
-        return self.finding(node, line, "too-early", f"{problem} {MISTAKES['too-early'].rule}", "order")
+        sentence = str(problem)
+        result = self.report.experiment
+        if result is not None:
+            item = next((i for i, s in zip(result["late"], result["explanation"]) if s == sentence), None)
+            if item is not None:
+                sentence = self.without_constants(sentence, item, result)
+        return self.finding(node, line, "too-early", sentence, "order", MISTAKES["too-early"].rule)
+
+    def without_constants(self, sentence: str, item: dict, result: dict) -> str:
+        """The visit-order experiment's sentence about a contribution that came too late
+        (engine.trace's words), with the paths that start at a constant left out: a number in
+        an operation is no input, and its grad nobody's to get right."""
+        graph = self.right
+        paths = [p for p in result["lost_paths"] if p["late_edge"] == item["edge"]]
+        kept = [p for p in paths if p["nodes"][0] not in self.constants]
+        if len(kept) == len(paths) or not kept or "never reached" not in sentence:
+            return sentence
+        parent, child = graph.label(item["parent"]), graph.label(item["child"])
+        shown = [" → ".join(graph.label(n) for n in p["nodes"]) for p in kept[:2]]
+        more = f" (and {len(kept) - 2} more)" if len(kept) > 2 else ""
+        inputs = sorted({p["nodes"][0] for p in kept}, key=graph.inputs.index)
+        wrong = [n for n in inputs if not _close_numbers(result["grads"][n], self.correct[n])]
+        names = [graph.label(n) for n in inputs]
+        reached = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        text = (
+            f"{parent} was visited before {child} had added its contribution to {parent}, so the "
+            f"{'path' if len(kept) == 1 else 'paths'} {' and '.join(shown)}{more} never reached {reached}"
+        )
+        if wrong:
+            text += ": " + ", ".join(
+                f"{graph.label(n)}.grad is {fmt(result['grads'][n])}, not {fmt(self.correct[n])}" for n in wrong
+            )
+        else:
+            text += f", but {'that path' if len(kept) == 1 else 'those paths'} carried 0, so no input's grad changed"
+        return text + "."
 
     def missing(self, node: int, problem) -> dict:
         return self.finding(node, self.loop_line(), None, str(problem), "missing")
@@ -1079,7 +1412,8 @@ class _Findings:
         mistake = "seed-output" if isinstance(first, numbers.Real) and close(first, data) and data != 0 else "seed-zero"
         seeds = [w for w in self.writes_into(node) if w.visit is None]
         line = seeds[-1].line if seeds else self.backward_line()
-        return self.finding(node, line, mistake, f"{problem} {MISTAKES[mistake].rule}", "seed")
+        rule_text = "" if "The seed is" in problem else MISTAKES[mistake].rule  # the catalogue's sentence said it
+        return self.finding(node, line, mistake, str(problem), "seed", rule_text)
 
     def grad(self, node: int, problem) -> dict:
         writes = self.writes_into(node)
@@ -1109,6 +1443,14 @@ class _Findings:
             return None
         tolerance = 1e-6 * max(1.0, abs(found["value"]))
         return diagnose(found["wrong"], float(reply), tolerance)
+
+
+def _lines_text(lines: list[int]) -> str:
+    """``Line 26``, ``Lines 26 and 39``, ``Lines 25, 26 and 39``."""
+    numbers_ = [str(line) for line in sorted(lines)]
+    if len(numbers_) == 1:
+        return f"Line {numbers_[0]}"
+    return "Lines " + ", ".join(numbers_[:-1]) + " and " + numbers_[-1]
 
 
 def _text(x) -> str:

@@ -50,9 +50,12 @@ export async function loadPython() {
  * @property {(line: number, message: string) => void} markError  mark a line (1-based) and show the
  *   message under it; the next edit, setText or clearError() removes it
  * @property {() => void} clearError
- * @property {(lines: number[], kind?: string) => void} markLines  highlight these lines (1-based) as
- *   `kind` ("finding" unless named), in place of the lines marked as `kind` before; [] clears
- *   them. The marks follow their text through the learner's edits; the first is scrolled into view.
+ * @property {(lines: number[], kind?: string, y?: ScrollTo) => void} markLines  highlight these lines
+ *   (1-based) as `kind` ("finding" unless named), in place of the lines marked as `kind` before; []
+ *   clears them. The marks follow their text through the learner's edits; the first is scrolled into
+ *   the editor's view (`y`: "nearest" unless named; "end" puts it near the editor's foot).
+ * @property {(line: number, y?: ScrollTo) => void} showLine  scroll the editor so that the line
+ *   (1-based) is in its view: at its top ("start"), its foot ("end"), or as little as it takes
  * @property {(line: number) => DOMRect | null} lineRect  where the line (1-based) is on the screen, or
  *   null when it is not drawn (scrolled far out of the editor's view)
  * @property {() => void} focus
@@ -60,7 +63,10 @@ export async function loadPython() {
  */
 
 // Python's indentation: four spaces, and a tab shown four columns wide.
+/** @typedef {"nearest" | "start" | "end" | "center"} ScrollTo */
+
 const INDENT = "    ";
+const SCROLL_MARGIN_PX = 28; // about a line of code kept beyond a line scrolled to the editor's top or foot
 
 // Changes made by setText, not by the learner: onChange is not told of them.
 const programmatic = Annotation.define();
@@ -306,14 +312,17 @@ export function createEditor(parent, { doc = "", label, onChange, onRun }) {
     clearError() {
       if (view.state.field(errorField)) view.dispatch({ effects: setError.of(null) });
     },
-    markLines(lines, kind = "finding") {
+    markLines(lines, kind = "finding", y = "nearest") {
       const count = view.state.doc.lines;
       const numbers = [...new Set(lines)].filter((n) => Number.isInteger(n) && n >= 1 && n <= count);
       const starts = numbers.map((n) => view.state.doc.line(n).from);
       /** @type {StateEffect<any>[]} */
       const effects = [setMarks.of({ kind: String(kind), starts })];
-      if (starts.length) effects.push(EditorView.scrollIntoView(starts[0], { y: "nearest" }));
+      if (starts.length) effects.push(EditorView.scrollIntoView(starts[0], { y, yMargin: SCROLL_MARGIN_PX }));
       view.dispatch({ effects });
+    },
+    showLine(line, y = "nearest") {
+      view.dispatch({ effects: EditorView.scrollIntoView(lineAt(line).from, { y, yMargin: SCROLL_MARGIN_PX }) });
     },
     lineRect(line) {
       const at = lineAt(line);

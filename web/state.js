@@ -172,6 +172,8 @@ export function createState() {
       /** @type {number | null} */
       picked: null, // the finding the learner picked (its index), marked in the editor and on the graph
       runs: 0, // runs answered
+      /** @type {{answer: any, source: any, kind: string, programOrigin: any} | null} */
+      base: null, // the graph on screen before their run's graph replaced it (an error goes back to it)
     },
     why: {
       // The "Why reverse mode" section's choices (modes/why-reverse.js's WHY_CHOICES);

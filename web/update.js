@@ -132,15 +132,22 @@ function apply(s, c) {
       s.tab = c.tab;
       break;
     case "code": // "Your code"'s state: {set: {opened, exercises, exercise, status, error, picked}}
+      // An error clears the stage of the run before it: the graph on screen before that run,
+      // not stepped yet (nothing of their last run's grads, visits or findings stays).
+      if (c.set.status === "error" && s.kind === "code" && s.code.base) clearRun(s);
       Object.assign(s.code, c.set);
       // The finding picked is marked on the graph by the run's frames (modes/your-code.js).
       if ("picked" in c.set && stepper?.trace.mode?.name === "code") stepper.trace.mode.picked = c.set.picked;
       break;
-    case "codeRun": // a run of the learner's code answered: {result, run}, their run on the stepper, at its end
+    case "codeRun": { // a run of the learner's code answered: {result, run}, their run on the stepper, at its end
+      // with its first finding picked (its line marked in the editor, its nodes on the graph)
+      const picked = c.result.findings.length ? 0 : null;
+      c.run.picked = picked;
       stepper.setMode(c.run);
       stepper.toEnd("mode");
-      Object.assign(s.code, { status: "done", result: c.result, error: null, picked: null, runs: s.code.runs + 1 });
+      Object.assign(s.code, { status: "done", result: c.result, error: null, picked, runs: s.code.runs + 1 });
       break;
+    }
     case "order": // the visit order list, arranged: {labels}
       s.order = c.labels;
       break;
@@ -195,6 +202,10 @@ function graphLoaded(s, { answer, source, kind = "load", place = null, prerender
     s.unverified = null;
     return false;
   }
+  // The graph a learner's run replaces, kept for an error to go back to (clearRun).
+  if (kind === "code" && s.kind !== "code" && s.answer) {
+    s.code.base = { answer: s.answer, source: s.source, kind: s.kind, programOrigin: s.values.programOrigin };
+  }
   const stepper = new Stepper(buildTrace(answer));
   if (answer.experiment) stepper.setExperiment(answer.experiment);
   // The correct order to start from is the one the default backward pass walks (a
@@ -223,6 +234,7 @@ function graphLoaded(s, { answer, source, kind = "load", place = null, prerender
     Object.assign(s.questions, { key: "code", list: [], waiting: 0 });
     return;
   }
+  s.code.base = null;
   // Any other graph: the learner's last run (or its error) was about the one before.
   if (s.code.status !== "running") Object.assign(s.code, { status: null, result: null, error: null, picked: null });
   Object.assign(s.questions, questionsOf(s, answer, source));
@@ -234,6 +246,15 @@ function graphLoaded(s, { answer, source, kind = "load", place = null, prerender
       v.originals = { preset: source.preset, values };
     }
   }
+}
+
+// Their run's graph off the stage: the graph on screen before their first run back, at its
+// start, with what it came with.
+/** @param {State} s */
+function clearRun(s) {
+  const { answer, source, kind, programOrigin } = s.code.base;
+  graphLoaded(s, { answer, source, kind });
+  s.values.programOrigin = programOrigin;
 }
 
 // The questions of a graph's answer, and when they are asked (panels/checkpoints.js).

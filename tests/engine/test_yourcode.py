@@ -245,20 +245,22 @@ def findings(answer, kind=None):
     return [f for f in answer["findings"] if kind is None or f["kind"] == kind]
 
 
-def test_equals_instead_of_plus_equals_is_named_where_it_overwrote():
-    source, _ = changed(solution("mul"), "self.grad += 1.0 * out.grad", "self.grad = 1.0 * out.grad")
+def test_equals_instead_of_plus_equals_is_one_finding_where_it_overwrote_naming_every_node():
+    source, plain = changed(solution("mul"), "self.grad += 1.0 * out.grad", "self.grad = 1.0 * out.grad")
     source, line = changed(source, "other.grad += 1.0 * out.grad", "other.grad = 1.0 * out.grad")
     answer = run(source, "mul", program=PR64)
     assert answer["grads"]["a"] == 1.0 and answer["expected"]["a"] == 4.0
-    overwrites = findings(answer, "overwrite")
-    assert {(f["node"], f["line"], f["mistake"]) for f in overwrites} == {
-        ("a", line, "overwrite"),
-        ("b", line, "overwrite"),
-    }
-    [at_a] = [f for f in overwrites if f["node"] == "a"]
-    assert at_a["text"] == (
-        f"line {line}: `other.grad = …` overwrote a's 1 with 1, so a.grad ends at 1 instead of 4. "
-        "A grad adds every contribution it receives (+=); = keeps only the last."
+    [finding] = findings(answer)  # one mistake, one finding: the grad findings of b and a are in it
+    assert (finding["node"], finding["nodes"], finding["line"], finding["mistake"]) == (
+        "b",
+        ["b", "a"],
+        line,
+        "overwrite",
+    )
+    assert finding["text"] == (
+        f"line {line}: `other.grad = …` overwrote b's 1 with 1, so b.grad ends at 1 instead of 2. The same line "
+        "overwrote a's 1 with 1 too, so a.grad ends at 1 instead of 4. A grad adds every contribution it receives "
+        f"(+=); = keeps only the last. Line {plain} writes a grad with = too."
     )
     assert [w["op"] for w in answer["writes"] if w["line"] == line] == ["=", "="]
 
@@ -269,7 +271,81 @@ def test_equals_that_loses_nothing_on_this_graph_is_still_named():
     assert answer["grads"] == answer["expected"]
     [finding] = findings(answer)
     assert (finding["node"], finding["line"], finding["mistake"]) == ("d", line, "overwrite")
-    assert "nothing was lost on this graph" in finding["text"]
+    assert "nothing was lost in this run" in finding["text"]
+    assert answer["set_order"] is None
+
+
+def diamond_with_equals():
+    """The mul exercise with = for += in both _backwards (issue 32's run, on the diamond)."""
+    source = solution("mul")
+    for old in ("self.grad += 1.0", "other.grad += 1.0", "self.grad += other.data", "other.grad += self.data"):
+        source, _ = changed(source, old, old.replace("+=", "="))
+    return source
+
+
+def test_one_mistake_in_four_lines_on_the_diamond_is_one_finding_whose_line_tags_its_node():
+    source = diamond_with_equals()
+    answer = run(source, "mul", preset="diamond")
+    [finding] = findings(answer)
+    assert finding["kind"] == "overwrite" and finding["nodes"] == ["a"]
+    # Its line is the = that lost a's first contribution in this run's order (the set decides which).
+    lost = [w for w in answer["writes"] if w["node"] == "a" and w["op"] == "=" and w["before"] != 0]
+    assert [w["line"] for w in lost] == [finding["line"]]
+    assert finding["text"].startswith(f"line {finding['line']}: `self.grad = …` overwrote a's ")
+    writes = ("self.grad = 1.0", "other.grad = 1.0", "self.grad = other", "other.grad = self")
+    others = sorted({line_of(source, text) for text in writes} - {finding["line"]})
+    assert f"Lines {others[0]}, {others[1]} and {others[2]} write a grad with = too." in finding["text"]
+    # Every node the findings name is a node of the graph, and each node is named by one finding.
+    named = [node for f in answer["findings"] for node in f["nodes"]]
+    assert len(named) == len(set(named)) and set(named) <= set(answer["grads"])
+
+
+def test_the_numbers_in_operations_are_constants_not_inputs():
+    answer = run(diamond_with_equals(), "mul", preset="diamond")  # b = a + 1, c = 3 * a: Value(1), Value(3)
+    assert answer["constants"] == ["1", "3"]
+    nodes = {node["label"]: node for node in answer["graph"]["nodes"]}
+    assert [nodes[label]["is_input"] for label in ("a", "1", "3")] == [True, False, False]
+    assert nodes["1"]["is_constant"] and nodes["3"]["is_constant"] and "is_constant" not in nodes["a"]
+    assert [answer["graph"]["nodes"][i]["label"] for i in answer["graph"]["inputs"]] == ["a"]
+    assert all(label not in answer["constants"] for f in answer["findings"] for label in f["nodes"])
+    # microgpt's wrapping too; a graph with no number in an operation has none.
+    assert run(MICROGPT, preset="diamond")["constants"] == ["1", "3"]
+    assert run(solution("mul"), "mul", preset="reuse")["constants"] == []
+
+
+def test_a_result_that_depends_on_a_sets_order_names_the_line_that_walks_it_and_the_node():
+    source = diamond_with_equals()
+    answer = run(source, "mul", preset="diamond")
+    order = answer["set_order"]
+    walk = line_of(source, "for child in v._prev:")
+    assert (order["line"], order["attribute"], order["node"]) == (walk, "_prev", "a")
+    assert {order["grad"], order["other"]} == {6.0, 9.0} and order["grad"] == answer["grads"]["a"]
+    [finding] = findings(answer)
+    assert "a" in finding["nodes"]
+    assert (
+        f"Your grads also depend on the order of a set: line {walk} walks a node's _prev, a set, and Python "
+        f"doesn't fix the order of a set's items. In this run a.grad ended at {order['grad']:g}, in the other order "
+        f"at {order['other']:g}; the right grad is 15."
+    ) in finding["text"]
+
+
+def test_a_right_engine_and_a_tuple_of_parents_depend_on_no_order():
+    assert run(solution("mul"), "mul", preset="diamond")["set_order"] is None
+    assert run(MICROGPT, preset="diamond")["set_order"] is None
+
+
+def test_equals_that_loses_nothing_in_this_order_is_told_the_other_order_loses():
+    """= only in __add__'s push into self: whether it loses a's contribution through c depends on
+    whether the set {b, c} is walked b first. Either way the run says that it depends, at its line."""
+    source, line = changed(solution("mul"), "self.grad += 1.0 * out.grad", "self.grad = 1.0 * out.grad")
+    answer = run(source, "mul", preset="diamond")
+    [finding] = findings(answer)
+    assert (finding["kind"], finding["line"], finding["nodes"]) == ("overwrite", line, ["a"])
+    order = answer["set_order"]
+    assert order["node"] == "a" and {order["grad"], order["other"]} == {6.0, 15.0}
+    assert "Your grads also depend on the order of a set" in finding["text"]
+    if answer["grads"]["a"] == 15.0:  # this order lost nothing: the sentence says so, and the other order
+        assert "nothing was lost in this run" in finding["text"] and "in the other order at 6" in finding["text"]
 
 
 def test_the_own_value_instead_of_the_other_inputs_is_named_at_the_push():
@@ -279,8 +355,11 @@ def test_the_own_value_instead_of_the_other_inputs_is_named_at_the_push():
     assert (local["node"], local["line"], local["mistake"]) == ("d", line, "own-value")
     assert local["text"] == (
         f"line {line}: in e = d * c, your code gives d the local derivative 5, which uses d's own value, 5, "
-        "for ∂e/∂d. A product passes each side the other side's value: ∂e/∂d = c = 4."
+        "for ∂e/∂d. A product passes each side the other side's value: ∂e/∂d = c = 4. After your backward(), a.grad "
+        "is 5 instead of 4 and b.grad 5 instead of 4."
     )
+    assert local["nodes"] == ["d", "a", "b"]  # the grads it left wrong upstream are its own too
+    assert [f["kind"] for f in findings(answer)] == ["local"]
     assert answer["grads"]["d"] == 5.0 and answer["expected"]["d"] == 4.0
 
 
@@ -297,10 +376,11 @@ NO_VISITED_SET = (
 def test_a_sort_without_a_visited_set_is_named_where_it_adds_a_node_again():
     source, _ = changed(solution("backward"), *NO_VISITED_SET)
     answer = run(source, "backward", preset="double-diamond")  # c and d are each used by e and by f
-    repeats = findings(answer, "repeat")
-    assert {f["node"] for f in repeats} == {"c", "d"}
-    assert {f["line"] for f in repeats} == {line_of(source, "topo.append(v)")}
-    assert all("is its visited set missing?" in f["text"] for f in repeats)
+    [repeat] = findings(answer, "repeat")  # one mistake, one finding: c and d listed twice by one line
+    assert {"c", "d"} <= set(repeat["nodes"]) and repeat["line"] == line_of(source, "topo.append(v)")
+    assert "is its visited set missing?" in repeat["text"]
+    assert {"a", "b"} <= set(repeat["nodes"])  # the grads it left wrong
+    assert [f["kind"] for f in findings(answer)] == ["repeat"]
     assert answer["visits"].count("c") == 2
     assert answer["grads"]["a"] != answer["expected"]["a"]
 
@@ -308,14 +388,18 @@ def test_a_sort_without_a_visited_set_is_named_where_it_adds_a_node_again():
 def test_walking_the_order_forwards_is_named_at_the_loop_with_the_lost_paths():
     source, line = changed(solution("backward"), "for v in reversed(topo):", "for v in topo:")
     answer = run(source, "backward", preset="diamond")
-    orders = findings(answer, "order")
-    assert {f["node"] for f in orders} == {"b", "c"}
-    assert {(f["line"], f["mistake"]) for f in orders} == {(line + 1, "too-early")}  # the _backward() call
-    [at_b] = [f for f in orders if f["node"] == "b"]
-    assert at_b["text"].startswith(f"line {line + 1}: b was visited before d had added its contribution to b")
-    assert "a.grad is 0, not 15" in at_b["text"] and at_b["text"].endswith(
+    [order] = findings(answer)  # one finding, at the _backward() call, for both nodes visited too early
+    assert (order["kind"], order["line"], order["mistake"]) == ("order", line + 1, "too-early")
+    assert order["nodes"] == ["b", "c", "a"]  # and a, whose grad it left wrong
+    assert order["text"].startswith(f"line {line + 1}: b was visited before d had added its contribution to b")
+    assert "c was visited before d had added its contribution to c" in order["text"]
+    assert "a.grad is 0, not 15" in order["text"] and order["text"].endswith(
         "Visit a node only after every node that uses it, so its grad is complete when it passes it on."
     )
+    assert order["text"].count("Visit a node only after") == 1
+    # The constants 1 and 3 (b = a + 1, c = 3 * a) are no inputs: no path from them, no grad of theirs.
+    assert "the path a → b → d never reached a: a.grad is 0, not 15." in order["text"]
+    assert "1 →" not in order["text"] and "3.grad" not in order["text"]
     assert answer["visits"][-1] == "d"
 
 
@@ -345,7 +429,8 @@ def test_a_backward_without_the_seed_is_named_at_the_output():
     answer = run(source, "backward", preset="diamond")
     [seed] = findings(answer)  # every grad stays 0: said once, at the output
     assert (seed["node"], seed["line"], seed["mistake"]) == ("d", line_of(source, "def backward"), "seed-zero")
-    assert seed["text"].endswith("The seed is ∂out/∂out = 1.")
+    assert seed["text"].endswith("The seed is ∂d/∂d = 1: nudge d by h and d moves by h.")
+    assert seed["nodes"] == ["d", "a", "b", "c"]  # every grad it left at 0
     assert set(answer["grads"].values()) == {0.0}
 
 
@@ -356,8 +441,9 @@ def test_a_tanh_derivative_written_with_the_input_is_named_at_its_line():
     assert (local["node"], local["line"], local["mistake"]) == ("n", line, "tanh-input")
     assert "uses 1 − x² with the input n = 0.8814" in local["text"]
     assert "tanh′ is 1 − t² with the output t = o = 0.7071" in local["text"]
-    consequences = findings(answer, "grad")
-    assert consequences and all("because of the wrong local derivative above" in f["text"] for f in consequences)
+    assert findings(answer) == [local]  # its consequences are said in it, with their numbers
+    assert "After your backward(), x1.grad is -0.6695 instead of -1.5, w1.grad 0.4464 instead of 1" in local["text"]
+    assert {"x1", "w1", "x2", "b"} <= set(local["nodes"]) and "w2" not in local["nodes"]  # w2.grad is right: 0
 
 
 def test_the_scaffolds_run_and_their_empty_parts_are_found_wanting():
@@ -370,16 +456,19 @@ def test_the_scaffolds_run_and_their_empty_parts_are_found_wanting():
     assert answer["error"]["kind"] == "missing" and answer["error"]["buildable"] == []
 
 
-def test_an_empty_backward_closure_is_named_once_per_input_at_its_def():
+def test_an_empty_backward_closure_is_one_finding_at_its_def_naming_each_input():
     scaffold = yourcode.exercise("mul")["scaffold"]
     answer = run(scaffold, "mul", preset="add-mul")  # d = a + b, e = d * c
     at = {
         "+": line_of(scaffold, "def _backward():", after="def __add__"),
         "*": line_of(scaffold, "def _backward():", after="def __mul__"),
     }
-    found = sorted((f["node"], f["line"], f["kind"]) for f in findings(answer))
-    assert found == sorted(
-        [("a", at["+"], "local"), ("b", at["+"], "local"), ("c", at["*"], "local"), ("d", at["*"], "local")]
+    found = [(f["nodes"], f["line"], f["kind"]) for f in findings(answer)]
+    assert found == [(["c", "d"], at["*"], "local"), (["b", "a"], at["+"], "local")]
+    [at_mul, _] = findings(answer)
+    assert at_mul["text"] == (
+        f"line {at['*']}: in e = c * d, your code gives c the local derivative 0, but the rule for * gives 5. "
+        "The same line gives d the local derivative 0 in e = c * d, where the rule gives 4."
     )
 
 
@@ -516,11 +605,10 @@ def test_the_engine_api_never_imports_or_dispatches_to_yourcode():
 def test_microgpt_walking_forwards_is_named_at_the_push_loop():
     source, _ = changed(MICROGPT, "for v in reversed(topo):", "for v in topo:")
     answer = run(source, preset="diamond")
-    orders = findings(answer, "order")
-    assert {(f["node"], f["line"], f["mistake"]) for f in orders} == {
-        (node, line_of(source, "child.grad += local_grad"), "too-early") for node in ("b", "c")
-    }
-    assert not findings(answer, "grad")  # the order's sentences say which grads are wrong
+    [order] = findings(answer)  # the order's sentences say which grads are wrong
+    assert (order["kind"], order["line"], order["mistake"]) == ("order", line_of(source, "child.grad += local_grad"),
+                                                                  "too-early")  # fmt: skip
+    assert order["node"] == "b" and sorted(order["nodes"]) == ["a", "b", "c"]
     assert not answer["notes"]
 
 
@@ -543,9 +631,8 @@ def test_microgpt_without_a_visited_set_is_named_where_it_lists_a_node_again():
         "            for child in v._children:\n                build_topo(child)\n            topo.append(v)\n",
     )
     answer = run(source, preset="double-diamond")
-    repeats = findings(answer, "repeat")
-    assert {f["node"] for f in repeats} == {"c", "d"}
-    assert {f["line"] for f in repeats} == {line_of(source, "topo.append(v)")}
+    [repeat] = findings(answer, "repeat")
+    assert {"c", "d"} <= set(repeat["nodes"]) and repeat["line"] == line_of(source, "topo.append(v)")
 
 
 def test_a_constructor_that_doesnt_take_one_number_is_named_at_its_def():

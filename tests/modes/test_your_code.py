@@ -166,6 +166,18 @@ def findings(page):
     )
 
 
+def named(page):
+    """(node, line) for every node each finding names (data-nodes: every node its mistake affected)."""
+    return {
+        (node, int(line))
+        for nodes, line in page.eval_on_selector_all(
+            "[data-findings] [data-finding]", "lis => lis.map(li => [JSON.parse(li.dataset.nodes), li.dataset.line])"
+        )
+        for node in nodes
+        if line
+    }
+
+
 def link_with(page, code, timeout_s=10):
     """The page's address once its link holds `code` (code=, deflate-raw and base64url), and
     the browser's storage holds it too."""
@@ -219,7 +231,11 @@ def test_every_solution_gets_the_right_grads_and_no_finding_on_every_preset_it_b
             assert page.locator("[data-findings]").count() == 1, what
             assert findings(page) == [], what
             grads = graph_grads(page)
-            for grad, expected in grads.values():
+            constants = set(page.eval_on_selector_all("#graph .node.is-constant", "gs => gs.map(g => g.dataset.node)"))
+            for label, (grad, expected) in grads.items():
+                if label in constants:  # a number in an operation: no right grad to judge it by
+                    assert expected == "", what
+                    continue
                 assert grad != "" and float(grad) == pytest.approx(float(expected), rel=1e-9, abs=1e-12), what
             own = engine_grads(preset_id)  # the engine's own backward pass: an independent oracle
             named = [label for label in own if label in grads]
@@ -300,8 +316,8 @@ def test_each_classic_mistake_is_named_at_its_node_and_line(screen, site_url):
             open_mode(page, site_url, f"exercise={exercise_id}&{query}")
         write(page, source)
         assert run(page)[-1] == "done", what
-        found = findings(page)
-        assert expected <= {(node, int(line)) for node, line in found}, (what, found)
+        found = named(page)
+        assert expected <= found, (what, found)
         # Their grads beside the right ones; a wrong node is marked.
         grads = graph_grads(page)
         for label in wrong:
@@ -310,7 +326,12 @@ def test_each_classic_mistake_is_named_at_its_node_and_line(screen, site_url):
             assert "is-wrong" in page.locator(f"#graph [data-node='{label}']").get_attribute("class"), what
         # A finding picked marks its node on the graph.
         node, line = sorted(expected)[0]
-        item = page.locator(f"[data-finding][data-node='{node}'][data-line='{line}']").first
+        index = page.evaluate(
+            "([node, line]) => [...gwRoot().querySelectorAll('[data-finding]')]"
+            ".findIndex(li => JSON.parse(li.dataset.nodes).includes(node) && li.dataset.line === String(line))",
+            [node, line],
+        )
+        item = page.locator("[data-finding]").nth(index)
         item.get_by_role("button").click()
         assert "is-picked" in item.get_attribute("class"), what
         marked = page.locator(f"#graph [data-node='{node}']").get_attribute("class")
@@ -442,3 +463,170 @@ def test_the_element_opens_the_mode_on_its_exercise_with_the_chooser_hidden(scre
     assert widget.locator("#code-exercise").input_value() == "engine"
     assert not widget.locator("#code-exercise").is_visible()
     assert text_of(box) == yourcode.exercise("engine")["scaffold"]
+
+
+# -- one run, consistent: one finding per mistake, constants, a set's order, errors, on screen --------
+
+
+def equals_everywhere():
+    """The mul exercise with = for += in both _backwards (issue 32's run, on the diamond)."""
+    source = solution("mul")
+    for old in ("self.grad += 1.0", "other.grad += 1.0", "self.grad += other.data", "other.grad += self.data"):
+        source, _ = changed(source, old, old.replace("+=", "="))
+    return source
+
+
+# What the graph says of each node: its classes, its tag (the pill above it) and its data-*.
+NODES = """() => Object.fromEntries([...gwRoot().querySelectorAll('#graph [data-node]')].map(g => {
+  const tag = g.querySelector('.node-tag');
+  return [g.dataset.node, { classes: [...g.classList], expected: g.dataset.expected ?? null, grad: g.dataset.grad,
+    tag: tag && tag.style.display !== 'none' ? tag.textContent : null }];
+}))"""
+
+# Where the graph's panel, the first finding and the marked line of code are, and the part of
+# the screen the learner sees (below the controls and graph stuck at the top of a phone).
+ON_SCREEN = """() => {
+  const box = (el) => {
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom };
+  };
+  const sticky = gwRoot().querySelector('.stage-main');
+  const stuck = getComputedStyle(sticky).position === 'sticky';
+  return { graph: box(gwRoot().querySelector('.graph-panel')), finding: box(gwRoot().querySelector('[data-finding]')),
+    line: box(gwRoot().querySelector('#code-editor-box .cm-marked-line')),
+    viewTop: stuck ? sticky.getBoundingClientRect().bottom : 0, viewBottom: innerHeight };
+}"""
+
+
+def assert_on_screen_together(page, what):
+    """The graph, the first finding and its marked line are on screen at once (after a run they
+    are brought there; the page may still be settling, so this waits a little)."""
+    deadline = time.monotonic() + 5
+    while True:
+        at = page.evaluate(ON_SCREEN)
+        graph, finding, line = at["graph"], at["finding"], at["line"]
+        if (
+            graph and finding and line
+            and graph["top"] >= -1 and graph["bottom"] <= at["viewBottom"] + 1
+            and finding["top"] >= at["viewTop"] - 1 and finding["bottom"] <= at["viewBottom"] + 1
+            and line["top"] >= at["viewTop"] - 1 and line["bottom"] <= at["viewBottom"] + 1
+        ):  # fmt: skip
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: the graph, the first finding and its line are not on screen together: {at}")
+        page.wait_for_timeout(100)
+
+
+def assert_part_to_write_in_view(page, what):
+    """The exercise's first "# >>> write here" line is drawn in the editor's view and on screen."""
+    probe = """() => {
+      const line = [...gwRoot().querySelectorAll('#code-editor-box .cm-line')]
+        .find(l => l.textContent.includes('# >>> write here'));
+      if (!line) return null;
+      const r = line.getBoundingClientRect(), box = gwRoot().querySelector('#code-editor-box .cm-scroller')
+        .getBoundingClientRect();
+      const sticky = gwRoot().querySelector('.stage-main');
+      const top = getComputedStyle(sticky).position === 'sticky' ? sticky.getBoundingClientRect().bottom : 0;
+      return { top: r.top, bottom: r.bottom, boxTop: box.top, boxBottom: box.bottom, viewTop: top,
+               viewBottom: innerHeight };
+    }"""
+    deadline = time.monotonic() + 5
+    while True:
+        at = page.evaluate(probe)
+        if (
+            at
+            and at["top"] >= max(at["boxTop"], at["viewTop"]) - 1
+            and at["bottom"] <= min(at["boxBottom"], at["viewBottom"]) + 1
+        ):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: the part to write is not in view: {at}")
+        page.wait_for_timeout(100)
+
+
+def test_one_mistake_is_one_finding_and_each_tag_names_its_line(screen, site_url):
+    page = open_mode(screen, site_url, "exercise=mul&preset=diamond")
+    assert_part_to_write_in_view(page, f"mul opened at {page.size_name}")
+    source = equals_everywhere()
+    write(page, source)
+    assert run(page)[-1] == "done"
+    items = page.eval_on_selector_all(
+        "[data-findings] [data-finding]",
+        "lis => lis.map(li => ({ node: li.dataset.node, nodes: JSON.parse(li.dataset.nodes), line: li.dataset.line,"
+        " text: li.innerText, picked: li.classList.contains('is-picked') }))",
+    )
+    assert len(items) == 1, items  # = for += in four lines: one mistake
+    [finding] = items
+    line = int(finding["line"])
+    assert finding["node"] == "a" and finding["nodes"] == ["a"] and finding["picked"]
+    assert finding["text"].startswith(f"line {line}: `self.grad = …` overwrote a's ")
+    # The run says its result depends on the order of a set, where, and for which node.
+    walk = line_of(source, "for child in v._prev:")
+    assert f"Your grads also depend on the order of a set: line {walk} walks a node's _prev" in finding["text"]
+    assert "In this run a.grad ended at " in finding["text"]
+    nodes = page.evaluate(NODES)
+    # Each tag names the line of the finding that names its node; a's is its finding's line.
+    for label, node in nodes.items():
+        if node["tag"] and node["tag"].startswith("⚠"):
+            assert label in finding["nodes"] and node["tag"] == f"⚠ line {line}", (label, node)
+    assert nodes["a"]["tag"] == f"⚠ line {line}"
+    # The numbers in operations are constants: not inputs, not editable, not judged or counted.
+    for label in ("1", "3"):
+        classes = nodes[label]["classes"]
+        assert "is-constant" in classes and "is-input" not in classes and "is-editable" not in classes, label
+        assert "is-wrong" not in classes and not nodes[label]["expected"], label  # no right grad to judge by
+    assert "is-input" in nodes["a"]["classes"] and "is-wrong" in nodes["a"]["classes"]
+    assert page.locator("#code-status").inner_text() == "Your run: 1 grad wrong, 1 problem."
+    inputs = page.eval_on_selector_all(".inputs-list input", "ins => ins.map(i => i.id)")
+    assert len(inputs) == 1, inputs  # a alone
+    # The graph, the first finding and its line are on screen together, the editor at the line.
+    assert_on_screen_together(page, f"mul at {page.size_name}")
+    # Their run stepped back to its start: a constant's visit is never one of its steps.
+    host = page.locator("#gradwalk")
+    said = []
+    while int(host.get_attribute("data-step")) > 0:
+        page.get_by_role("button", name="Step back").click()
+        said.append(page.locator("#narration").inner_text())
+    visits = [s for s in said if s.startswith("Your code visits")]
+    assert visits and not any(s.startswith(("Your code visits 1 ", "Your code visits 3 ")) for s in said), said
+    assert all("of 4)" in s for s in visits), visits  # d, b, c, a
+
+
+def test_an_error_clears_the_stage_of_the_run_before(screen, site_url):
+    page = open_mode(screen, site_url, "exercise=mul&preset=diamond")
+    write(page, equals_everywhere())
+    assert run(page)[-1] == "done"
+    assert page.locator("#graph [data-node='3']").count() == 1
+    endless = solution("mul").replace("        build_topo(self)\n", "        while True:\n            pass\n", 1)
+    write(page, endless)
+    assert run(page)[-1] == "error"
+    assert "endless loop" in page.locator("#code-result").inner_text()  # its step budget, or its worker's 5 s
+    # The graph on screen before the run, not stepped: no grad, tag or finding of the last run.
+    assert page.locator("#graph").get_attribute("data-graph") == "diamond"
+    nodes = page.evaluate(NODES)
+    assert sorted(nodes) == ["a", "b", "c", "d"]
+    assert all(node["grad"] == "" and node["tag"] is None for node in nodes.values()), nodes
+    assert page.locator("[data-finding]").count() == 0
+    shown = page.eval_on_selector_all("#graph .node-tag", "ts => ts.filter(t => t.style.display !== 'none').length")
+    assert shown == 0  # no "your visit 4" beside "ran too long"
+    assert page.evaluate("gwHost().dataset.pass") != "mode"
+    # The next run draws its own again.
+    write(page, solution("mul"))
+    assert run(page)[-1] == "done"
+    assert findings(page) == []
+
+
+def test_the_backward_exercise_shows_its_part_and_its_first_finding_with_its_line(screen, site_url):
+    page = open_mode(screen, site_url, "exercise=mul&preset=diamond")
+    choose_exercise(page, "backward")
+    assert_part_to_write_in_view(page, f"backward chosen at {page.size_name}")
+    source, line = changed(solution("backward"), "for v in reversed(topo):", "for v in topo:")
+    write(page, source)
+    assert run(page)[-1] == "done"
+    assert findings(page) == [["b", str(line + 1)]]  # one finding: b and c visited too early
+    nodes = json.loads(page.locator("[data-finding]").get_attribute("data-nodes"))
+    assert sorted(nodes) == ["a", "b", "c"]
+    tags = {label: node["tag"] for label, node in page.evaluate(NODES).items()}
+    assert all(tags[label] == f"⚠ line {line + 1}" for label in nodes), tags
+    assert_on_screen_together(page, f"backward at {page.size_name}")

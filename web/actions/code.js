@@ -60,6 +60,7 @@ export function openCode(w) {
     });
     w.yourCode.editorBox.querySelector(":scope > p.muted")?.remove();
     w.yourCode.attach(editor);
+    w.yourCode.showPart(); // the part to write in view
     kept.saveSoon = debounce(() => keep(w), 300);
     await keep(w);
     update(w, { type: "code", set: {} }, false);
@@ -151,8 +152,9 @@ export function chooseExercise(w, id) {
   const editor = w.yourCode.editor;
   if (editor) store(w.state.code.exercise, editor.getText());
   update(w, { type: "code", set: { exercise: id, status: null, error: null, result: null, picked: null } },
-    `Exercise: ${exerciseOf(w, id)?.title ?? id}.`);
+    `Exercise: ${(exerciseOf(w, id)?.title ?? id).replace(/\.$/, "")}.`); // (a title may end with its own stop)
   editor?.setText(codeFor(w, id));
+  w.yourCode.showPart();
   keep(w);
 }
 
@@ -160,6 +162,7 @@ export function showSolution(w) {
   const exercise = exerciseOf(w, w.state.code.exercise);
   if (!exercise || !w.yourCode.editor) return;
   w.yourCode.editor.setText(exercise.solution);
+  w.yourCode.showPart();
   keep(w);
   narrate(w, "A solution is in the editor: run it to see a right run on this graph.");
 }
@@ -168,6 +171,7 @@ export function resetCode(w) {
   const exercise = exerciseOf(w, w.state.code.exercise);
   if (!exercise || !w.yourCode.editor) return;
   w.yourCode.editor.setText(exercise.scaffold);
+  w.yourCode.showPart();
   keep(w);
   update(w, { type: "code", set: { status: null, error: null, picked: null } }, "The exercise is back as it began.");
 }

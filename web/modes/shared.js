@@ -13,7 +13,8 @@ export function same(a, b) {
 
 // The nodes whose grad differs from the correct one.
 export function wrongGrads(grads, correct) {
-  return grads.map((g, i) => (g !== null && !same(g, correct[i]) ? i : -1)).filter((i) => i >= 0);
+  // A node with no right grad (null: a constant of "Your code") is not judged.
+  return grads.map((g, i) => (g !== null && correct[i] != null && !same(g, correct[i]) ? i : -1)).filter((i) => i >= 0);
 }
 
 export function list(items, className = "") {

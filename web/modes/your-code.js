@@ -17,6 +17,12 @@ import { markVisit, plural, wrongGrads } from "./shared.js";
 
 // Room kept between a marked line of code and the sticky graph above it, or the screen's foot.
 const LINE_MARGIN_PX = 12;
+// How long a line brought into view is kept there while the page settles (YourCode.reveal),
+// and what the learner does that ends it at once.
+const REVEAL_FOR_MS = 15_000;
+const LEARNER_EVENTS = ["pointerdown", "keydown", "wheel", "touchstart"];
+// How an exercise marks the part to write (engine/yourcode.py's scaffold_of).
+const WRITE_HERE = "# >>> write here";
 
 export const EXERCISE_IDS = ["mul", "backward", "tanh", "engine"];
 
@@ -30,12 +36,16 @@ export function runOf(result, graph) {
   const idOf = new Map(graph.nodes.map((n) => [n.label, n.id]));
   const id = (label) => idOf.get(label) ?? -1;
   const n = graph.nodes.length;
+  // A number in an operation (micrograd's Value(other)) is a constant: its visit passes nothing
+  // on and is not stepped, and its grad is nobody's to get right.
+  const constants = new Set((result.constants ?? []).map(id).filter((i) => i >= 0));
   const output = graph.output;
   const grads = graph.nodes.map((node) => numberOr(result.grads[node.label], null));
   // Every grad starts where their code found it: before its first write, or where it ended.
   const start = grads.slice();
   for (const write of [...result.writes].reverse()) if (id(write.node) >= 0) start[id(write.node)] = write.before;
 
+  /** @type {any[]} */
   const frames = [];
   const visitFrames = new Map(); // a visit's index → its frame
   let nextVisit = 0;
@@ -60,6 +70,12 @@ export function runOf(result, graph) {
     }
   }
   visitsUpTo(result.visits.length - 1);
+  // A constant's visit that wrote nothing is left out; the others are counted without them.
+  const stepped = frames.filter((f) => !(f.kind === "visit" && constants.has(f.node) && !f.writes.length));
+  frames.length = 0;
+  frames.push(...stepped);
+  let counted = 0;
+  for (const frame of frames) if (frame.kind === "visit") frame.shown = counted++;
   // Where their grads ended, if a write was not seen (a very big graph records fewer).
   const state = start.slice();
   for (const frame of frames) for (const write of frame.writes) state[id(write.node)] = write.after;
@@ -76,9 +92,10 @@ export function runOf(result, graph) {
       ...frame.writes.map((w) => ({ node: id(w.node), field: "grad", before: w.before, after: w.after })),
       ...(frame.ended ?? []).map((c) => ({ ...c, field: "grad" })),
     ];
-    return { ...frame, changes, text: frameText(frame, label, result.visits.length) };
+    return { ...frame, changes, text: frameText(frame, label, counted) };
   });
-  const correct = graph.nodes.map((node) => numberOr(result.expected[node.label], null));
+  // A constant has no right grad to be judged by (view.js marks and counts the wrong ones).
+  const correct = graph.nodes.map((node, i) => (constants.has(i) ? null : numberOr(result.expected[node.label], null)));
   return {
     name: "code",
     title: "your run",
@@ -87,6 +104,7 @@ export function runOf(result, graph) {
     correct,
     expected: correct,
     findings: result.findings,
+    constants,
     n,
   };
 }
@@ -100,7 +118,12 @@ function frameText(frame, label, visits) {
   if (frame.kind === "end") return "Where your backward() left the grads.";
   if (frame.kind === "none") return "Your backward() changed no grad.";
   const what = writes.length ? said : " It changes no grad.";
-  return `Your code visits ${label(frame.node)} (visit ${frame.visit + 1} of ${visits}).${what}`;
+  return `Your code visits ${label(frame.node)} (visit ${frame.shown + 1} of ${visits}).${what}`;
+}
+
+// The nodes a finding names: every node its mistake affected, the node it is about first.
+export function findingNodes(finding) {
+  return finding.nodes?.length ? finding.nodes : [finding.node];
 }
 
 function numberOr(x, fallback) {
@@ -126,7 +149,7 @@ export default {
     marks.expected = run.expected;
     if (f.kind === "visit") {
       markVisit({ node: f.node, kind: "visit", pushes: [] }, marks);
-      marks.visitTag = `your visit ${f.visit + 1}`;
+      marks.visitTag = `your visit ${f.shown + 1}`;
     } else if (f.kind === "seed") {
       marks.visiting = f.node;
       marks.visitTag = "your seed";
@@ -138,17 +161,20 @@ export default {
       const change = write.op === "=" ? `= ${fmt(write.after)}` : `${write.op} ${fmt(write.after - write.before)}`;
       marks.pushes.set(write.edge, { lines: [`line ${write.line}`, change], tag: write.op === "=" ? "= not +=" : "" });
     }
-    // At the end, and for the finding picked: the nodes the findings name.
+    // At the end, and for the finding picked: every node the findings name, tagged with the
+    // line of the (first) finding that names it; the picked one's nodes with its line.
     const last = view.index === view.total - 1;
     const picked = run.picked ?? null;
     run.findings.forEach((finding, k) => {
       if (!last && k !== picked) return;
-      const node = answer.nodes.findIndex((n) => n.label === finding.node);
-      if (node < 0 || (marks.named.has(node) && k !== picked)) return;
-      marks.named.set(node, finding.line ? `⚠ line ${finding.line}` : "⚠");
-      if (k === picked) { // the node the learner asked to see shows its line, whatever this frame does there
-        marks.receiving.delete(node);
-        if (marks.visiting === node) marks.visiting = null;
+      for (const label of findingNodes(finding)) {
+        const node = answer.nodes.findIndex((n) => n.label === label);
+        if (node < 0 || (marks.named.has(node) && k !== picked)) continue;
+        marks.named.set(node, finding.line ? `⚠ line ${finding.line}` : "⚠");
+        if (k === picked) { // the node the learner asked to see shows its line, whatever this frame does there
+          marks.receiving.delete(node);
+          if (marks.visiting === node) marks.visiting = null;
+        }
       }
     });
     return marks;
@@ -156,7 +182,7 @@ export default {
 
   position(view) {
     const f = view.frame;
-    const where = f.kind === "visit" ? `visit ${f.visit + 1}` : f.kind === "seed" ? "seed" : `step ${view.index + 1}`;
+    const where = f.kind === "visit" ? `visit ${f.shown + 1}` : f.kind === "seed" ? "seed" : `step ${view.index + 1}`;
     return `Your run · ${where} (${view.index + 1} of ${view.total})`;
   },
 
@@ -209,6 +235,8 @@ export class YourCode {
     this.box = root.getElementById("stage-code");
     this.editor = null;
     this.drawn = {};
+    /** @type {(() => void) | null} */
+    this.stopRevealing = null; // ends the reveal under way (a newer one takes its place)
     this.select = h("select", { id: "code-exercise", onchange: () => actions.choose(this.select.value) });
     this.title = h("p", { id: "code-exercise-title", class: "code-exercise-title" });
     this.editorBox = h("div", { class: "code-editor-box", id: "code-editor-box" },
@@ -264,7 +292,8 @@ export class YourCode {
       .forEach((li, k) => li.classList.toggle("is-picked", k === code.picked));
   }
 
-  // The error at its line, and the finding picked at its line, in the editor.
+  // The error at its line, and the finding picked at its line, in the editor. A new run's
+  // first finding (picked by update.js) is brought on screen with its line and the graph.
   markEditor(code) {
     const editor = this.editor;
     if (!editor) return;
@@ -273,34 +302,86 @@ export class YourCode {
       this.drawn.error = error;
       if (theirLine(error)) {
         editor.markError(error.line, error.message);
-        this.clearOfStickyGraph(error.line);
+        this.reveal(error.line, this.result);
       } else editor.clearError();
     }
     if (code.picked !== this.drawn.picked || code.result !== this.drawn.pickedOf) {
+      const fresh = code.result !== this.drawn.pickedOf; // a run just answered, its first finding picked
       this.drawn.picked = code.picked;
       this.drawn.pickedOf = code.result;
       const finding = code.status === "done" && code.picked !== null ? code.result?.findings[code.picked] : null;
-      editor.markLines(finding?.line ? [finding.line] : [], "finding");
-      if (finding?.line) this.clearOfStickyGraph(finding.line);
+      // After a run the line goes to the editor's foot, next to the findings under the editor.
+      editor.markLines(finding?.line ? [finding.line] : [], "finding", fresh ? "end" : "nearest");
+      const item = code.picked !== null ? this.result.querySelectorAll("[data-finding]")[code.picked] : null;
+      if (finding?.line) this.reveal(finding.line, item ?? null);
+      else if (fresh && item) this.reveal(null, item);
     }
   }
 
-  // On a phone the controls and the graph stay stuck at the top of the screen (.stage-main
-  // is position: sticky there), and the editor scrolls a marked line only as far as the
-  // screen's top edge: under them. Once the editor has scrolled (two frames: it measures,
-  // then scrolls), the page brings the line out below them.
-  clearOfStickyGraph(line) {
-    const sticky = this.root.querySelector(".stage-main");
-    if (!(sticky instanceof HTMLElement)) return;
-    requestAnimationFrame(() => requestAnimationFrame(() => {
-      const rect = this.editor?.lineRect(line);
-      if (!rect || getComputedStyle(sticky).position !== "sticky") return;
-      const below = sticky.getBoundingClientRect().bottom + LINE_MARGIN_PX;
-      if (rect.top < below) window.scrollBy({ top: rect.top - below });
-      else if (rect.bottom > window.innerHeight - LINE_MARGIN_PX) {
-        window.scrollBy({ top: rect.bottom - window.innerHeight + LINE_MARGIN_PX });
+  // The part of the exercise to write (its first "# >>> write here" line) at the top of the
+  // editor's view, and on screen: when an exercise opens, is chosen, reset or solved.
+  showPart() {
+    const editor = this.editor;
+    if (!editor) return;
+    const lines = editor.getText().split("\n");
+    const at = lines.findIndex((line) => line.trim().startsWith(WRITE_HERE)) + 1;
+    if (!at) return;
+    editor.showLine(at, "start");
+    this.reveal(at, null, Math.min(lines.length, at + 2));
+  }
+
+  // Brings `line` of the editor (scrolled within the editor already), lines down to `last`,
+  // and the element `other` (the finding picked) into the part of the screen the learner
+  // sees: below the controls and graph that stay at the top of a phone's screen (.stage-main
+  // is position: sticky there), above the screen's foot. (On a wider screen the graph, in the
+  // column beside, stays at the top itself: modes.css.) When they don't all fit, the line
+  // (else the element) is put at the top. First once the editor has scrolled (two frames: it
+  // measures, then scrolls), then again whenever the widget's layout changes (the engine
+  // ready, the graph drawn and sized), until the learner scrolls, touches or types, or a
+  // while has passed.
+  reveal(line, other = null, last = line) {
+    this.stopRevealing?.();
+    let scrolled = null; // where the page was left, to tell a learner's own scrolling from it
+    const attempt = () => {
+      const rects = [];
+      if (line) {
+        const first = this.editor?.lineRect(line);
+        if (first) rects.push(first, this.editor?.lineRect(last) ?? first);
       }
-    }));
+      if (other?.isConnected) rects.push(other.getBoundingClientRect());
+      if (rects.length) {
+        const sticky = this.root.querySelector(".stage-main");
+        const stuck = sticky instanceof HTMLElement && getComputedStyle(sticky).position === "sticky";
+        const top = (stuck ? sticky.getBoundingClientRect().bottom : 0) + LINE_MARGIN_PX;
+        const bottom = window.innerHeight - LINE_MARGIN_PX;
+        const lo = Math.min(...rects.map((r) => r.top));
+        const hi = Math.max(...rects.map((r) => r.bottom));
+        if (hi - lo > bottom - top || lo < top) window.scrollBy({ top: lo - top });
+        else if (hi > bottom) window.scrollBy({ top: hi - bottom });
+      }
+      scrolled = window.scrollY;
+    };
+    const again = () => {
+      if (scrolled === null) return; // the first attempt is still to come
+      if (Math.abs(window.scrollY - scrolled) > 1) stop(); // scrolled by someone else: theirs now
+      else attempt();
+    };
+    const observer = new ResizeObserver(() => requestAnimationFrame(again));
+    const root = this.box.getRootNode();
+    const host = root instanceof ShadowRoot ? root.host : document.body;
+    for (const element of [host, this.root.querySelector(".stage-main"), this.box]) {
+      if (element) observer.observe(element);
+    }
+    const stop = () => {
+      observer.disconnect();
+      clearTimeout(timer);
+      for (const type of LEARNER_EVENTS) window.removeEventListener(type, stop, true);
+      if (this.stopRevealing === stop) this.stopRevealing = null;
+    };
+    const timer = setTimeout(stop, REVEAL_FOR_MS);
+    for (const type of LEARNER_EVENTS) window.addEventListener(type, stop, { capture: true, passive: true });
+    this.stopRevealing = stop;
+    requestAnimationFrame(() => requestAnimationFrame(attempt));
   }
 
   drawResult(s) {
@@ -332,7 +413,9 @@ export class YourCode {
       return;
     }
     const result = code.result;
-    const wrong = Object.keys(result.grads).filter((label) => !sameNumber(result.grads[label], result.expected[label]));
+    const constants = new Set(result.constants ?? []); // numbers in operations: no grad of theirs to get right
+    const wrong = Object.keys(result.grads)
+      .filter((label) => !constants.has(label) && !sameNumber(result.grads[label], result.expected[label]));
     const findings = result.findings;
     this.status.textContent = findings.length || wrong.length
       ? `Your run: ${plural(wrong.length, "grad")} wrong, ${plural(findings.length, "problem")}.`
@@ -340,7 +423,7 @@ export class YourCode {
     const list = h("ul", { class: "code-findings", "data-findings": "", "aria-label": "What went wrong" },
       ...findings.map((finding, k) => h("li", {
         class: "code-finding", "data-finding": "", "data-node": finding.node, "data-line": finding.line ?? "",
-        "data-kind": finding.kind,
+        "data-nodes": JSON.stringify(findingNodes(finding)), "data-kind": finding.kind,
       }, h("button", { type: "button", class: "finding-button", onclick: () => this.actions.pick(k) },
         finding.text))));
     const notes = result.notes.map((note) => h("p", { class: "muted" }, note));

@@ -72,7 +72,7 @@ export function nodeAriaLabel(node, data, grad) {
     return `${node.label}, a closed group of ${node.box.size} nodes: its output's data ${value(data)}, `
       + `grad ${value(grad)}. Press to open it`;
   }
-  const how = node.is_input ? "an input" : `computed as ${node.expr}`;
+  const how = node.is_input ? "an input" : node.is_constant ? "a constant" : `computed as ${node.expr}`;
   return `${node.label}: data ${value(data)}, grad ${value(grad)} (${how})`;
 }
 
@@ -222,7 +222,8 @@ export class GraphView {
       // Drawn again, an input keeps the mark learn.js gave it (graph-inputs.js).
       const editable = again && n.g.classList.contains("is-editable") ? " is-editable" : "";
       setAttrs(n.g, {
-        class: `node${node.is_input ? " is-input" : ""}${node.is_output ? " is-output" : ""}${editable}`
+        class: `node${node.is_input ? " is-input" : ""}${node.is_constant ? " is-constant" : ""}`
+          + `${node.is_output ? " is-output" : ""}${editable}`
           + (node.box ? " is-group" : ""),
         "data-node": node.label, "data-data": "", "data-grad": "", role: node.box ? "button" : "img",
         transform: `translate(${r(x - w / 2)},${r(y - h / 2)})`,
@@ -599,9 +600,11 @@ function labelNode(n) {
   const { node, parts } = n;
   parts.tip.textContent = node.box
     ? `${node.label}: a closed group of ${node.box.size} nodes, showing its output (press to open it)`
-    : (node.is_input ? `${node.label} = ${node.expr} (an input)` : `${node.label} = ${node.expr}`) + n.tipEnd;
+    : (node.is_input ? `${node.label} = ${node.expr} (an input)`
+      : node.is_constant ? `${node.label} (a constant)` : `${node.label} = ${node.expr}`) + n.tipEnd;
   const compact = isCompact(n);
-  parts.op.textContent = node.box ? "" : node.is_input ? (compact ? "" : "input") : opSymbol(node.op);
+  parts.op.textContent = node.box ? "" : node.is_input ? (compact ? "" : "input")
+    : node.is_constant ? (compact ? "" : "const") : opSymbol(node.op);
   // A long name is shortened with an ellipsis; the whole of it is in the tooltip
   // (<title>) and the node's accessible name.
   const pad = compact ? COMPACT.pad : FULL.pad;

@@ -24,7 +24,7 @@ import { NudgePanel } from "./panels/nudge.js";
 import { parseLink } from "./url.js";
 import { LearnLinks } from "./links.js";
 import { update } from "./update.js";
-import { narrate } from "./render.js";
+import { narrate } from "./actions/say.js";
 import { loadSource } from "./actions/load.js";
 import { arrangeAndRun } from "./actions/order.js";
 import { checkAll, nudge } from "./actions/learn.js";

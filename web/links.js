@@ -7,7 +7,7 @@
 import { h, say } from "./lib/dom.js";
 import { siteAddress } from "./panels/embed.js";
 import { update } from "./update.js";
-import { narrate } from "./render.js";
+import { narrate } from "./actions/say.js";
 import { loadSource } from "./actions/load.js";
 import { openInLink } from "./grouped.js";
 import { whyFromParams, whyLinkParams } from "./actions/why.js";

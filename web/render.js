@@ -12,7 +12,6 @@ import { showExperiment } from "./panels/experiment.js";
 import { withDigits } from "./lib/format.js";
 import { bringIntoView, say, setEnabled } from "./lib/dom.js";
 import { detailsFor, marksFor, positionText } from "./view.js";
-import { update } from "./update.js";
 
 /**
  * @typedef {import("./state.js").State} State
@@ -36,7 +35,7 @@ function draw(w, s) {
   w.stageTabs.show(s.tab);
   w.why.draw(s, view);
   w.yourCode.draw(s, view, w.host);
-  // push or pull; a grouped view's boxes are visited by push only (actions/order.js's orderRule)
+  // push or pull; a grouped view's boxes are visited by push only (view.js's orderRule)
   const grouped = Boolean(s.answer?.level);
   for (const radio of w.ui.orderRules) {
     radio.checked = radio.value === (grouped ? "push" : s.why.rule);
@@ -195,7 +194,3 @@ function drawPresetText(w, s) {
   for (const el of [ui.title, ui.summary, w.$("lesson-more")]) el.removeAttribute("data-prerendered");
 }
 
-// Say a sentence in the narration (a change of the state: update.js writes it).
-export function narrate(w, text) {
-  update(w, { type: "say" }, text);
-}

@@ -70,3 +70,9 @@ export function detailsFor(view, answer) {
 export function narrationFor(view) {
   return modeOf(view).narration?.(view) ?? view.frame.text;
 }
+
+// The rule a visit-order run uses: the learner's choice, or push on a grouped view,
+// whose boxes are visited by push only (docs/api.md).
+export function orderRule(w) {
+  return w.state.answer?.level ? "push" : w.state.why.rule;
+}

@@ -38,11 +38,15 @@ import { YourCode } from "./modes/your-code.js";
 import { createState } from "./state.js";
 import { update } from "./update.js";
 import { render } from "./render.js";
-import { boot, choosePreset, engineFailed, firstPaint, onProgress } from "./actions/load.js";
+import { boot, choosePreset, firstPaint, onProgress } from "./actions/load.js";
+import { engineFailed } from "./actions/say.js";
 import { reset, showProblem, startBackward, stepBack, stepForward, stepTo } from "./actions/step.js";
 import { chooseTab } from "./actions/stage.js";
 import { orderChanged, orderStatus, restoreOrder, runOrder } from "./actions/order.js";
-import { chooseRule, leaveMode, modeContext, selectWhy, whyFromParams } from "./actions/why.js";
+import {
+  applyPendingWhy, chooseRule, engineReadyForWhy, leaveMode, modeContext, selectWhy, whyFromParams,
+} from "./actions/why.js";
+import { redoNudge } from "./actions/learn.js";
 import {
   buildPreset, chooseExercise, openCode, pickFinding, resetCode, runCode, showSolution,
 } from "./actions/code.js";
@@ -102,6 +106,14 @@ function createWidget(host, shadow, options) {
     host, shadow, options, params, $, BOOT_TIMEOUT_MS,
     state: createState(),
     requests: requestKinds(), // only the newest request of each kind counts (actions/requests.js)
+    // What the load actions run after them (actions/load.js), registered here so that the
+    // actions form a one-way chain: a new graph on screen redoes what depends on it (the
+    // link's experiment waiting for it, the nudge check), and the engine ready lets the
+    // "Why reverse mode" experiment waiting for it run.
+    hooks: {
+      afterGraph: [(w) => applyPendingWhy(w), (w) => redoNudge(w)],
+      engineReady: [(w) => engineReadyForWhy(w)],
+    },
     drawn: { narration: 0, orderStatus: 0 }, // what the panels last drew (render.js): the markup's texts at first
     unmounted: false,
     retries: 0,

@@ -14,11 +14,11 @@ import { loadCodeEditor } from "../panels/code-editor.js";
 import { siteURL } from "../site.js";
 import { debounce, nextTask } from "../lib/dom.js";
 import { update } from "../update.js";
-import { narrate } from "../render.js";
 import { EXERCISE_IDS, runOf } from "../modes/your-code.js";
 import { decodeAnswer } from "../stepper.js";
 import { decodeProgram, encodeProgram } from "../url.js";
-import { loadPreset, notReady, engineFailed } from "./load.js";
+import { loadPreset } from "./load.js";
+import { engineFailed, narrate, notReady } from "./say.js";
 
 export const LEFT_RUN = "Left your run: these are the grads of the ordinary backward pass on your graph.";
 const STORAGE_PREFIX = "gradwalk:your-code:";

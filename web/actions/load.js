@@ -7,11 +7,9 @@ import { busyUntil } from "../boot/busy.js";
 import { prerendered } from "../boot/first-paint.js";
 import { parametersOf } from "../url.js";
 import { update } from "../update.js";
-import { narrate } from "../render.js";
+import { engineFailed, narrate, notReady } from "./say.js";
 import { ask } from "./requests.js";
-import { orderRule } from "./order.js";
-import { applyPendingWhy, engineReadyForWhy } from "./why.js";
-import { redoNudge } from "./learn.js";
+import { orderRule } from "../view.js";
 import { defaultExpanded, levelOf } from "../grouped.js";
 
 // Draw the prerendered graph only when the widget's query asks for nothing but that
@@ -50,7 +48,7 @@ export async function boot(w) {
     }
     if (w.unmounted) return;
     update(w, { type: "engine", engine: "ready" }, false);
-    engineReadyForWhy(w);
+    for (const hook of w.hooks.engineReady) hook(w);
     if (w.options.report) w.report.open();
   } catch (error) {
     if (w.unmounted) return;
@@ -78,13 +76,6 @@ export function choosePreset(w, id) {
 function initialPreset(w) {
   const asked = w.params.get("preset");
   return w.state.presets.some((p) => p.id === asked) ? asked : w.state.presets[0].id;
-}
-
-export function notReady(w, what) {
-  const reason = w.state.engine === "error"
-    ? "the engine failed to start (press Retry at the top)"
-    : `the engine is still starting (${w.state.stage})`;
-  narrate(w, `${what} needs the engine, and ${reason}. It will work once the engine is ready.`);
 }
 
 async function presetDetail(w, id) {
@@ -189,8 +180,7 @@ function showGraph(w, answer, { source, place = null, message = null, kind = "lo
   update(w, { type: "graph", answer, source, place, kind, confirms }, (s) => message ?? firstWords(s));
   if (w.state.answer === before) return; // the prerendered graph was the same: nothing moved
   awaitRest(w, answer);
-  applyPendingWhy(w);
-  redoNudge(w);
+  for (const hook of w.hooks.afterGraph) hook(w);
 }
 
 // A big graph's answer comes in two parts (docs/api.md, "An answer in two parts"): the
@@ -239,10 +229,6 @@ function firstPaintFits(w, first) {
   if ([...w.params.keys()].some((k) => !FIRST_PAINT_PARAMS.has(k))) return false;
   const asked = w.params.get("preset");
   return asked === null || asked === first.id;
-}
-
-export function engineFailed(w, error) {
-  narrate(w, `The engine could not answer: ${error?.message ?? error}`);
 }
 
 // The build's prerendered answers for the preset asked for, drawn while Python starts

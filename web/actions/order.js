@@ -4,18 +4,15 @@
 // (modes/visit-order.js), its list panels/visit-order.js, its result panels/experiment.js.
 
 import { update } from "../update.js";
-import { engineFailed, notReady } from "./load.js";
+import { engineFailed, notReady } from "./say.js";
 import { ask } from "./requests.js";
 import { playRun, runPlays } from "./play.js";
 import { wrongGrads } from "../modes/shared.js";
 import { levelOf } from "../grouped.js";
 import { decodeAnswer } from "../stepper.js";
+import { orderRule } from "../view.js";
 
 // Push or pull, for the visit-order experiment (the radio buttons next to the list).
-export function orderRule(w) {
-  return w.state.answer?.level ? "push" : w.state.why.rule; // a grouped view runs push only (docs/api.md)
-}
-
 // The visit-order status line says `text` (say: announce it even if unchanged).
 export function orderStatus(w, text, say = true) {
   update(w, { type: "orderStatus", text, say }, false);

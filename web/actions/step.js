@@ -2,8 +2,7 @@
 // Python; each is a change of the Stepper's position (update.js) and a render.
 
 import { update } from "../update.js";
-import { narrate } from "../render.js";
-import { notReady } from "./load.js";
+import { narrate, notReady } from "./say.js";
 import { arrangeAndRun } from "./order.js";
 
 function stepperOf(w) {

@@ -7,9 +7,9 @@
 import { MODES } from "../modes/index.js";
 import { fromLinkText, parametersOf, readModeLink, toLinkText } from "../url.js";
 import { update } from "../update.js";
-import { narrate } from "../render.js";
+import { engineFailed, narrate, notReady } from "./say.js";
 import { ask } from "./requests.js";
-import { loadSource, notReady, engineFailed } from "./load.js";
+import { loadSource } from "./load.js";
 import { orderStatus } from "./order.js";
 
 /** @typedef {import("../state.js").Mode} Mode */

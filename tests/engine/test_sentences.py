@@ -1,0 +1,149 @@
+"""Every sentence is true (issue 32): the sentence checker (tests/support/sentences.py) over
+everything the engine gives a learner to read, for every preset (found by glob), in every
+mode the engine answers, at every group level the page offers.
+
+What is read:
+
+* the passes: each forward and backward frame's narration, and each push's rule card as the
+  page writes it (web/panels/details.js: ``local × upstream = contribution`` and
+  ``x.grad: before → after``), checked against the push's own numbers;
+* the visit-order experiment with a wrong order (the forward order: every node before its
+  users), push and pull, node by node and at each group level: its frames, explanation and
+  mistake;
+* every "Why reverse mode" mode, with the requests it declares for a graph (its samples):
+  every sentence of its answer;
+* each question's hint and each wrong answer's diagnosis, and how a reply is graded: the
+  right answer typed as shown is right, each diagnosed number typed as shown gets its own
+  diagnosis;
+* on a grouped preset, at each level: all groups closed, the page's default, each group
+  opened on its own, all open; no group's name written as a node's (``layer 1.grad``).
+"""
+
+import json
+
+import pytest
+
+from engine import api
+from engine.questions import diagnosed, is_right
+from engine.registry import modes
+from engine.text import fmt
+from tests.support.presets import PRESET_IDS
+from tests.support.sentences import problems
+
+SENTENCE_KEYS = ("text", "explanation", "hint", "choices", "message", "math", "rule")
+
+
+def ask(request: dict) -> dict:
+    return json.loads(api.handle(request))
+
+
+def texts(answer, where="") -> list[tuple[str, str]]:
+    """Every sentence of an answer, with where it is (a path of keys)."""
+    out = []
+    if isinstance(answer, dict):
+        for key, value in answer.items():
+            path = f"{where}.{key}"
+            if key in SENTENCE_KEYS and isinstance(value, str):
+                out.append((path, value))
+            elif key in SENTENCE_KEYS and isinstance(value, list) and all(isinstance(v, str | None) for v in value):
+                out += [(f"{path}[{i}]", v) for i, v in enumerate(value) if v]
+            else:
+                out += texts(value, path)
+    elif isinstance(answer, list):
+        for i, value in enumerate(answer):
+            out += texts(value, f"{where}[{i}]")
+    return out
+
+
+def card_texts(answer: dict) -> list[tuple[str, str]]:
+    """Each push's rule card as web/panels/details.js writes it from the push's numbers."""
+    out = []
+    edges = answer.get("edges", [])
+    frames = [("backward", answer.get("backward", []))]
+    if answer.get("experiment"):
+        frames.append(("experiment", answer["experiment"]["frames"]))
+    for name, listed in frames:
+        for k, frame in enumerate(listed):
+            for i, push in enumerate(frame.get("pushes") or []):
+                where = f"{name}[{k}].pushes[{i}]"
+                if "edge" in push and "local" not in push and edges and "local" in edges[0]:
+                    local = edges[push["edge"]]["local"]
+                else:
+                    local = push.get("local")
+                upstream = push.get("upstream", frame.get("upstream"))
+                if local is not None and upstream is not None and frame.get("kind") == "visit":
+                    # "local 4 × upstream 1 = 4": its arithmetic
+                    out.append((where, f"{fmt(local)} × {fmt(upstream)} = {fmt(push['contribution'])}"))
+                    out.append((where, f"x.grad += {fmt(push['contribution'])}, {fmt(push['before'])} → {fmt(push['after'])}"))
+    return out
+
+
+def levels(preset: str) -> list[list[str]]:
+    """The group levels the page offers for a preset (none for a preset without groups):
+    every group closed, the default (outermost groups that hold others open), each group
+    opened, every group open."""
+    whole = ask({"cmd": "load", "preset": preset})
+    groups = whole.get("groups")
+    if not groups:
+        return []
+    default = [g["id"] for g in groups if g["parent"] is None and g["groups"]]
+    out = [[], default, *([g["id"]] for g in groups), [g["id"] for g in groups]]
+    return [list(x) for x in dict.fromkeys(tuple(x) for x in out)]
+
+
+def messages(preset: str):
+    """(where, text, group names) for everything the engine gives a learner to read on the preset."""
+    load = ask({"cmd": "load", "preset": preset})
+    assert load["ok"], load
+    labels = [n["label"] for n in load["nodes"]]
+    inputs = [load["nodes"][i]["label"] for i in load["inputs"]]
+    names = [g["name"] for g in load.get("groups", [])]
+    answers = [("load", load)]
+    for rule in ("push", "pull"):  # a wrong order: every node before the nodes that use it
+        answers.append((f"order {rule}", ask({"cmd": "load", "preset": preset, "order": labels, "rule": rule})))
+    for mode in modes():
+        for sample in mode.samples(inputs, labels):
+            answers.append((f"mode {sample}", ask({"preset": preset, **sample})))
+    for expanded in levels(preset):
+        level = ask({"cmd": "load", "preset": preset, "expanded": expanded})
+        answers.append((f"level {expanded}", level))
+        units = [level["nodes"][[n["id"] for n in level["nodes"]].index(u)]["label"] if isinstance(u, int) else u
+                 for u in level["units"]]  # fmt: skip
+        answers.append((f"level {expanded} order", ask({"cmd": "load", "preset": preset, "expanded": expanded,
+                                                        "order": units})))  # fmt: skip
+    for name, answer in answers:
+        for where, text in texts(answer) + card_texts(answer):
+            yield f"{name} {where}", text, names
+
+
+@pytest.mark.parametrize("preset", PRESET_IDS)
+def test_every_sentence_holds(preset):
+    found = []
+    for where, text, names in messages(preset):
+        for problem in problems(text, group_names=names):
+            found.append(f"{where}: {problem}\n    {text}")
+    assert not found, f"{len(found)} problems:\n" + "\n".join(found[:40])
+
+
+@pytest.mark.parametrize("preset", PRESET_IDS)
+def test_a_learner_who_types_what_is_shown_is_told_so(preset):
+    """The right answer typed as shown is right; each diagnosed number typed as the diagnosis
+    quotes it gets that diagnosis, and not another's."""
+    load = ask({"cmd": "load", "preset": preset})
+    tolerances = {cp["id"]: cp.get("tolerance", 1e-3) for cp in ask({"cmd": "preset", "id": preset})["preset"]["checkpoints"]}
+    found = []
+    for q in load["questions"]:
+        if q["value"] is None:
+            continue
+        tol = tolerances[q["id"]]
+        if not is_right(fmt(q["value"]), q["value"], tol):
+            found.append(f"{q['id']}: the answer typed as shown, {fmt(q['value'])}, is not right")
+        for entry in q["wrong"]:
+            shown = fmt(entry["value"])
+            if not entry["text"].startswith(shown + " "):
+                found.append(f"{q['id']}: {entry['text']!r} does not start with the number as shown, {shown}")
+            if is_right(shown, q["value"], tol):
+                found.append(f"{q['id']}: {shown} is both right and diagnosed")
+            elif diagnosed(shown, q["wrong"], q["value"], tol) is not entry:
+                found.append(f"{q['id']}: {shown} typed is not diagnosed as {entry['mistakes']}")
+    assert not found, "\n".join(found)

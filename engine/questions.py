@@ -21,7 +21,9 @@ def questions(graph, backward: list[dict], checkpoints: list[dict] | None) -> li
     """``checkpoints``: a preset's, as presets.py reads them; None for a program (generated)."""
     if checkpoints is None:
         return _generated(graph, backward)
-    answer = answerer(graph, backward)
+    # a question asks about one visit's push (or a total), never the visit order: the page's
+    # questions are not diagnosed as a visit made too early
+    answer = answerer(graph, backward, visit_order=False)
     return [_checkpoint(graph, backward, cp, answer) for cp in checkpoints]
 
 
@@ -73,7 +75,7 @@ def _generated(graph, backward: list[dict]) -> list[dict]:
             continue
         parent = frame["pushes"][0]["parent"]
         listed.append({"id": f"auto-b{k}", "step": k, "node": parent, "check": f"{graph.label(parent)}.grad"})
-    answer = answerer(graph, backward)  # the graph read once for all its questions
+    answer = answerer(graph, backward, visit_order=False)  # the graph read once for all its questions
     ids = _ids(graph)
     for i, q in enumerate(listed):
         if i <= MAX_DIAGNOSED:

@@ -21,9 +21,8 @@ export function isRight(reply, value, tolerance) {
 
 // The wrong-answer entry ({value, ...}) a wrong reply is, compared as a right one is, or null.
 /**
- * @template {{value: number}} T
- * @param {number | null} reply @param {T[]} wrong @param {number} value @param {number} tolerance
- * @returns {T | null}
+ * @param {number | null} reply @param {any[]} wrong @param {number} value @param {number} tolerance
+ * @returns {any}
  */
 export function diagnosed(reply, wrong, value, tolerance) {
   if (reply === null || !Number.isFinite(reply) || isRight(reply, value, tolerance)) return null;

@@ -518,7 +518,7 @@ def _group_frame(grouped: Grouped, gid: str, outside: dict[int, float], changes:
     """A collapsed group's visit. Its outputs' grads (``outside``: each as its consumers outside
     the group left it) go back through its nodes; each input drawn gets one share per output
     that uses it, ∂output/∂input × the output's grad, and their sum:
-    "x1.grad += 0.3897 × 0.5528 + (-0.5134) × (-0.3949) + 0.2263 × 0.3159 = 0.2154 + 0.2027 + 0.0715
+    "x1.grad += 0.3895 × 0.5528 + (-0.5134) × (-0.3949) + 0.2264 × 0.3159 = 0.2153 + 0.2027 + 0.07151
     = 0.4896, 0 → 0.4896" (never one ∂group/∂x1 times one grad: a group is no node)."""
     group = grouped.groups.groups[gid]
     labels = grouped.graph.labels
@@ -527,9 +527,7 @@ def _group_frame(grouped: Grouped, gid: str, outside: dict[int, float], changes:
     shares = grouped.shares(gid)
     passes = [_pass(labels, c, outside, shares) for c in changes]
     grads = _listing([f"{labels[o]}.grad = {fmt(g)}" for o, g in outside.items()])
-    held = (
-        f"its output's grad, {grads}," if len(outside) == 1 else f"its {len(outside):,} outputs' grads, {grads},"
-    )
+    held = f"its output's grad, {grads}," if len(outside) == 1 else f"its {len(outside):,} outputs' grads, {grads},"
     listed = "; ".join(f"{p['rule_numbers']}" for p in passes[:MAX_LISTED])
     more = f"; and {len(passes) - MAX_LISTED} more inputs" if len(passes) > MAX_LISTED else ""
     for p in passes:
@@ -542,8 +540,8 @@ def _group_frame(grouped: Grouped, gid: str, outside: dict[int, float], changes:
         "outputs": [{"node": o, "label": labels[o], "grad": g} for o, g in list(outside.items())[:MAX_TERMS]],
         "passes": passes,
         "text": (
-            f"Visit {group.name}: {held} {'goes' if len(outside) == 1 else 'go'} back through its {_count(group.size, 'node')} to "
-            f"{_count(count, 'input')}" + (f": {listed}{more}." if listed else ".")
+            f"Visit {group.name}: {held} {'goes' if len(outside) == 1 else 'go'} back through its "
+            f"{_count(group.size, 'node')} to {_count(count, 'input')}" + (f": {listed}{more}." if listed else ".")
             if count
             else f"{_capital(group.name)} takes nothing from outside it, so its visit passes nothing on: its "
             f"{_count(group.size, 'node')} now hold their grads."
@@ -603,7 +601,7 @@ def _name(label: str) -> str:
 
 
 def _listing(texts: list[str]) -> str:
-    """"a", "a and b", "a, b and c"; after MAX_TERMS, "and N more"."""
+    """ "a", "a and b", "a, b and c"; after MAX_TERMS, "and N more"."""
     if len(texts) > MAX_TERMS:
         return ", ".join(texts[:MAX_TERMS]) + f" and {len(texts) - MAX_TERMS:,} more"
     return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]

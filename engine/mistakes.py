@@ -710,9 +710,7 @@ def answerer(graph, backward: list[dict], *, visit_order: bool = True):
     return lambda check, step=None, ruled_out=(): _answer(g, check, step, ruled_out, visit_order)
 
 
-def _answer(
-    g: _Graph, check: str, step: int | None, ruled_out: Collection[str] = (), visit_order: bool = True
-) -> dict:
+def _answer(g: _Graph, check: str, step: int | None, ruled_out: Collection[str] = (), visit_order: bool = True) -> dict:
     asked = Asked(check)
     backward = g.backward
     if asked.node not in g.ids or (asked.child is not None and asked.child not in g.ids):

@@ -319,7 +319,9 @@ def test_a_program_steps_at_the_level_on_screen_by_neuron():
     boxes = [names_of[u] for u in collapsed["units"] if isinstance(u, str)]
     assert boxes == ["neuron 1 of layer 1", "neuron 2 of layer 1", "neuron 3 of layer 1", "neuron 1 of layer 2"]
     texts = [f["text"] for f in collapsed["backward"] if f["kind"] == "group"]
-    assert texts[0].startswith("Visit neuron 1 of layer 2: its output's grad, o.grad = 1, goes back through its 11 nodes")
+    assert texts[0].startswith(
+        "Visit neuron 1 of layer 2: its output's grad, o.grad = 1, goes back through its 11 nodes"
+    )
     assert texts[1] == (
         "Visit neuron 3 of layer 1: its output's grad, h3.grad = 0.3159, goes back through its 8 nodes to 2 inputs: "
         "x1.grad += 0.2264 × 0.3159 = 0.07151, 0 → 0.07151; x2.grad += 0.4074 × 0.3159 = 0.1287, 0 → 0.1287."

@@ -74,7 +74,9 @@ def card_texts(answer: dict) -> list[tuple[str, str]]:
                 if local is not None and upstream is not None and frame.get("kind") == "visit":
                     # "local 4 × upstream 1 = 4": its arithmetic
                     out.append((where, f"{fmt(local)} × {fmt(upstream)} = {fmt(push['contribution'])}"))
-                    out.append((where, f"x.grad += {fmt(push['contribution'])}, {fmt(push['before'])} → {fmt(push['after'])}"))
+                    out.append(
+                        (where, f"x.grad += {fmt(push['contribution'])}, {fmt(push['before'])} → {fmt(push['after'])}")
+                    )
     return out
 
 
@@ -92,7 +94,9 @@ def levels(preset: str) -> list[list[str]]:
 
 
 def messages(preset: str):
-    """(where, text, group names) for everything the engine gives a learner to read on the preset."""
+    """(where, text, group names, engine-made) for everything the engine gives a learner to read
+    on the preset: its own sentences, and the preset's words (its lesson, its questions and
+    their explanations), whose arithmetic must hold too though they may quote more digits."""
     load = ask({"cmd": "load", "preset": preset})
     assert load["ok"], load
     labels = [n["label"] for n in load["nodes"]]
@@ -113,14 +117,21 @@ def messages(preset: str):
                                                         "order": units})))  # fmt: skip
     for name, answer in answers:
         for where, text in texts(answer) + card_texts(answer):
-            yield f"{name} {where}", text, names
+            yield f"{name} {where}", text, names, True
+    authored = ask({"cmd": "preset", "id": preset})["preset"]
+    for key in ("summary", "lesson"):
+        yield f"preset {key}", authored[key], names, False
+    for cp in authored["checkpoints"]:
+        for key in ("question", "explanation", "hint"):
+            if cp.get(key):
+                yield f"preset {cp['id']}.{key}", cp[key], names, False
 
 
 @pytest.mark.parametrize("preset", PRESET_IDS)
 def test_every_sentence_holds(preset):
     found = []
-    for where, text, names in messages(preset):
-        for problem in problems(text, group_names=names):
+    for where, text, names, engine_made in messages(preset):
+        for problem in problems(text, engine_made=engine_made, group_names=names):
             found.append(f"{where}: {problem}\n    {text}")
     assert not found, f"{len(found)} problems:\n" + "\n".join(found[:40])
 
@@ -130,7 +141,9 @@ def test_a_learner_who_types_what_is_shown_is_told_so(preset):
     """The right answer typed as shown is right; each diagnosed number typed as the diagnosis
     quotes it gets that diagnosis, and not another's."""
     load = ask({"cmd": "load", "preset": preset})
-    tolerances = {cp["id"]: cp.get("tolerance", 1e-3) for cp in ask({"cmd": "preset", "id": preset})["preset"]["checkpoints"]}
+    tolerances = {
+        cp["id"]: cp.get("tolerance", 1e-3) for cp in ask({"cmd": "preset", "id": preset})["preset"]["checkpoints"]
+    }
     found = []
     for q in load["questions"]:
         if q["value"] is None:

@@ -5,7 +5,7 @@ It reads text as it is shown, with each number rounded as the page writes it (``
 significant digits), and checks:
 
 * every chain of arithmetic written out, ``0.7 × 0.7897 = 0.5528``, ``1 − 0.7071² = 0.5``,
-  ``0.2154 + 0.2027 + 0.0715 = 0.4896``: each side equals the next, within what the rounding
+  ``0.2153 + 0.2027 + 0.07151 = 0.4896``: each side equals the next, within what the rounding
   of the numbers on each side allows;
 * every push written ``x.grad += <expression>, before → after``: before + expression = after;
 * no sentence said twice in one message, and no worked product (``3 × 3 = 9``) either;

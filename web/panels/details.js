@@ -25,9 +25,10 @@ export function renderDetails(container, view, answer) {
     }
   } else if (f.kind === "seed") {
     const n = nodes[f.node];
-    parts.push(node("p", "detail-head", `Seed the output ${n.label}`));
+    const out = n.box?.shown?.at(-1)?.label ?? n.label; // in a closed group's box: its output, by name
+    parts.push(node("p", "detail-head", n.box ? `Seed the output ${out} (in ${n.label})` : `Seed the output ${out}`));
     const row = node("p", "detail-math");
-    row.append(node("code", "", `${n.label}.grad: ${fmt(f.before)} → ${fmt(f.after)}`));
+    row.append(node("code", "", `${out}.grad: ${fmt(f.before)} → ${fmt(f.after)}`));
     parts.push(row);
   } else {
     const n = nodes[f.node];

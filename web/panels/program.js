@@ -95,7 +95,8 @@ export function noteRows(view, answer) {
     return [{ code: "", comment: `# ${f.text}` }];
   }
   if (f.kind === "seed") {
-    const label = nodes[f.node].label;
+    const n = nodes[f.node];
+    const label = n.box?.shown?.at(-1)?.label ?? n.label; // in a closed group's box: its output
     const comment = `# seed: ${target(label)} ${fmt(f.before)} → ${fmt(f.after)}`;
     return [{ code: `${target(label)} = ${fmt(f.after)}`, comment }];
   }

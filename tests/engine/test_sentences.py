@@ -24,6 +24,7 @@ import json
 import pytest
 
 from engine import api
+from engine.level import MAX_LISTED
 from engine.questions import diagnosed, is_right
 from engine.registry import modes
 from engine.text import fmt
@@ -80,6 +81,29 @@ def card_texts(answer: dict) -> list[tuple[str, str]]:
     return out
 
 
+def number_problems(answer: dict) -> list[str]:
+    """Each backward visit's sentence against the engine's numbers: every grad it changes is
+    said as ``before → after`` with the numbers the frame changes it by, as shown."""
+    found = []
+    frames = [("backward", answer.get("backward") or [])]
+    if answer.get("experiment"):
+        frames.append(("experiment", answer["experiment"]["frames"]))
+    for name, listed in frames:
+        for k, frame in enumerate(listed):
+            if frame.get("kind") not in ("visit", "group") or not frame.get("text"):
+                continue
+            changes = frame.get("changes")
+            if changes is None:  # a graph answer's push visit: its pushes are its changes
+                changes = frame.get("pushes") or []
+            if frame["kind"] == "group" and " more inputs" in frame["text"]:
+                changes = changes[:MAX_LISTED]  # a big group's visit lists its first inputs
+            for c in changes:
+                said = f"{fmt(c['before'])} → {fmt(c['after'])}"
+                if said not in frame["text"]:
+                    found.append(f"{name}[{k}]: does not say {said}: {frame['text']}")
+    return found
+
+
 def levels(preset: str) -> list[list[str]]:
     """The group levels the page offers for a preset (none for a preset without groups):
     every group closed, the default (outermost groups that hold others open), each group
@@ -125,6 +149,20 @@ def messages(preset: str):
         for key in ("question", "explanation", "hint"):
             if cp.get(key):
                 yield f"preset {cp['id']}.{key}", cp[key], names, False
+
+
+@pytest.mark.parametrize("preset", PRESET_IDS)
+def test_every_visit_says_the_engines_numbers(preset):
+    found = []
+    for expanded in [None, *levels(preset)]:
+        extra = {} if expanded is None else {"expanded": expanded}
+        load = ask({"cmd": "load", "preset": preset, **extra})
+        labels = [load["nodes"][[n["id"] for n in load["nodes"]].index(u)]["label"] if isinstance(u, int) else u
+                  for u in load.get("units", [n["id"] for n in load["nodes"]])]  # fmt: skip
+        wrong = ask({"cmd": "load", "preset": preset, "order": labels, **extra})
+        for answer in (load, wrong):
+            found += [f"{expanded}: {problem}" for problem in number_problems(answer)]
+    assert not found, "\n".join(found[:20])
 
 
 @pytest.mark.parametrize("preset", PRESET_IDS)

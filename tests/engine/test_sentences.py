@@ -198,3 +198,20 @@ def test_a_learner_who_types_what_is_shown_is_told_so(preset):
             elif diagnosed(shown, q["wrong"], q["value"], tol) is not entry:
                 found.append(f"{q['id']}: {shown} typed is not diagnosed as {entry['mistakes']}")
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("preset", PRESET_IDS)
+def test_a_closed_box_shows_its_one_output_or_none(preset):
+    """A closed group's box shows its output's numbers only when it has one output; with
+    several it shows none of its own (a layer is not one of its neurons), and lists each."""
+    found = []
+    for expanded in levels(preset):
+        for box in ask({"cmd": "load", "preset": preset, "expanded": expanded})["groups"]:
+            if box["open"]:
+                continue
+            shown = [(o["data"], o["grad"]) for o in box["shown"]]
+            if len(box["outputs"]) == 1 and (box["data"], box["grad"]) != shown[0]:
+                found.append(f"{expanded}: {box['name']} shows {box['data']}, {box['grad']}, not its output's")
+            if len(box["outputs"]) > 1 and (box["data"] is not None or box["grad"] is not None):
+                found.append(f"{expanded}: {box['name']} has {len(box['outputs'])} outputs but shows one's numbers")
+    assert not found, "\n".join(found)

@@ -137,7 +137,7 @@ function unitFrame(f, index, shows, within, nodes, edges) {
     const push = {
       edge: edge.id, parent, local: q.local ?? null, upstream: q.local === undefined ? null : f.upstream,
       contribution, before: whole ? q.before : null, after: whole ? q.after : null, late: false, rule,
-      math: q.math ?? null, change: whole ? null : change,
+      math: q.math ?? null, change: whole && !nodes[parent].box ? null : change,
       lines: whole ? (line ? [line] : null) : [`${q.label} += ${fmt(contribution)}`],
     };
     if (!whole && push.local !== null) push.math = `${fmt(q.local)} × ${fmt(f.upstream)} = ${fmt(contribution)}`;
@@ -189,6 +189,14 @@ function unitExperiment(exp, frame, index, nodes, edges) {
     lost_paths: [], lost_path_count: exp.lost_path_count, wrong_inputs: exp.wrong_inputs, harmless: [],
     explanation: exp.explanation, mistake: null,
   };
+}
+
+// The name a unit's grad is written with: a node's own label, or in a closed group's box of
+// one output that output's ("o.grad", never "layer 2.grad": a group is no node).
+/** @param {{label: string, box?: GroupBox | null}} node */
+export function gradName(node) {
+  const shown = node.box?.shown;
+  return node.box && shown?.length === 1 ? shown[0].label : node.label;
 }
 
 function plural(n, word) {

@@ -218,3 +218,20 @@ def test_a_closed_box_shows_its_one_output_or_none(preset):
             if len(box["outputs"]) > 1 and (box["data"] is not None or box["grad"] is not None):
                 found.append(f"{expanded}: {box['name']} has {len(box['outputs'])} outputs but shows one's numbers")
     assert not found, "\n".join(found)
+
+
+def test_the_checker_finds_what_issue_32_found():
+    """The checker itself, on the sentences issue 32 reported and on their corrections."""
+    lie = "Visit layer 1: x1.grad += 0.2264 × 0.3159 = 0.4896, 0 → 0.4896."  # one ∂h3/∂x1 × one grad
+    assert problems(lie, group_names=["layer 1"])
+    truth = (
+        "x1.grad += 0.3895 × 0.5528 + (-0.5134) × (-0.3949) + 0.2264 × 0.3159 = 0.2153 + 0.2027 + 0.07151 = 0.4896, "
+        "0 → 0.4896."
+    )
+    assert problems(truth, group_names=["layer 1"]) == []
+    twice = "Multiply it by ∂c/∂a = 3: 3 × 3 = 9. The chain rule multiplies it by c.grad = 3: 3 × 3 = 9."
+    assert problems(twice) == ["works out '3 × 3 = 9' twice"]
+    assert problems("Visit layer 1 (upstream layer 1.grad = 0.3159).", group_names=["layer 1"])
+    assert problems("a.grad = 0.1 + 0.2 = 0.30000000000000004") == ["quotes 0.30000000000000004, shown as 0.3"]
+    assert problems("x2.grad += -1 × -2 = 2, -0.1411 → 1.859; y = 1 + (-0.99) = 0.01001; 1 − 0.7071² = 0.5") == []
+    assert problems("x.grad += 1 × 4 = 4, 4 → 9")  # 4 + 4 is not 9

@@ -399,7 +399,7 @@ def _layout(view: View, edges: list[dict]) -> dict:
 
 
 def _forward(grouped: Grouped, view: View) -> list[dict]:
-    graph, frames = grouped.graph, []
+    graph, frames, drawn = grouped.graph, [], view.drawn
     for unit in view.units:
         if isinstance(unit, int):
             data = graph.data[unit]
@@ -422,7 +422,7 @@ def _forward(grouped: Grouped, view: View) -> list[dict]:
         outputs = group.outputs
         main = outputs[-1]
         inputs = len(grouped.groups.inputs_of(unit))
-        values = _listing([f"{graph.labels[o]} = {fmt(graph.data[o])}" for o in outputs])
+        values = _listing([f"{graph.labels[o]} = {fmt(graph.data[o])}" for o in outputs[:MAX_TERMS]], len(outputs))
         frames.append(
             {
                 "kind": "group",
@@ -432,7 +432,9 @@ def _forward(grouped: Grouped, view: View) -> list[dict]:
                 "text": f"{_capital(group.name)} computes its {_count(group.size, 'node')} from "
                 f"{_count(inputs, 'input')}: its "
                 + (f"output {values}." if len(outputs) == 1 else f"{len(outputs):,} outputs {values}."),
-                "changes": [{"node": o, "field": "data", "before": None, "after": graph.data[o]} for o in outputs],
+                "changes": [  # the outputs on screen: a box of up to MAX_TERMS lists each
+                    {"node": o, "field": "data", "before": None, "after": graph.data[o]} for o in outputs if o in drawn
+                ],
             }
         )
     return frames
@@ -465,7 +467,9 @@ def _right_backward(grouped: Grouped, view: View) -> list[dict]:
             # its pushes into p, in the order the pass makes them: p's grad before the first, after the last
             inside = [(before, after) for before, after, c in grouped.pushes(p).values() if lo <= position[c] < hi]
             changes.append({"node": p, "field": "grad", "before": inside[0][0], "after": inside[-1][1]})
-        outside = {o: grouped.outside_grad(unit, o) for o in groups.groups[unit].outputs}
+        outputs = groups.groups[unit].outputs
+        listed = outputs if len(outputs) <= MAX_TERMS else [*outputs[:MAX_TERMS], outputs[-1]]
+        outside = {o: grouped.outside_grad(unit, o) for o in listed}  # what the frame says of them
         frames.append(_group_frame(grouped, unit, outside, changes))
     return frames
 
@@ -524,10 +528,12 @@ def _group_frame(grouped: Grouped, gid: str, outside: dict[int, float], changes:
     labels = grouped.graph.labels
     main = group.outputs[-1]
     count = len(grouped.groups.inputs_of(gid))
-    shares = grouped.shares(gid)
+    many = len(group.outputs)
+    # a group of more than MAX_TERMS outputs (a batch) says the sum it passes on, not its shares
+    shares = grouped.shares(gid) if many <= MAX_TERMS and changes else None
     passes = [_pass(labels, c, outside, shares) for c in changes]
-    grads = _listing([f"{labels[o]}.grad = {fmt(g)}" for o, g in outside.items()])
-    held = f"its output's grad, {grads}," if len(outside) == 1 else f"its {len(outside):,} outputs' grads, {grads},"
+    grads = _listing([f"{labels[o]}.grad = {fmt(outside[o])}" for o in group.outputs[:MAX_TERMS]], many)
+    held = f"its output's grad, {grads}," if many == 1 else f"its {many:,} outputs' grads, {grads},"
     listed = "; ".join(f"{p['rule_numbers']}" for p in passes[:MAX_LISTED])
     more = f"; and {len(passes) - MAX_LISTED} more inputs" if len(passes) > MAX_LISTED else ""
     for p in passes:
@@ -537,10 +543,10 @@ def _group_frame(grouped: Grouped, gid: str, outside: dict[int, float], changes:
         "group": gid,
         "node": main,
         "upstream": outside[main],
-        "outputs": [{"node": o, "label": labels[o], "grad": g} for o, g in list(outside.items())[:MAX_TERMS]],
+        "outputs": [{"node": o, "label": labels[o], "grad": outside[o]} for o in group.outputs[:MAX_TERMS]],
         "passes": passes,
         "text": (
-            f"Visit {group.name}: {held} {'goes' if len(outside) == 1 else 'go'} back through its "
+            f"Visit {group.name}: {held} {'goes' if many == 1 else 'go'} back through its "
             f"{_count(group.size, 'node')} to {_count(count, 'input')}" + (f": {listed}{more}." if listed else ".")
             if count
             else f"{_capital(group.name)} takes nothing from outside it, so its visit passes nothing on: its "
@@ -600,10 +606,11 @@ def _name(label: str) -> str:
     return label if label.isidentifier() else f"({label})"
 
 
-def _listing(texts: list[str]) -> str:
-    """ "a", "a and b", "a, b and c"; after MAX_TERMS, "and N more"."""
-    if len(texts) > MAX_TERMS:
-        return ", ".join(texts[:MAX_TERMS]) + f" and {len(texts) - MAX_TERMS:,} more"
+def _listing(texts: list[str], total: int | None = None) -> str:
+    """ "a", "a and b", "a, b and c"; after MAX_TERMS (of ``total``, when more than are given), "and N more"."""
+    total = len(texts) if total is None else total
+    if total > MAX_TERMS:
+        return ", ".join(texts[:MAX_TERMS]) + f" and {total - MAX_TERMS:,} more"
     return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
 
 

@@ -38,6 +38,8 @@ from .value import Value
 MAX_UNITS = 1_500  # units one view may draw (layout and frames); beyond it, open fewer groups
 MAX_LISTED = 3  # a group's frame names this many of the inputs it pushes into
 MAX_SENTENCES = 6
+MAX_TERMS = 6  # a closed group's pass into one input writes this many outputs' shares, then "…"
+MAX_SHARES_WORK = 2_000_000  # outputs × nodes a group's shares may cost (one sweep per output)
 
 
 class LevelError(ValueError):
@@ -65,6 +67,7 @@ class Grouped:
         self.graph = graph
         self.groups = groups
         self._pushes: dict[int, dict] = {}
+        self._shares: dict[str, dict | None] = {}
 
     @cached_property
     def edge_start(self) -> list[int]:
@@ -114,6 +117,45 @@ class Grouped:
                         grad = after
             self._pushes[node] = found
         return found
+
+    def shares(self, gid: str) -> dict[int, dict[int, float]] | None:
+        """For each output of group ``gid``, ∂output/∂input for each node outside it that it
+        uses: the derivative through the group's nodes (every path inside it), one backward
+        sweep of its block per output. A closed group's visit passes each input
+        Σ ∂output/∂input × the output's grad from outside, its shares (linearity: the very
+        sum its nodes' pushes make). None when that would cost more than MAX_SHARES_WORK."""
+        found = self._shares.get(gid, False)
+        if found is not False:
+            return found
+        group, groups, graph = self.groups.groups[gid], self.groups, self.graph
+        lo, hi = groups.block(gid)
+        if len(group.outputs) * (hi - lo) > MAX_SHARES_WORK:
+            self._shares[gid] = None
+            return None
+        order, position, parents, locals_ = groups.forward_order, self.position, graph.parents, graph.locals
+        found = {}
+        for out in group.outputs:
+            adjoint = {out: 1.0}
+            for i in range(position[out], lo - 1, -1):
+                v = order[i]
+                a = adjoint.get(v)
+                if not a:
+                    continue
+                for p, local in zip(parents[v], locals_[v]):
+                    adjoint[p] = adjoint.get(p, 0.0) + local * a
+            found[out] = {p: d for p, d in adjoint.items() if not lo <= position[p] < hi}
+        self._shares[gid] = found
+        return found
+
+    def outside_grad(self, gid: str, out: int) -> float:
+        """The grad output ``out`` of group ``gid`` holds in the right pass when the group's
+        visit starts: all its consumers outside the group have pushed, none inside yet."""
+        lo, hi = self.groups.block(gid)
+        position = self.position
+        for before, _, child in self.pushes(out).values():
+            if lo <= position[child] < hi:
+                return before
+        return self.grads[out]
 
     def find(self, name: str) -> str:
         group = self.groups.by_name(name) if isinstance(name, str) else None
@@ -178,9 +220,17 @@ class View:
 
     @cached_property
     def drawn(self) -> set[int]:
-        """The nodes whose numbers are on screen: each node drawn, and the output each box shows."""
+        """The nodes whose numbers are on screen: each node drawn, and every output of each
+        closed box of up to MAX_TERMS outputs (a box with one output shows its numbers; one with
+        several lists each in its sentences)."""
         groups = self.grouped.groups.groups
-        return {unit if isinstance(unit, int) else groups[unit].outputs[-1] for unit in self.units}
+        out = set()
+        for unit in self.units:
+            if isinstance(unit, int):
+                out.add(unit)
+            elif len(groups[unit].outputs) <= MAX_TERMS:  # a box of many (a batch's parameters) lists none
+                out.update(groups[unit].outputs)
+        return out
 
     def name(self, unit) -> str:
         return self.grouped.groups.groups[unit].name if isinstance(unit, str) else self.grouped.graph.labels[unit]
@@ -279,9 +329,16 @@ def _group(grouped: Grouped, gid: str, is_open: bool) -> dict:
     out = group.as_dict()
     del out["nodes"]  # its nodes are drawn (as nodes) only while it is open
     out["open"] = is_open
-    main = group.outputs[-1] if group.outputs else None
-    out["data"] = grouped.graph.data[main] if main is not None else None
-    out["grad"] = grouped.grads[main] if main is not None else None
+    # a box shows its output's numbers when it has one; with several, none of its own (each
+    # output's are listed: "shown", and its frames' sentences)
+    one = group.outputs[0] if len(group.outputs) == 1 else None
+    out["data"] = grouped.graph.data[one] if one is not None else None
+    out["grad"] = grouped.grads[one] if one is not None else None
+    labels = grouped.graph.labels
+    out["shown"] = [
+        {"node": o, "label": labels[o], "data": grouped.graph.data[o], "grad": grouped.grads[o]}
+        for o in group.outputs[:MAX_TERMS]
+    ]
     return out
 
 
@@ -342,7 +399,7 @@ def _layout(view: View, edges: list[dict]) -> dict:
 
 
 def _forward(grouped: Grouped, view: View) -> list[dict]:
-    graph, frames = grouped.graph, []
+    graph, frames, drawn = grouped.graph, [], view.drawn
     for unit in view.units:
         if isinstance(unit, int):
             data = graph.data[unit]
@@ -365,6 +422,7 @@ def _forward(grouped: Grouped, view: View) -> list[dict]:
         outputs = group.outputs
         main = outputs[-1]
         inputs = len(grouped.groups.inputs_of(unit))
+        values = _listing([f"{graph.labels[o]} = {fmt(graph.data[o])}" for o in outputs[:MAX_TERMS]], len(outputs))
         frames.append(
             {
                 "kind": "group",
@@ -372,8 +430,11 @@ def _forward(grouped: Grouped, view: View) -> list[dict]:
                 "node": main,
                 "data": graph.data[main],
                 "text": f"{_capital(group.name)} computes its {_count(group.size, 'node')} from "
-                f"{_count(inputs, 'input')}: its output {graph.labels[main]} = {fmt(graph.data[main])}.",
-                "changes": [{"node": main, "field": "data", "before": None, "after": graph.data[main]}],
+                f"{_count(inputs, 'input')}: its "
+                + (f"output {values}." if len(outputs) == 1 else f"{len(outputs):,} outputs {values}."),
+                "changes": [  # the outputs on screen: a box of up to MAX_TERMS lists each
+                    {"node": o, "field": "data", "before": None, "after": graph.data[o]} for o in outputs if o in drawn
+                ],
             }
         )
     return frames
@@ -387,15 +448,16 @@ def _right_backward(grouped: Grouped, view: View) -> list[dict]:
     for unit in reversed(view.units):
         if isinstance(unit, int):
             upstream = grads[unit]
-            changes, pushes = [], []
+            changes, pushes, locals_ = [], [], []
             for k, p in enumerate(graph.parents[unit]):
                 before, after, _ = grouped.pushes(p)[start[unit] + k]
                 if p in drawn:
                     changes.append({"node": p, "field": "grad", "before": before, "after": after})
+                    locals_.append(graph.locals[unit][k])
                 pushes.append(
                     f"{labels[p]}.grad += {fmt(graph.locals[unit][k])} × {fmt(upstream)}, {fmt(before)} → {fmt(after)}"
                 )
-            frames.append(_visit_frame(graph, unit, upstream, pushes, changes))
+            frames.append(_visit_frame(graph, unit, upstream, pushes, changes, locals_))
             continue
         lo, hi = view.block[unit]
         changes = []
@@ -405,7 +467,10 @@ def _right_backward(grouped: Grouped, view: View) -> list[dict]:
             # its pushes into p, in the order the pass makes them: p's grad before the first, after the last
             inside = [(before, after) for before, after, c in grouped.pushes(p).values() if lo <= position[c] < hi]
             changes.append({"node": p, "field": "grad", "before": inside[0][0], "after": inside[-1][1]})
-        frames.append(_group_frame(grouped, unit, grads, changes))
+        outputs = groups.groups[unit].outputs
+        listed = outputs if len(outputs) <= MAX_TERMS else [*outputs[:MAX_TERMS], outputs[-1]]
+        outside = {o: grouped.outside_grad(unit, o) for o in listed}  # what the frame says of them
+        frames.append(_group_frame(grouped, unit, outside, changes))
     return frames
 
 
@@ -421,39 +486,132 @@ def _seed(graph: FlatGraph) -> dict:
     }
 
 
-def _visit_frame(graph: FlatGraph, node: int, upstream: float, pushes: list[str], changes: list[dict]) -> dict:
+def _visit_frame(
+    graph: FlatGraph, node: int, upstream: float, pushes: list[str], changes: list[dict], locals_: list[float]
+) -> dict:
+    """A node's visit; ``locals_``: the local derivative of each push in ``changes`` (the pushes
+    into what is drawn), which the page's rule cards quote."""
     label = graph.labels[node]
     text = (
         f"Visit {label} with {label}.grad = {fmt(upstream)}: " + "; ".join(pushes) + "."
         if pushes
         else f"Visit {label}: an input, so there is nothing to pass on; {label}.grad = {fmt(upstream)}."
     )
-    return {"kind": "visit", "node": node, "upstream": upstream, "text": text, "changes": changes}
+    labels = graph.labels
+    return {
+        "kind": "visit",
+        "node": node,
+        "upstream": upstream,
+        "text": text,
+        "changes": changes,
+        "pushes": [
+            {
+                "node": c["node"],
+                "label": labels[c["node"]],
+                "local": local,
+                "contribution": local * upstream,
+                "before": c["before"],
+                "after": c["after"],
+            }
+            for c, local in zip(changes, locals_)
+        ],
+    }
 
 
-def _group_frame(grouped: Grouped, gid: str, grads: list[float], changes: list[dict]) -> dict:
-    """A collapsed group's visit: "neuron 2 of layer 1 passed its grad to 17 inputs"."""
+def _group_frame(grouped: Grouped, gid: str, outside: dict[int, float], changes: list[dict]) -> dict:
+    """A collapsed group's visit. Its outputs' grads (``outside``: each as its consumers outside
+    the group left it) go back through its nodes; each input drawn gets one share per output
+    that uses it, ∂output/∂input × the output's grad, and their sum:
+    "x1.grad += 0.3895 × 0.5528 + (-0.5134) × (-0.3949) + 0.2264 × 0.3159 = 0.2153 + 0.2027 + 0.07151
+    = 0.4896, 0 → 0.4896" (never one ∂group/∂x1 times one grad: a group is no node)."""
     group = grouped.groups.groups[gid]
     labels = grouped.graph.labels
     main = group.outputs[-1]
     count = len(grouped.groups.inputs_of(gid))
-    listed = ", ".join(f"{labels[c['node']]}.grad {fmt(c['before'])} → {fmt(c['after'])}" for c in changes[:MAX_LISTED])
-    more = f" and {len(changes) - MAX_LISTED} more" if len(changes) > MAX_LISTED else ""
+    many = len(group.outputs)
+    # a group of more than MAX_TERMS outputs (a batch) says the sum it passes on, not its shares
+    shares = grouped.shares(gid) if many <= MAX_TERMS and changes else None
+    passes = [_pass(labels, c, outside, shares) for c in changes]
+    grads = _listing([f"{labels[o]}.grad = {fmt(outside[o])}" for o in group.outputs[:MAX_TERMS]], many)
+    held = f"its output's grad, {grads}," if many == 1 else f"its {many:,} outputs' grads, {grads},"
+    listed = "; ".join(f"{p['rule_numbers']}" for p in passes[:MAX_LISTED])
+    more = f"; and {len(passes) - MAX_LISTED} more inputs" if len(passes) > MAX_LISTED else ""
+    for p in passes:
+        del p["rule_numbers"]
     return {
         "kind": "group",
         "group": gid,
         "node": main,
-        "upstream": grads[main],
+        "upstream": outside[main],
+        "outputs": [{"node": o, "label": labels[o], "grad": outside[o]} for o in group.outputs[:MAX_TERMS]],
+        "passes": passes,
         "text": (
-            f"{_capital(group.name)} passed its grad to {_count(count, 'input')} (its output "
-            f"{labels[main]}.grad = {fmt(grads[main])}, back through its {_count(group.size, 'node')})"
-            + (f": {listed}{more}." if listed else ".")
+            f"Visit {group.name}: {held} {'goes' if many == 1 else 'go'} back through its "
+            f"{_count(group.size, 'node')} to {_count(count, 'input')}" + (f": {listed}{more}." if listed else ".")
             if count
             else f"{_capital(group.name)} takes nothing from outside it, so its visit passes nothing on: its "
             f"{_count(group.size, 'node')} now hold their grads."
         ),
         "changes": changes,
     }
+
+
+def _pass(labels, change: dict, outside: dict[int, float], shares) -> dict:
+    """What a closed group's visit passes into one input: ``rule``, the shares in symbols
+    ("x1.grad += ∂h1/∂x1 × h1.grad + …"); ``math``, the same in numbers with their sum; and
+    ``rule_numbers``, the whole push as the visit's sentence says it."""
+    p, before, after = change["node"], change["before"], change["after"]
+    x = labels[p]
+    added = after - before
+    if shares is None:  # too big to break into shares: the sum alone
+        math_text = fmt(added)
+        rule = f"{x}.grad += the shares of its outputs"
+    else:
+        terms = [(o, shares[o][p], g) for o, g in outside.items() if shares[o].get(p)]
+        rule = f"{x}.grad += " + " + ".join(_terms_of([f"∂{_name(labels[o])}/∂{_name(x)} × {_name(labels[o])}.grad"
+                                                       for o, _, _ in terms]))  # fmt: skip
+        products = _terms_of([f"{_num(d)} × {_num(g)}" for _, d, g in terms])
+        if len(terms) == 1:
+            math_text = f"{' + '.join(products)} = {fmt(added)}"
+        else:
+            each = _terms_of([_num(d * g) for _, d, g in terms])
+            math_text = f"{' + '.join(products)} = {' + '.join(each)} = {fmt(added)}"
+        if len(terms) > MAX_TERMS:
+            math_text += f" ({len(terms):,} shares)"
+    return {
+        "node": p,
+        "label": x,
+        "before": before,
+        "after": after,
+        "rule": rule,
+        "math": math_text,
+        "rule_numbers": f"{x}.grad += {math_text}, {fmt(before)} → {fmt(after)}",
+    }
+
+
+def _terms_of(texts: list[str]) -> list[str]:
+    """At most MAX_TERMS terms: the first ones, "…", the last."""
+    if len(texts) <= MAX_TERMS:
+        return texts
+    return [*texts[: MAX_TERMS - 2], "…", texts[-1]]
+
+
+def _num(x: float) -> str:
+    """A number inside a sum or a product: a negative one in brackets."""
+    return f"({fmt(x)})" if x < 0 else fmt(x)
+
+
+def _name(label: str) -> str:
+    """A label inside ∂…/∂…: an expression label in brackets, ∂(h1*v1)/∂h1."""
+    return label if label.isidentifier() else f"({label})"
+
+
+def _listing(texts: list[str], total: int | None = None) -> str:
+    """ "a", "a and b", "a, b and c"; after MAX_TERMS (of ``total``, when more than are given), "and N more"."""
+    total = len(texts) if total is None else total
+    if total > MAX_TERMS:
+        return ", ".join(texts[:MAX_TERMS]) + f" and {total - MAX_TERMS:,} more"
+    return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
 
 
 def _backward(grouped: Grouped, view: View, units: list) -> tuple[list[dict], list[float], list[dict]]:
@@ -477,7 +635,10 @@ def _backward(grouped: Grouped, view: View, units: list) -> tuple[list[dict], li
     for unit in units:
         lo, hi = view.block[unit]
         first_before: dict[int, float] = {}
-        pushes, node_changes = [], []
+        pushes, node_changes, node_locals = [], [], []
+        outside = (
+            {o: grads[o] for o in grouped.groups.groups[unit].outputs} if isinstance(unit, str) else None
+        )  # its outputs' grads as the visit starts
         for i in range(hi - 1, lo - 1, -1):
             v = forward[i]
             upstream = grads[v]
@@ -492,15 +653,16 @@ def _backward(grouped: Grouped, view: View, units: list) -> tuple[list[dict], li
                     pushes.append(f"{labels[p]}.grad += {fmt(local)} × {fmt(upstream)}, {fmt(before)} → {fmt(after)}")
                     if p in drawn:
                         node_changes.append({"node": p, "field": "grad", "before": before, "after": after})
+                        node_locals.append(local)
         if isinstance(unit, int):
-            frames.append(_visit_frame(graph, unit, grads[unit], pushes, node_changes))
+            frames.append(_visit_frame(graph, unit, grads[unit], pushes, node_changes, node_locals))
             continue
         changes = [
             {"node": p, "field": "grad", "before": first_before[p], "after": grads[p]}
             for p in sorted(first_before)
             if p in drawn
         ]
-        frames.append(_group_frame(grouped, unit, grads, changes))
+        frames.append(_group_frame(grouped, unit, outside, changes))
     return frames, grads, late
 
 

@@ -61,9 +61,24 @@ MISTAKES: dict[str, Mistake] = {
             "A grad is a rate: how much the output moves per unit nudge of the node.",
         ),
         Mistake(
+            "input-no-grad",
+            "an input given no grad",
+            "An input gets a grad like any other node: how much the output moves per unit nudge of it.",
+        ),
+        Mistake(
             "own-value",
             "a factor's own value used as its local derivative",
             "A product passes each side the other side's value: ∂(x·y)/∂x = y.",
+        ),
+        Mistake(
+            "sum-zero",
+            "a sum taken to pass on nothing",
+            "A sum passes its whole grad on to each of its terms: ∂(u + v)/∂u = 1.",
+        ),
+        Mistake(
+            "sum-halves",
+            "a sum taken to split its grad between its terms",
+            "A sum passes its whole grad on to each of its terms, not a share of it: ∂(u + v)/∂u = 1.",
         ),
         Mistake(
             "sub-sign",
@@ -215,6 +230,8 @@ class _Wrong:
     did: str
     fix: str
     nodes: tuple[str, ...]
+    work: str = ""  # the worked arithmetic the fix ends with ("3 × 3 = 9"), said once per diagnosis
+    both: str = ""  # no-local's and no-upstream's fix when one number is both: the chain rule once
 
 
 def _local_wrongs(g: _Graph, edge) -> list[_Wrong]:
@@ -224,7 +241,21 @@ def _local_wrongs(g: _Graph, edge) -> list[_Wrong]:
     op, local = g.op(child), edge.local
     d = _d(c, x)
     wrongs = []
-    if op == "*":
+    if op == "+":
+        terms = len(g.graph.parent_edges[child]) + (1 if g.const(child) is not None else 0)
+        fix = f"A sum passes its whole grad on to each term: {d} = 1."
+        wrongs.append(_Wrong("sum-zero", 0.0, f"takes {d} as 0, as if the sum {c} passed nothing on", fix, (x, c)))
+        if terms > 1:
+            wrongs.append(
+                _Wrong(
+                    "sum-halves",
+                    1.0 / terms,
+                    f"takes {d} as 1/{terms}, as if the sum {c} split its grad between its {terms} terms",
+                    fix,
+                    (x, c),
+                )
+            )
+    elif op == "*":
         other = g.other(edge)
         if other is not None and other[0] is not None:  # a * a: each side's other is itself
             name, value = other
@@ -293,7 +324,7 @@ def _local_wrongs(g: _Graph, edge) -> list[_Wrong]:
     return wrongs
 
 
-def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
+def _grad_wrongs(g: _Graph, node: int, step: int, visit_order: bool = True) -> tuple[float, list[_Wrong]]:
     """node.grad just after backward frame ``step``, and the mistakes' numbers for it.
 
     The pushes the question is about are those of frame ``step`` into the node; when that
@@ -318,6 +349,22 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
     held = f", added to the {fmt(base)} {x}.grad held" if base else ""
     wrongs: list[_Wrong] = []
     out = g.label(g.out)
+    if not g.graph.parent_edges[node]:
+        got = (
+            f"{_terms([p['contribution'] for _, p, _ in so_far], '+')} = {fmt(right)}"
+            if len(so_far) > 1
+            else f"{fmt(so_far[0][1]['local'])} × {_after(so_far[0][1]['upstream'])} = {fmt(right)}"
+        )
+        wrongs.append(
+            _Wrong(
+                "input-no-grad",
+                0.0,
+                f"is what {x}.grad would be if an input got no grad",
+                f"An input gets a grad like any other node, from each node that uses it: {got}.",
+                (x,),
+                work=got,
+            )
+        )
     wrongs.append(
         _Wrong(
             "output-value",
@@ -349,6 +396,7 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
     products = ", ".join(
         dict.fromkeys(f"{fmt(p['local'])} × {_after(p['upstream'])} = {fmt(p['contribution'])}" for _, p, _ in now)
     )
+    both = f"The chain rule multiplies the local derivative ({locals_}) by the upstream grad ({up_text}): {products}."
     wrongs.append(
         _Wrong(
             "no-upstream",
@@ -356,6 +404,8 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
             f"is the local derivative alone ({locals_}){held}",
             f"The chain rule multiplies it by the upstream grad ({up_text}): {products}.",
             (x, *children),
+            work=products,
+            both=both,
         )
     )
     wrongs.append(
@@ -365,6 +415,8 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
             f"passes on the upstream grad ({up_text}) without the local derivative{held}",
             f"Each edge multiplies the grad by its local derivative ({locals_}): {products}.",
             (x, *children),
+            work=products,
+            both=both,
         )
     )
     # Adding the factors is a mistake worth naming only where the upstream grad is not 1:
@@ -378,6 +430,7 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
                 f"adds the local derivative and the upstream grad{held}",
                 f"Along a path they multiply: {products}.",
                 (x, *children),
+                work=products,
             )
         )
 
@@ -422,8 +475,10 @@ def _grad_wrongs(g: _Graph, node: int, step: int) -> tuple[float, list[_Wrong]]:
         )
 
     # A node above visited too early: its grad lacked what one of its users adds to it, so
-    # each of its pushes into this node (two for c = x * x) was short by local × that.
-    for c in dict.fromkeys(c for _, _, c in now):
+    # each of its pushes into this node (two for c = x * x) was short by local × that. Only
+    # where the visit order is part of what is asked: a question about one visit's push is
+    # not about the order (a learner's answer there is some other belief).
+    for c in dict.fromkeys(c for _, _, c in now) if visit_order else ():
         locals_from_c = sum(p["local"] for _, p, pc in now if pc == c)
         upstream = next(p["upstream"] for _, p, pc in now if pc == c)
         for q_child, lost in _users_adding(g, c):
@@ -507,7 +562,7 @@ def _data_wrongs(g: _Graph, node: int) -> tuple[float, list[_Wrong]]:
     return value, []
 
 
-def _edge_wrongs(g: _Graph, child: int, parent: int, what: str) -> tuple[float, list[_Wrong]]:
+def _edge_wrongs(g: _Graph, child: int, parent: int, what: str, visit_order: bool = True) -> tuple[float, list[_Wrong]]:
     edge = g.edge(child, parent)
     if edge is None:
         raise ValueError(f"{g.label(parent)} is not an operand of {g.label(child)}")
@@ -520,6 +575,10 @@ def _edge_wrongs(g: _Graph, child: int, parent: int, what: str) -> tuple[float, 
     c, x = g.label(child), g.label(parent)
     product = f"{fmt(edge.local)} × {_after(upstream)} = {fmt(right)}"
     wrongs = [_Wrong(w.id, w.value * upstream, w.did, w.fix, w.nodes) for w in local_wrongs]
+    both = (
+        f"The chain rule multiplies the local derivative {_d(c, x)} = {fmt(edge.local)} by the upstream grad "
+        f"{c}.grad = {fmt(upstream)}: {product}."
+    )
     wrongs += [
         _Wrong(
             "no-upstream",
@@ -527,6 +586,8 @@ def _edge_wrongs(g: _Graph, child: int, parent: int, what: str) -> tuple[float, 
             f"is the local derivative alone, {_d(c, x)} = {fmt(edge.local)}",
             f"The chain rule multiplies it by {c}.grad = {fmt(upstream)}: {product}.",
             (x, c),
+            work=product,
+            both=both,
         ),
         _Wrong(
             "no-local",
@@ -534,6 +595,8 @@ def _edge_wrongs(g: _Graph, child: int, parent: int, what: str) -> tuple[float, 
             f"is {c}.grad passed on without the local derivative",
             f"Multiply it by {_d(c, x)} = {fmt(edge.local)}: {product}.",
             (x, c),
+            work=product,
+            both=both,
         ),
     ]
     if upstream != 1.0:  # as for a grad (above)
@@ -544,10 +607,12 @@ def _edge_wrongs(g: _Graph, child: int, parent: int, what: str) -> tuple[float, 
                 "adds the local derivative and the upstream grad",
                 f"Along a path they multiply: {product}.",
                 (x, c),
+                work=product,
             )
         )
-    # The child visited too early: it passes on a grad short of what one of its users adds.
-    for q_child, lost in _users_adding(g, child):
+    # The child visited too early: it passes on a grad short of what one of its users adds
+    # (only where the visit order is part of what is asked, as for a grad).
+    for q_child, lost in _users_adding(g, child) if visit_order else ():
         wrongs.append(
             _Wrong(
                 "too-early",
@@ -586,7 +651,8 @@ def _listed(right: float, wrongs: list[_Wrong]) -> list[dict]:
 # edge before a slip in bookkeeping, before a coincidence such as the output's value), and
 # the sentence names at most two of them.
 _LIKELIEST = (
-    "own-value", "sub-sign", "tanh-input", "tanh-itself", "power-base", "seed-zero", "seed-output",
+    "own-value", "sub-sign", "tanh-input", "tanh-itself", "power-base", "input-no-grad", "sum-zero", "sum-halves",
+    "seed-zero", "seed-output",
     "overwrite", "one-path", "too-early", "no-local", "no-upstream", "factors-added", "paths-multiplied",
     "output-value",
 )  # fmt: skip
@@ -596,8 +662,18 @@ _NAMED = 2
 def _entry(group: list[_Wrong]) -> dict:
     group = sorted(group, key=lambda w: _LIKELIEST.index(w.id))
     value = group[0].value
-    did = ", or ".join(w.did for w in group[:_NAMED])
-    fixes = " ".join(dict.fromkeys(w.fix for w in group[:_NAMED]))
+    named = group[:_NAMED]
+    did = ", or ".join(w.did for w in named)
+    if {w.id for w in named} == {"no-local", "no-upstream"} and named[0].both == named[1].both:
+        fixes = named[0].both  # the local derivative and the upstream grad are the same number here
+    else:
+        # each worked product once: "… 3 × 3 = 9. … 3 × 3 = 9." says it twice
+        said, worked = [], set()
+        for w in named:
+            fix = w.fix.replace(f": {w.work}.", ".") if w.work and w.work in worked else w.fix
+            worked.add(w.work)
+            said.append(fix)
+        fixes = " ".join(dict.fromkeys(said))
     return {
         "mistakes": [w.id for w in group],
         "value": value,
@@ -607,25 +683,34 @@ def _entry(group: list[_Wrong]) -> dict:
 
 
 def wrong_answers(
-    graph, backward: list[dict], check: str, step: int | None = None, *, ruled_out: Collection[str] = ()
+    graph,
+    backward: list[dict],
+    check: str,
+    step: int | None = None,
+    *,
+    ruled_out: Collection[str] = (),
+    visit_order: bool = True,
 ) -> dict:
     """The right answer to the question ``check`` on ``graph`` and every mistake's number.
 
     ``backward`` is the graph's correct backward frames as :func:`engine.trace.run_backward`
     writes them (pushes whole); ``step`` is the frame after which a grad is asked (by
     default, the end of the pass); ``ruled_out``: ids of mistakes known not to have been made
-    (engine.check has tested some), left out. Returns ``{"value": right, "wrong": [entries]}``."""
-    return answerer(graph, backward)(check, step, ruled_out)
+    (engine.check has tested some), left out; ``visit_order``: whether the visit order is part
+    of what is asked (a learner's own engine's backward(), yes; one visit's push in a
+    question, no: then a visit too early is never the diagnosis). Returns ``{"value": right,
+    "wrong": [entries]}``."""
+    return answerer(graph, backward, visit_order=visit_order)(check, step, ruled_out)
 
 
-def answerer(graph, backward: list[dict]):
+def answerer(graph, backward: list[dict], *, visit_order: bool = True):
     """:func:`wrong_answers` for many questions on one graph, which it reads once: a function
     of (check, step, ruled_out)."""
     g = _Graph(graph, backward)
-    return lambda check, step=None, ruled_out=(): _answer(g, check, step, ruled_out)
+    return lambda check, step=None, ruled_out=(): _answer(g, check, step, ruled_out, visit_order)
 
 
-def _answer(g: _Graph, check: str, step: int | None, ruled_out: Collection[str] = ()) -> dict:
+def _answer(g: _Graph, check: str, step: int | None, ruled_out: Collection[str] = (), visit_order: bool = True) -> dict:
     asked = Asked(check)
     backward = g.backward
     if asked.node not in g.ids or (asked.child is not None and asked.child not in g.ids):
@@ -634,9 +719,9 @@ def _answer(g: _Graph, check: str, step: int | None, ruled_out: Collection[str] 
     if asked.what == "data":
         right, wrongs = _data_wrongs(g, node)
     elif asked.what == "grad":
-        right, wrongs = _grad_wrongs(g, node, len(backward) - 1 if step is None else step)
+        right, wrongs = _grad_wrongs(g, node, len(backward) - 1 if step is None else step, visit_order)
     else:
-        right, wrongs = _edge_wrongs(g, g.ids[asked.child], node, asked.what)
+        right, wrongs = _edge_wrongs(g, g.ids[asked.child], node, asked.what, visit_order)
     return {"value": right, "wrong": _listed(right, [w for w in wrongs if w.id not in ruled_out])}
 
 

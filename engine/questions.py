@@ -11,6 +11,8 @@ the grad of the first node it pushes into.
 
 from __future__ import annotations
 
+import math
+
 from .mistakes import MAX_DIAGNOSED, MISTAKES, Asked, answerer
 from .text import fmt
 
@@ -19,7 +21,9 @@ def questions(graph, backward: list[dict], checkpoints: list[dict] | None) -> li
     """``checkpoints``: a preset's, as presets.py reads them; None for a program (generated)."""
     if checkpoints is None:
         return _generated(graph, backward)
-    answer = answerer(graph, backward)
+    # a question asks about one visit's push (or a total), never the visit order: the page's
+    # questions are not diagnosed as a visit made too early
+    answer = answerer(graph, backward, visit_order=False)
     return [_checkpoint(graph, backward, cp, answer) for cp in checkpoints]
 
 
@@ -71,7 +75,7 @@ def _generated(graph, backward: list[dict]) -> list[dict]:
             continue
         parent = frame["pushes"][0]["parent"]
         listed.append({"id": f"auto-b{k}", "step": k, "node": parent, "check": f"{graph.label(parent)}.grad"})
-    answer = answerer(graph, backward)  # the graph read once for all its questions
+    answer = answerer(graph, backward, visit_order=False)  # the graph read once for all its questions
     ids = _ids(graph)
     for i, q in enumerate(listed):
         if i <= MAX_DIAGNOSED:
@@ -140,6 +144,45 @@ def hint(graph, backward: list[dict], check: str, step: int | None, ids: dict[st
     return f"It is the local derivative times the upstream grad: {local} × {asked.child}.grad{given}."
 
 
+# -- grading a reply: the rule web/panels/checkpoints.js follows too --------------------------------
+
+
+def shown_slack(value: float) -> float:
+    """Half a unit in the last digit of ``value`` as the page shows it (``fmt``: four
+    significant digits, 0.5 read as 0.5000); 0 for a number shown whole, as it is."""
+    if not math.isfinite(value) or value == 0 or (value == int(value) and abs(value) < 1e15):
+        return 0.0
+    return 0.5 * 10.0 ** (math.floor(math.log10(abs(value))) - 3)
+
+
+def reply_number(reply) -> float | None:
+    """A learner's typed reply as a number (the minus sign − read as -), or None."""
+    try:
+        x = float(str(reply).strip().replace("−", "-"))
+    except ValueError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def is_right(reply, value: float, tolerance: float = 1e-3) -> bool:
+    """A reply is right within the question's tolerance, or within half a unit of the last
+    digit of the answer as shown: a learner who types the number the page shows is right."""
+    x = reply_number(reply)
+    return x is not None and abs(x - value) <= max(tolerance, shown_slack(value))
+
+
+def diagnosed(reply, wrong: list[dict], value: float, tolerance: float = 1e-3) -> dict | None:
+    """The wrong-answer entry (``questions()[i]["wrong"]``) a wrong reply is, compared as a
+    right one is (each number as its diagnosis quotes it), or None; None for a right reply."""
+    x = reply_number(reply)
+    if x is None or is_right(reply, value, tolerance):
+        return None
+    for entry in wrong:
+        if abs(x - entry["value"]) <= max(tolerance, shown_slack(entry["value"])):
+            return entry
+    return None
+
+
 def _is_number(text: str) -> bool:
     try:
         float(text)
@@ -148,4 +191,4 @@ def _is_number(text: str) -> bool:
     return True
 
 
-__all__ = ["hint", "questions"]
+__all__ = ["diagnosed", "hint", "is_right", "questions", "reply_number", "shown_slack"]

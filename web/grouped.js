@@ -13,7 +13,8 @@ import { fmt } from "./lib/format.js";
 
 /**
  * @typedef {{id: string, name: string, kind: string, parent: string | null, groups: string[], size: number,
- *            outputs: number[], open: boolean, data: number, grad: number}} GroupBox
+ *            outputs: number[], open: boolean, data: number | null, grad: number | null,
+ *            shown?: {node: number, label: string, data: number, grad: number}[]}} GroupBox
  */
 
 export function isGrouped(answer) {
@@ -38,14 +39,27 @@ export function readLevel(answer) {
   const node = new Map(nodes.map((n) => [n.id, n]));
   const index = new Map(units.map((u, i) => [u, i])); // unit → its index
   // The engine's node id of every number on screen → the unit that shows it: a drawn node
-  // itself, a collapsed group's shown output its box.
-  const shows = new Map(units.map((u, i) => [typeof u === "string" ? box.get(u).outputs.at(-1) : u, i]));
+  // itself, a collapsed group's one output its box (a box with several outputs shows none
+  // of them as its own: its sentences list each).
+  const shows = new Map();
+  // ... and every output of a collapsed group → its box, for the pushes into it.
+  const within = new Map();
+  units.forEach((u, i) => {
+    if (typeof u !== "string") {
+      shows.set(u, i);
+      within.set(u, i);
+      return;
+    }
+    const outputs = box.get(u).outputs;
+    if (outputs.length === 1) shows.set(outputs[0], i);
+    for (const o of outputs) within.set(o, i);
+  });
   const unitNodes = units.map((u, i) => {
     if (typeof u === "string") {
       const g = box.get(u);
       return {
         id: i, unit: u, label: g.name, short: shortName(g, box), op: "",
-        expr: `${plural(g.size, "node")} inside`, data: g.data, grad: g.grad,
+        expr: `${plural(g.size, "node")} inside`, data: g.data ?? null, grad: g.grad ?? null,
         group: g.parent, box: g, is_input: false, is_output: g.outputs.at(-1) === output,
         line: null, col: null, parents: [], children: [],
       };
@@ -61,16 +75,16 @@ export function readLevel(answer) {
     return {
       id: k, parent, child, slot: e.slot ?? 0, count: e.count, local: between ? e.local : null,
       local_text: between ? fmt(e.local) : null,
-      rule: between
-        ? `${label(parent)}.grad += ${fmt(e.local)} * ${label(child)}.grad`
-        : `${label(parent)}.grad += ∂${label(child)}/∂${label(parent)} * ${label(child)}.grad`,
+      // between boxes a push's own rule is the frame's (unitFrame): a group is no node, so no
+      // "∂layer 1/∂x1" and no "layer 1.grad"
+      rule: between ? `${label(parent)}.grad += ${fmt(e.local)} * ${label(child)}.grad` : null,
     };
   });
   for (const e of unitEdges) {
     unitNodes[e.parent].children.push(e.id);
     unitNodes[e.child].parents.push(e.id);
   }
-  const frame = (f) => unitFrame(f, index, shows, unitNodes, unitEdges);
+  const frame = (f) => unitFrame(f, index, shows, within, unitNodes, unitEdges);
   answer.level = { units, groups, nodes, edges, output };
   answer.boxes = box; // a group's id → its box (open or collapsed)
   answer.nodes = unitNodes;
@@ -87,25 +101,50 @@ export function readLevel(answer) {
 
 // One frame, unit-indexed. A backward visit of a node or of a collapsed group becomes a
 // push visit ({kind: "visit", pushes}) so that the graph, the details and the table read it
-// as any other; a group's push has no local derivative (its grad went through its nodes).
-function unitFrame(f, index, shows, nodes, edges) {
-  const at = (id) => shows.get(id);
-  const changes = (f.changes ?? []).filter((c) => shows.has(c.node)).map((c) => ({ ...c, node: at(c.node) }));
-  const unit = f.kind === "group" ? index.get(f.group) : at(f.node);
+// as any other. Each push says what the engine says of it: a node's push its local
+// derivative and rule; a collapsed group's push (its pass into one input) its shares, in
+// symbols (rule) and in numbers (math), with no one local derivative. A push into a box
+// with several outputs says which output's grad changed (change) and has no one number.
+function unitFrame(f, index, shows, within, nodes, edges) {
+  const changes = (f.changes ?? []).filter((c) => shows.has(c.node)).map((c) => ({ ...c, node: shows.get(c.node) }));
+  const unit = f.kind === "group" ? index.get(f.group) : shows.get(f.node);
   const out = { ...f, node: unit, changes, line: null };
   if (f.group !== undefined) out.group = f.group;
   if (!("upstream" in f)) return out; // a forward step or the seed
-  const left = edges.filter((e) => e.child === unit);
   out.kind = "visit";
-  out.pushes = changes.map((c) => {
-    const k = left.findIndex((e) => e.parent === c.node);
-    const edge = k >= 0 ? left.splice(k, 1)[0] : null;
-    return {
-      edge: edge?.id ?? null, parent: c.node, local: edge?.local ?? null, upstream: f.upstream,
-      contribution: c.after - c.before, before: c.before, after: c.after, late: false,
-      rule: edge?.rule ?? `${nodes[c.node].label}.grad += …`,
+  /** @type {Map<number, any>} */
+  const byEdge = new Map();
+  const pushes = [];
+  const into = f.kind === "group" ? f.passes ?? [] : f.pushes ?? [];
+  for (const q of into) {
+    const parent = within.get(q.node);
+    const edge = edges.find((e) => e.child === unit && e.parent === parent);
+    if (parent === undefined || !edge) continue;
+    const whole = shows.get(q.node) === parent; // the parent shows this very number
+    const contribution = q.contribution ?? q.after - q.before;
+    const rule = q.rule ?? `${q.label}.grad += ${fmt(q.local)} * ${nodes[unit].label}.grad`;
+    const change = `${q.label}.grad: ${fmt(q.before)} → ${fmt(q.after)}`;
+    const line = q.local === undefined ? `+= ${fmt(contribution)}` : null;
+    const same = byEdge.get(edge.id);
+    if (same && !whole) { // several outputs of one box, through one edge: one push, each said
+      same.rule += `; ${rule}`;
+      same.math = [same.math, q.math ?? `${fmt(q.local)} × ${fmt(f.upstream)} = ${fmt(contribution)}`].join("; ");
+      same.change += `; ${change}`;
+      same.lines.push(`${q.label} += ${fmt(contribution)}`);
+      same.contribution += Math.abs(contribution);
+      continue;
+    }
+    const push = {
+      edge: edge.id, parent, local: q.local ?? null, upstream: q.local === undefined ? null : f.upstream,
+      contribution, before: whole ? q.before : null, after: whole ? q.after : null, late: false, rule,
+      math: q.math ?? null, change: whole && !nodes[parent].box ? null : change,
+      lines: whole ? (line ? [line] : null) : [`${q.label} += ${fmt(contribution)}`],
     };
-  }).filter((p) => p.edge !== null);
+    if (!whole && push.local !== null) push.math = `${fmt(q.local)} × ${fmt(f.upstream)} = ${fmt(contribution)}`;
+    byEdge.set(edge.id, push);
+    pushes.push(push);
+  }
+  out.pushes = pushes;
   return out;
 }
 
@@ -140,7 +179,8 @@ function unitExperiment(exp, frame, index, nodes, edges) {
     late.push({ frame: visitedAt.get(child) ?? frames.length - 1, edge: edge?.id ?? null, parent, child,
       contribution: 0, parent_visit_frame: visitedAt.get(parent) });
   }
-  const grads = nodes.map(() => 0);
+  // (a box with several outputs has no one grad: null, as its correct one)
+  const grads = nodes.map((n) => (n.box && n.grad === null ? null : 0));
   for (const f of frames) for (const c of f.changes ?? []) if (c.field === "grad") grads[c.node] = c.after;
   if (frames[0]?.kind === "seed") grads[frames[0].node] = frames[0].after;
   return {
@@ -149,6 +189,14 @@ function unitExperiment(exp, frame, index, nodes, edges) {
     lost_paths: [], lost_path_count: exp.lost_path_count, wrong_inputs: exp.wrong_inputs, harmless: [],
     explanation: exp.explanation, mistake: null,
   };
+}
+
+// The name a unit's grad is written with: a node's own label, or in a closed group's box of
+// one output that output's ("o.grad", never "layer 2.grad": a group is no node).
+/** @param {{label: string, box?: GroupBox | null}} node */
+export function gradName(node) {
+  const shown = node.box?.shown;
+  return node.box && shown?.length === 1 ? shown[0].label : node.label;
 }
 
 function plural(n, word) {

@@ -37,7 +37,8 @@ export function buildTrace(answer) {
     forwardStates,
     fullData: answer.forward.length ? forwardStates.at(answer.forward.length - 1).data : new Array(n).fill(null),
     backward: answer.backward,
-    backwardStates: gradStates(answer.backward, n),
+    backwardStates: gradStates(answer.backward, n, gradStart(answer)),
+    gradStart: gradStart(answer),
     edges: answer.edges,
     experiment: null,
     experimentStates: null,
@@ -145,6 +146,12 @@ function apply(state, frame, n) {
   }
 }
 
+// Where a backward pass starts: every grad 0, but a closed group's box with several outputs
+// has no one grad of its own (grouped.js): null, never 0.
+function gradStart(answer) {
+  return answer.nodes.map((node) => (node.box && node.grad === null ? null : 0));
+}
+
 // The states of a backward pass (every grad starts at 0, or at `start`).
 export function gradStates(frames, n, start = null) {
   return new States(frames, { grad: start ? start.slice() : new Array(n).fill(0) }, n);
@@ -185,7 +192,7 @@ export class Stepper {
   // A visit-order run (decoded: decodeAnswer), or null to go back to the correct pass.
   setExperiment(experiment) {
     this.trace.experiment = experiment;
-    this.trace.experimentStates = experiment ? gradStates(experiment.frames, this.trace.n) : null;
+    this.trace.experimentStates = experiment ? gradStates(experiment.frames, this.trace.n, this.trace.gradStart) : null;
     if (this.pos.pass === "backward" || this.pos.pass === "experiment") {
       this.pos = { pass: "start", index: -1 };
     }

@@ -168,7 +168,14 @@ def test_grads_at_every_level_are_micrographs_own(small_batch):
             assert node["grad"] == state[node["id"]]
         for group in answer["groups"]:
             if not group["open"]:
-                assert group["grad"] == pytest.approx(expected[group["outputs"][-1]], rel=1e-12, abs=1e-15)
+                # a box shows its one output's grad, or with several outputs none (each listed)
+                one = group["outputs"][0] if len(group["outputs"]) == 1 else None
+                if one is None:
+                    assert group["grad"] is None and group["data"] is None
+                else:
+                    assert group["grad"] == pytest.approx(expected[one], rel=1e-12, abs=1e-15)
+                for shown in group["shown"]:
+                    assert shown["grad"] == pytest.approx(expected[shown["node"]], rel=1e-12, abs=1e-15)
 
 
 def test_a_collapsed_neurons_visit_is_one_frame_and_opening_it_steps_its_nodes(one_sample):
@@ -177,7 +184,8 @@ def test_a_collapsed_neurons_visit_is_one_frame_and_opening_it_steps_its_nodes(o
     gid = network.grouped.groups.by_name("neuron 2 of layer 1").id
     frame = next(f for f in closed["backward"] if f.get("group") == gid)
     assert frame["kind"] == "group"
-    assert frame["text"].startswith("Neuron 2 of layer 1 passed its grad to 2 inputs")
+    assert frame["text"].startswith("Visit neuron 2 of layer 1: its 4 outputs' grads, ")
+    assert " go back through its 8 nodes to 2 inputs: " in frame["text"]
     opened = ask(network, {"cmd": "expand", "group": "neuron 2 of layer 1", "expanded": ["MLP", "layer 1"]})
     assert opened["group"] == gid
     inner = opened["inner"]
@@ -311,8 +319,13 @@ def test_a_program_steps_at_the_level_on_screen_by_neuron():
     boxes = [names_of[u] for u in collapsed["units"] if isinstance(u, str)]
     assert boxes == ["neuron 1 of layer 1", "neuron 2 of layer 1", "neuron 3 of layer 1", "neuron 1 of layer 2"]
     texts = [f["text"] for f in collapsed["backward"] if f["kind"] == "group"]
-    assert texts[0].startswith("Neuron 1 of layer 2 passed its grad to 3 inputs (its output o.grad = 1")
-    assert texts[1].startswith("Neuron 3 of layer 1 passed its grad to 2 inputs")
+    assert texts[0].startswith(
+        "Visit neuron 1 of layer 2: its output's grad, o.grad = 1, goes back through its 11 nodes"
+    )
+    assert texts[1] == (
+        "Visit neuron 3 of layer 1: its output's grad, h3.grad = 0.3159, goes back through its 8 nodes to 2 inputs: "
+        "x1.grad += 0.2264 × 0.3159 = 0.07151, 0 → 0.07151; x2.grad += 0.4074 × 0.3159 = 0.1287, 0 → 0.1287."
+    )
     whole = json.loads(handle({"cmd": "load", "preset": SMALL_NETWORK}))
     grads = {n["id"]: n["grad"] for n in whole["nodes"]}
     state = {}
@@ -594,3 +607,35 @@ def test_a_late_box_whose_lost_path_carries_0_leaves_every_input_right():
         ran["explanation"][-1]
         == "Those paths carried 0 (a local derivative on the way is 0), so no input's grad changed."
     )
+
+
+def test_a_closed_group_with_several_outputs_tells_each_and_each_share():
+    """Small network, layer 1 closed: its box shows no one output's numbers (it has three: h1,
+    h2, h3, each listed), and its visit passes x1 one share per output, ∂h/∂x1 × h.grad, and
+    their sum: 0.2153 + 0.2027 + 0.07151 = 0.4896 (never ∂layer 1/∂x1 × one grad)."""
+    answer = json.loads(handle({"cmd": "load", "preset": SMALL_NETWORK, "expanded": ["layer 2"]}))
+    layer = next(g for g in answer["groups"] if g["name"] == "layer 1")
+    assert layer["data"] is None and layer["grad"] is None
+    assert [(o["label"], round(o["data"], 4), round(o["grad"], 4)) for o in layer["shown"]] == [
+        ("h1", 0.7163, 0.5528),
+        ("h2", -0.3799, -0.3949),
+        ("h3", -0.7398, 0.3159),
+    ]
+    forward = next(f for f in answer["forward"] if f.get("group") == layer["id"])
+    assert forward["text"].endswith("its 3 outputs h1 = 0.7163, h2 = -0.3799 and h3 = -0.7398.")
+    visit = next(f for f in answer["backward"] if f.get("group") == layer["id"])
+    assert visit["text"] == (
+        "Visit layer 1: its 3 outputs' grads, h1.grad = 0.5528, h2.grad = -0.3949 and h3.grad = 0.3159, go back "
+        "through its 24 nodes to 2 inputs: "
+        "x1.grad += 0.3895 × 0.5528 + (-0.5134) × (-0.3949) + 0.2264 × 0.3159 = 0.2153 + 0.2027 + 0.07151 = 0.4896, "
+        "0 → 0.4896; "
+        "x2.grad += (-0.1948) × 0.5528 + 0.2567 × (-0.3949) + 0.4074 × 0.3159 = (-0.1077) + (-0.1014) + 0.1287 "
+        "= -0.08032, 0 → -0.08032."
+    )
+    x1 = visit["passes"][0]
+    assert x1["rule"] == "x1.grad += ∂h1/∂x1 × h1.grad + ∂h2/∂x1 × h2.grad + ∂h3/∂x1 × h3.grad"
+    assert [o["label"] for o in visit["outputs"]] == ["h1", "h2", "h3"]
+    assert "layer 1.grad" not in visit["text"] and "∂layer" not in json.dumps(answer, ensure_ascii=False)
+    # layer 2's visit passes into each of layer 1's outputs, each a change of its own
+    layer2 = next(f for f in answer["backward"] if f["kind"] == "group" and f["group"] != layer["id"])
+    assert [(c["node"], round(c["after"], 4)) for c in layer2["changes"]] == [(9, 0.5528), (17, -0.3949), (25, 0.3159)]

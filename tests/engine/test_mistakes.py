@@ -58,12 +58,12 @@ ROOT = Path(__file__).resolve().parents[2]
 # -- the oracle: a micrograd of its own that can make one mistake --------------------------------
 
 # A mistake in one local derivative, made in one push at a time.
-LOCAL = ("own-value", "sub-sign", "tanh-input", "tanh-itself", "power-base")
+LOCAL = ("own-value", "sub-sign", "tanh-input", "tanh-itself", "power-base", "sum-zero", "sum-halves")
 # A mistake in how a push uses its two factors or writes its grad, made in every push asked.
 PUSH = ("no-upstream", "no-local", "factors-added", "overwrite")
 SEED = ("seed-zero", "seed-output")
 PATHS = ("one-path", "paths-multiplied")
-EVERY = (*SEED, "output-value", *LOCAL, *PUSH, *PATHS, "too-early")
+EVERY = (*SEED, "output-value", "input-no-grad", *LOCAL, *PUSH, *PATHS, "too-early")
 
 
 def forward(op: str, xs: list[float], bug: str | None = None) -> float:
@@ -95,7 +95,7 @@ def derivative(op: str, pos: int, xs: list[float], out: float, bug: str | None =
     """∂out/∂(the operand at ``pos``) as micrograd's _backward takes it, or as ``bug`` does."""
     x = xs[0]
     if op == "+":
-        return 1.0
+        return {"sum-zero": 0.0, "sum-halves": 1.0 / len(xs)}.get(bug, 1.0)
     if op == "-":
         return 1.0 if pos == 0 or bug == "sub-sign" else -1.0
     if op == "*":
@@ -228,9 +228,12 @@ class Oracle:
 _CHECK = re.compile(r"^(?:(.+?)->)?(.+)\.(data|grad|local|contribution)$")
 
 
-def oracle_numbers(o: Oracle, check: str, step: int | None) -> tuple[float, dict[str, set[float]]]:
+def oracle_numbers(
+    o: Oracle, check: str, step: int | None, visit_order: bool = True
+) -> tuple[float, dict[str, set[float]]]:
     """The right answer to ``check`` after backward frame ``step`` and, by mistake id, the
-    numbers the oracle gets making that mistake where the question looks (module docstring)."""
+    numbers the oracle gets making that mistake where the question looks (module docstring);
+    without ``visit_order`` (a question the page asks: one visit's push), no visit too early."""
     child_label, label, what = _CHECK.match(check).groups()
     node = o.by_label[label]
     numbers: dict[str, set[float]] = defaultdict(set)
@@ -253,7 +256,7 @@ def oracle_numbers(o: Oracle, check: str, step: int | None) -> tuple[float, dict
 
         for bug in EVERY:
             numbers[bug].add(pushed(bug=bug, at={(id(child), slot)}))
-        for user, _ in o.users[id(child)]:
+        for user, _ in o.users[id(child)] if visit_order else ():
             numbers["too-early"].add(pushed(late=(child, user)))
         if o.grad_after(child, visits - 1) == 1.0:
             del numbers["factors-added"]  # not named where the upstream grad is 1 (engine/mistakes.py)
@@ -269,6 +272,8 @@ def oracle_numbers(o: Oracle, check: str, step: int | None) -> tuple[float, dict
     asked = [(c, s) for c, s in uses if visits and c is o.order[visits - 1]] or uses
     at = [(id(c), s) for c, s in asked]
     numbers["output-value"].add(o.out.data)
+    if not node.prev:  # an input: "an input gets no grad"
+        numbers["input-no-grad"].add(0.0)
     for bug in LOCAL:
         for one in at:
             numbers[bug].add(o.grad_after(node, visits, bug=bug, at={one}))
@@ -281,7 +286,7 @@ def oracle_numbers(o: Oracle, check: str, step: int | None) -> tuple[float, dict
     per_use = [o.through(c, s) for c, s in uses]
     numbers["one-path"].update(per_use)
     numbers["paths-multiplied"].add(math.prod(per_use))
-    for c in dict.fromkeys(c for c, _ in asked):
+    for c in dict.fromkeys(c for c, _ in asked) if visit_order else ():
         for user in dict.fromkeys(u for u, _ in o.users[id(c)]):
             numbers["too-early"].add(o.grad_after(node, visits, late=(c, user)))
     return right, numbers
@@ -291,9 +296,9 @@ def same(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
-def assert_agrees(o: Oracle, check: str, step: int | None, found: dict):
+def assert_agrees(o: Oracle, check: str, step: int | None, found: dict, visit_order: bool = True):
     """The catalogue's answer ``found`` ({"value", "wrong"}) against the oracle's numbers."""
-    right, numbers = oracle_numbers(o, check, step)
+    right, numbers = oracle_numbers(o, check, step, visit_order)
     assert same(found["value"], right), (check, step, found["value"], right)
     for entry in found["wrong"]:
         assert not same(entry["value"], right), f"{check}: a wrong number equals the answer: {entry}"
@@ -349,7 +354,7 @@ def test_preset_questions_list_the_numbers_each_mistake_gives(preset_id, checkpo
     step = None
     if cp["pass"] == "backward":
         step = len(backward) - 1 if cp["before_step"] == -1 else cp["before_step"]
-    assert_agrees(Oracle(graph, backward), cp["check"], step, listed[checkpoint_id])
+    assert_agrees(Oracle(graph, backward), cp["check"], step, listed[checkpoint_id], visit_order=False)
     assert listed[checkpoint_id]["value"] == pytest.approx(cp["answer"], abs=cp.get("tolerance", 1e-9))
 
 
@@ -381,7 +386,7 @@ def test_generated_questions_list_the_numbers_each_mistake_gives(name):
     assert [q["id"] for q in asked] == ["auto-seed"] + [f"auto-b{k}" for k in pushing]
     for q in asked:
         assert q["check"] == graph.label(q["node"]) + ".grad"
-        assert_agrees(o, q["check"], q["step"], q)
+        assert_agrees(o, q["check"], q["step"], q, visit_order=False)
 
 
 def every_question(graph: Graph, backward: list[dict]):
@@ -597,3 +602,32 @@ def test_the_presets_readme_lists_every_mistake():
     for mistake, (name, rule) in listed.items():
         assert name == MISTAKES[mistake].name, mistake
         assert rule == MISTAKES[mistake].rule, mistake
+
+
+def test_a_diagnosis_is_aimed_at_the_belief_the_answer_shows():
+    """(a+b)·c, asked a.grad once d = a + b is visited with d.grad = 4: 0 is an input given no
+    grad or a sum passing on nothing, 2 a sum halving its 4, and never a visit made too early
+    (the question is not about the visit order); the diamond's c→a = 3 says the chain rule once."""
+    answer = json.loads(handle({"cmd": "load", "preset": "add-mul"}))
+    leaf = next(q for q in answer["questions"] if q["id"] == "leaf-a")
+    by_value = {e["value"]: e for e in leaf["wrong"]}
+    assert by_value[0.0]["mistakes"] == ["input-no-grad", "sum-zero"]
+    assert by_value[0.0]["text"].startswith("0 is what a.grad would be if an input got no grad, or takes ∂d/∂a as 0")
+    assert "visited" not in by_value[0.0]["text"]
+    assert by_value[2.0]["mistakes"] == ["sum-halves"]
+    assert "split its grad between its 2 terms" in by_value[2.0]["text"]
+    for pid in PRESET_IDS:
+        for q in json.loads(handle({"cmd": "load", "preset": pid}))["questions"]:
+            for entry in q["wrong"]:
+                assert "too-early" not in entry["mistakes"], (pid, q["id"], entry)
+    diamond = json.loads(handle({"cmd": "load", "preset": "diamond"}))
+    c_to_a = next(q for q in diamond["questions"] if q["id"] == "c-to-a")
+    three = next(e for e in c_to_a["wrong"] if e["value"] == 3.0)
+    assert three["text"] == (
+        "3 is c.grad passed on without the local derivative, or is the local derivative alone, ∂c/∂a = 3. "
+        "The chain rule multiplies the local derivative ∂c/∂a = 3 by the upstream grad c.grad = 3: 3 × 3 = 9."
+    )
+    # the visit order's own question (gradwalk.check, "Your code") still names a visit too early
+    graph, backward = engine_graph(get_preset("add-mul")["program"])
+    found = wrong_answers(graph, backward, "a.grad", 3)
+    assert "too-early" in next(e for e in found["wrong"] if e["value"] == 0.0)["mistakes"]

@@ -35,7 +35,8 @@ CASES = [
     ("add-mul", "seed", "20", "seed-output"),
     ("add-mul", "leaf-a", "1", "no-upstream"),  # ∂d/∂a = 1 without d.grad = 4
     ("add-mul", "leaf-a", "5", "factors-added"),  # 1 + 4
-    ("add-mul", "leaf-a", "0", "too-early"),  # d visited before e pushed its 4
+    ("add-mul", "leaf-a", "0", "input-no-grad"),  # an input given no grad (or the sum d passing on 0)
+    ("add-mul", "leaf-a", "2", "sum-halves"),  # the sum d splitting its 4 between a and b
     ("square", "a-grad", "3", "overwrite"),  # b = a·a: one of the two 3s
     ("double-diamond", "a-grad", "18", "one-path"),  # a.grad = 7 + 18: the path through c only
     ("diamond", "a-grad", "54", "paths-multiplied"),  # 9 × 6 instead of 9 + 6
@@ -198,3 +199,12 @@ def test_a_choice_tied_to_a_mistake_names_it(screen, site_url):
     card.get_by_role("button", name="Check").click()
     assert card.locator(".cp-diagnosis").count() == 0
     assert "Not quite" in card.locator(".cp-feedback").inner_text()
+
+
+def test_the_answer_typed_as_shown_is_right(screen, site_url):
+    """cos's x1.grad is -2.14112, asked to a tolerance of 1e-4 and shown as -2.141: typing what
+    the page shows is right (within half a unit of its last digit: web/lib/grading.js)."""
+    page = screen
+    card, _ = open_question(page, site_url, "cos", "x1-grad")
+    reply(card, "x1-grad", "-2.141")
+    page.locator("#checkpoints [data-checkpoint='x1-grad'].state-right").wait_for()

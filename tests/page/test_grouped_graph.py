@@ -122,7 +122,9 @@ def test_the_passes_step_one_frame_per_closed_neuron_with_exact_numbers(screen, 
     assert "seed" in position(page)
     forward.click()  # the output neuron's whole visit: one frame
     assert position(page).endswith("visit 1 of 6")
-    assert page.inner_text("#narration").startswith("Neuron 1 of layer 2 passed its grad to 3 inputs")
+    assert page.inner_text("#narration").startswith(
+        "Visit neuron 1 of layer 2: its output's grad, o.grad = 1, goes back through its 11 nodes to 3 inputs"
+    )
     for name in NEURONS[:3]:  # each layer-1 neuron's output got its whole grad from it
         assert float(group(page, name).get_attribute("data-grad")) == boxes[name]["grad"]
     assert nodes(page)["x1"][1] == "0"
@@ -383,3 +385,34 @@ def test_inputs_visited_first_make_no_late_edge(screen, site_url):
     page.wait_for_function("gwRoot().querySelector('.has-result .verdict') !== null", timeout=STEP_TIMEOUT_MS)
     assert "every grad is right" in page.inner_text("#experiment-result")
     assert page.locator("svg .edge.is-late").count() == 0
+
+
+def test_a_closed_layer_shows_each_output_and_each_share(screen, site_url):
+    """Small network with layer 1 closed (issue 32): the box has three outputs, so it shows no
+    one number as its own (data-data and data-grad empty) and its accessible name names h1, h2
+    and h3; its visit's card quotes each share into x1 and their sum, 0.4896, and nothing on
+    the page writes the layer as a node ("layer 1.grad", "∂layer 1")."""
+    page = screen
+    page.goto(f"{site_url}?preset={PRESET}&open=g4")
+    wait_ready(page)
+    wait_group(page, "layer 1", "false")
+    button(page, "Start backward").click()
+    forward = button(page, "Step forward")
+    forward.click()  # neuron 1 of layer 2 passes into h1, h2, h3: all inside the closed layer
+    details = page.inner_text("#details")
+    assert "h1.grad: 0 → 0.5528" in details and "h3.grad: 0 → 0.3159" in details, details
+    forward.click()  # layer 1's visit
+    box = group(page, "layer 1")
+    assert box.get_attribute("data-data") == "" and box.get_attribute("data-grad") == ""
+    label = box.get_attribute("aria-label")
+    assert "3 outputs (h1, h2, h3)" in label, label
+    said = page.inner_text("#narration")
+    assert "0.3895 × 0.5528 + (-0.5134) × (-0.3949) + 0.2264 × 0.3159 = 0.2153 + 0.2027 + 0.07151 = 0.4896" in said
+    details = page.inner_text("#details")
+    assert "its 3 outputs' grads: h1.grad = 0.5528, h2.grad = -0.3949, h3.grad = 0.3159" in details, details
+    assert "x1.grad += ∂h1/∂x1 × h1.grad + ∂h2/∂x1 × h2.grad + ∂h3/∂x1 × h3.grad" in details, details
+    assert "= 0.2153 + 0.2027 + 0.07151 = 0.4896" in details and "x1.grad: 0 → 0.4896" in details, details
+    assert float(nodes(page)["x1"][1]) == GRAD["x1"]
+    text = page.evaluate("() => gwRoot().textContent + [...gwRoot().querySelectorAll('[aria-label]')]"
+                         ".map((e) => e.getAttribute('aria-label')).join(' ')")  # fmt: skip
+    assert "layer 1.grad" not in text and "∂layer" not in text

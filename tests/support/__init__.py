@@ -10,6 +10,8 @@ frames              reading a graph answer's frames as the page's stepper reads 
 hostile_programs    malformed programs with the position and message a learner sees
 presets             what each preset must show (its file's [expect] table), and how its
                     numbers are compared
+sentences           the sentence checker: a message's arithmetic, repeats, digits and
+                    group names, read as shown (tests/engine/test_sentences.py runs it)
 built_site          a built site's build.json, and files fetched from a server
 cross_origin        a lesson page on a second origin that loads the widget from the
                     site, under the Content-Security-Policy docs/page.md lists

@@ -23,7 +23,9 @@ export function list(items, className = "") {
 
 // The edge label of one push: "local × upstream", then "= contribution".
 export function pushLines(p) {
-  // A closed group's push (grouped.js) went through its nodes: no one local derivative.
+  // A push on a grouped view (grouped.js) may say its own lines: a closed group's went
+  // through its nodes (no one local derivative), a push into a box names the output it fed.
+  if (p.lines) return p.lines;
   if (p.local === null) return [`+= ${fmt(p.contribution)}`];
   return [`${fmt(p.local)} × ${fmt(p.upstream)}`, `= ${fmt(p.contribution)}`];
 }

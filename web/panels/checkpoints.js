@@ -24,6 +24,7 @@
 import { fmt } from "../lib/format.js";
 import { bringIntoView, h, parseNumber } from "../lib/dom.js";
 import { closedGroups } from "../grouped.js";
+import { diagnosed, isRight } from "../lib/grading.js";
 
 // The questions are the widget's state (state.questions: on or off, what the learner
 // did with each, which ones have been on screen), written by update.js; this panel
@@ -305,7 +306,7 @@ export class Checkpoints {
         card.dataset.state = "invalid";
         return;
       }
-      right = Math.abs(x - Number(cp.answerValue)) <= tolerance(cp);
+      right = isRight(x, Number(cp.answerValue), tolerance(cp)); // as shown counts (lib/grading.js)
     }
     st.state = right ? "right" : "wrong";
     this.onAnswer(key, st);
@@ -394,7 +395,8 @@ function askedLabel(cp) {
   return /^(?:.+?->)?(.+)\.(grad|data|local|contribution)$/.exec(cp?.check ?? "")?.[1] ?? null;
 }
 
-// A numeric reply is right within the question's tolerance.
+// A numeric reply is right within the question's tolerance (or as its answer is shown:
+// lib/grading.js).
 function tolerance(cp) {
   const t = Number(cp.tolerance ?? 1e-3);
   // Edited values (or a learner's program) can make the answer large: allow relative slack too.
@@ -414,8 +416,7 @@ export function diagnosis(cp, reply) {
   }
   const x = parseNumber(reply);
   if (x === null) return null;
-  const slack = tolerance(cp);
-  return ahead.wrong?.find((entry) => Math.abs(x - entry.value) <= slack) ?? null;
+  return diagnosed(x, ahead.wrong ?? [], Number(cp.answerValue), tolerance(cp));
 }
 
 // Questions for a learner's own program, made from its trace: the engine chose them

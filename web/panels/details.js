@@ -25,13 +25,14 @@ export function renderDetails(container, view, answer) {
     }
   } else if (f.kind === "seed") {
     const n = nodes[f.node];
-    parts.push(node("p", "detail-head", `Seed the output ${n.label}`));
+    const out = n.box?.shown?.at(-1)?.label ?? n.label; // in a closed group's box: its output, by name
+    parts.push(node("p", "detail-head", n.box ? `Seed the output ${out} (in ${n.label})` : `Seed the output ${out}`));
     const row = node("p", "detail-math");
-    row.append(node("code", "", `${n.label}.grad: ${fmt(f.before)} → ${fmt(f.after)}`));
+    row.append(node("code", "", `${out}.grad: ${fmt(f.before)} → ${fmt(f.after)}`));
     parts.push(row);
   } else {
     const n = nodes[f.node];
-    parts.push(node("p", "detail-head", `Visit ${n.label} (upstream ${n.label}.grad = ${fmt(f.upstream)})`));
+    parts.push(node("p", "detail-head", `Visit ${n.label} (${upstreamText(n, f)})`));
     if (!f.pushes.length) {
       parts.push(node("p", "muted", n.box
         ? `${n.label} is a closed group with no inputs drawn outside it: it has no parents to pass its grad to.`
@@ -43,13 +44,15 @@ export function renderDetails(container, view, answer) {
       const li = node("li", `push${p.late ? " is-late" : ""}`);
       li.append(node("code", "push-rule", p.rule));
       const math = node("div", "push-math");
-      // A closed group's push went through its nodes (grouped.js): its sum, not one local derivative.
-      math.append(node("span", "", p.local === null
-        ? `through its ${n.box?.size ?? ""} nodes: ${fmt(p.contribution)}`
+      // A closed group's push went through its nodes (grouped.js): each output's share and
+      // their sum, as the engine worked them out (p.math), never one local derivative.
+      math.append(node("span", "", p.math
+        ? (p.local === null ? `through its ${n.box?.size ?? ""} nodes: ${p.math}` : p.math)
         : `local ${fmt(p.local)} × upstream ${fmt(p.upstream)} = ${fmt(p.contribution)}`));
       li.append(math);
       const change = node("div", "push-change");
-      change.append(node("code", "", `${parent.label}.grad: ${fmt(p.before)} → ${fmt(p.after)}`));
+      // (into a box with several outputs: which output's grad, by its own name)
+      change.append(node("code", "", p.change ?? `${parent.label}.grad: ${fmt(p.before)} → ${fmt(p.after)}`));
       li.append(change);
       if (p.late) {
         li.append(node("div", "push-late", `⚠ Too late: ${parent.label} was already visited, `
@@ -62,4 +65,15 @@ export function renderDetails(container, view, answer) {
     if (f.pushes.length) parts.push(list);
   }
   container.replaceChildren(...parts);
+}
+
+// What a visit starts from: the node's grad, or a closed group's outputs' grads by their
+// own names ("layer 1.grad" names no number: a group is no node).
+function upstreamText(n, f) {
+  if (!n.box) return `upstream ${n.label}.grad = ${fmt(f.upstream)}`;
+  const outputs = f.outputs ?? [];
+  if (outputs.length === 1) return `its output ${outputs[0].label}.grad = ${fmt(outputs[0].grad)}`;
+  const listed = outputs.map((o) => `${o.label}.grad = ${fmt(o.grad)}`).join(", ");
+  const more = n.box.outputs.length > outputs.length ? ", …" : "";
+  return `its ${n.box.outputs.length} outputs' grads: ${listed}${more}`;
 }

@@ -7,6 +7,7 @@
 import { fmt } from "../lib/format.js";
 import { h } from "../lib/dom.js";
 import { wrongGrads } from "../modes/shared.js";
+import { gradName } from "../grouped.js";
 
 // playing: the run is still being played visit by visit (actions/play.js); its result
 // waits for its last visit, so that the learner watches the grads add up first.
@@ -37,7 +38,8 @@ export function showExperiment(body, exp, answer, playing = false) {
   if (wrong.length) {
     parts.push(h("h4", {}, "Wrong grads"), h("ul", { class: "wrong-grads" },
       ...wrong.map((i) =>
-        h("li", {}, `${label(i)}.grad = ${fmt(exp.grads[i])} (should be ${fmt(exp.correct_grads[i])})`))));
+        h("li", {}, `${gradName(answer.nodes[i])}.grad = ${fmt(exp.grads[i])} `
+          + `(should be ${fmt(exp.correct_grads[i])})`))));
   }
   if (exp.lost_paths.length) {
     const more = exp.lost_path_count - exp.lost_paths.length;

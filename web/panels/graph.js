@@ -69,7 +69,16 @@ export function shownNumber(x) {
 export function nodeAriaLabel(node, data, grad) {
   const value = (x) => (x === null || x === undefined ? "not computed yet" : fmt(x));
   if (node.box) {
-    return `${node.label}, a closed group of ${node.box.size} nodes: its output's data ${value(data)}, `
+    const outputs = node.box.shown ?? [];
+    if (node.box.outputs.length > 1) {
+      // several outputs: no one number is the box's own; each output is named (its numbers
+      // are in the step's sentences)
+      const names = outputs.map((o) => o.label).join(", ") + (node.box.outputs.length > outputs.length ? ", …" : "");
+      return `${node.label}, a closed group of ${node.box.size} nodes with ${node.box.outputs.length} outputs `
+        + `(${names}): open it, or step, to see each one's numbers. Press to open it`;
+    }
+    const name = outputs[0]?.label ?? "its output";
+    return `${node.label}, a closed group of ${node.box.size} nodes: its output ${name}: data ${value(data)}, `
       + `grad ${value(grad)}. Press to open it`;
   }
   const how = node.is_input ? "an input" : node.is_constant ? "a constant" : `computed as ${node.expr}`;
@@ -506,7 +515,10 @@ export class GraphView {
       if (!e?.line || !n.parts) continue;
       if (!pulses.some((q) => q.node === n)) n.parts.gradValue.textContent = shownNumber(p.before);
       pulses.push({
-        path: e.line, backward: true, node: n, text: `+= ${fmt(p.local)}×${fmt(p.upstream)}`,
+        path: e.line, backward: true, node: n,
+        // (a closed group's push has no one local derivative: what it adds, grouped.js)
+        text: p.local === null || p.local === undefined
+          ? `+= ${fmt(p.contribution)}` : `+= ${fmt(p.local)}×${fmt(p.upstream)}`,
         land: () => n.parts && showValues(n),
       });
     }
@@ -599,7 +611,9 @@ function drawFrame(f) {
 function labelNode(n) {
   const { node, parts } = n;
   parts.tip.textContent = node.box
-    ? `${node.label}: a closed group of ${node.box.size} nodes, showing its output (press to open it)`
+    ? `${node.label}: a closed group of ${node.box.size} nodes, ` + (node.box.outputs.length > 1
+      ? `with ${node.box.outputs.length} outputs (press to open it)`
+      : "showing its output (press to open it)")
     : (node.is_input ? `${node.label} = ${node.expr} (an input)`
       : node.is_constant ? `${node.label} (a constant)` : `${node.label} = ${node.expr}`) + n.tipEnd;
   const compact = isCompact(n);

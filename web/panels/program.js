@@ -95,7 +95,8 @@ export function noteRows(view, answer) {
     return [{ code: "", comment: `# ${f.text}` }];
   }
   if (f.kind === "seed") {
-    const label = nodes[f.node].label;
+    const n = nodes[f.node];
+    const label = n.box?.shown?.at(-1)?.label ?? n.label; // in a closed group's box: its output
     const comment = `# seed: ${target(label)} ${fmt(f.before)} → ${fmt(f.after)}`;
     return [{ code: `${target(label)} = ${fmt(f.after)}`, comment }];
   }
@@ -109,8 +110,10 @@ export function noteRows(view, answer) {
   }
   return f.pushes.map((p) => {
     const lhs = p.rule.split(" += ")[0];
-    let comment = `# ${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}, `
-      + `${lhs} ${fmt(p.before)} → ${fmt(p.after)}`;
+    // (a closed group's push: its shares and their sum, as worked out by the engine)
+    let comment = p.math
+      ? `# ${p.math}, ${p.change ?? `${lhs} ${fmt(p.before)} → ${fmt(p.after)}`}`
+      : `# ${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}, ${lhs} ${fmt(p.before)} → ${fmt(p.after)}`;
     if (p.late) comment += "  ⚠ too late";
     return { code: p.rule, comment, rule: p.rule, late: Boolean(p.late) };
   });

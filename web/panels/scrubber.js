@@ -11,6 +11,7 @@
 //
 // Moving it calls onMove (the widget's stepTo action); it never writes the stepper itself.
 
+import { gradName } from "../grouped.js";
 import { h } from "../lib/dom.js";
 
 export class Scrubber {
@@ -39,6 +40,6 @@ function valueText(view, answer, position) {
   const node = view.frame && Number.isInteger(view.frame.node) ? answer.nodes[view.frame.node]?.label : null;
   if (!node || view.pass === "mode") return where;
   if (view.pass === "forward") return `${where}: computing ${node}`;
-  if (view.frame.kind === "seed") return `${where}: ${node}.grad = 1`;
+  if (view.frame.kind === "seed") return `${where}: ${gradName(answer.nodes[view.frame.node])}.grad = 1`;
   return `${where}: visiting ${node}`;
 }

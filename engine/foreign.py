@@ -24,9 +24,11 @@ that fills several operand slots gets the sum, which is all ``_backward`` can sa
 known operation such as ``a * a`` the sum is split into the rule's two edges. Every
 attribute of every node is put back exactly as it was, even when something fails.
 
-**Operations.** ``_op`` texts Gradwalk knows (``+ * - / tanh ReLU exp log sin cos sigmoid
-neg`` and micrograd's ``**2``) read as the engine's own; a node without ``_op`` (microgpt)
-gets the known operation that reproduces its data, when exactly one does; anything else is
+**Operations** (:func:`engine.ops.infer_op`, which :mod:`engine.flat` uses too).
+``_op`` texts Gradwalk knows (every name of engine/ops.py's table, in any case: ``+ * - /
+tanh ReLU exp log sin cos sigmoid neg``, and micrograd's ``**2``) read as the engine's own;
+a node without ``_op`` (microgpt) gets the table's operation that reproduces its data, when
+exactly one does; anything else is
 a *custom* operation, written ``name(a, b)``, and still differentiates with the graph's
 own local derivatives.
 

@@ -22,7 +22,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from . import BuildError, mode_registry, npm, widget_markup
+from . import BuildError, mode_registry, npm, op_registry, widget_markup
 
 ENTRY = "notebook.js"
 OUTPUT = Path("gradwalk") / "static" / "widget.js"
@@ -178,6 +178,7 @@ def notebook_module_from_source(root: Path, log=lambda *a: None) -> Path:
         copy = Path(tmp) / "web"
         shutil.copytree(root / "web", copy)
         mode_registry.write(copy, mode_registry.describe(root))
+        op_registry.write(copy, op_registry.describe(root))
         widget_markup.write(copy)
         notebook_module(root, copy, out)
     return out

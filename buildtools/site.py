@@ -39,6 +39,7 @@ from . import (
     graph_svg,
     mode_registry,
     npm,
+    op_registry,
     precompile,
     prerender,
     stdlib_trim,
@@ -143,6 +144,8 @@ def assemble(
         csp.fill_sandbox_policy(staging / csp.SANDBOX_FILE)
         # What the page knows of the modes comes from their engine modules (engine/modes/).
         mode_registry.write(staging, mode_registry.describe(root))
+        # The operations the program editor's help lists come from engine/ops.py's table.
+        op_registry.write(staging, op_registry.describe(root))
         # The "Your code" exercises as data, so the page needs no Python to show them.
         exercises.write(staging, exercises.describe(root))
         widget_markup.write(staging)

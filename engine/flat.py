@@ -10,6 +10,8 @@ nodes for micrograd's demo). This module reads such a graph in one pass into
 * operand order comes from the graph itself: ``_children`` (a tuple), a tuple ``_prev``, or
   micrograd's ``_backward`` closure over ``self`` and ``other``; a node where none of them
   says it makes the read give up (:class:`NotFlat`), and the caller reads it the careful way;
+* the operation: :func:`engine.ops.infer_op`, as :mod:`engine.foreign` reads it (the ``_op``
+  text, or for a node without one the table's one operation that fits its numbers);
 * local derivatives: ``_local_grads`` when the graph stores them; else the engine's rule for
   the node's operation (``+ * ReLU tanh exp **k``...), *checked* against the graph's own
   ``_backward`` on the first few nodes of each class and operation (every attribute put back
@@ -26,8 +28,8 @@ import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .numbers import as_float
-from .ops import OPS
+from .numbers import as_float, close
+from .ops import OPS, infer_op
 from .text import fmt
 
 CHECKED_PER_KIND = 3  # nodes of each (class, operation) whose _backward is compared with the rule
@@ -109,10 +111,6 @@ class FlatGraph:
         return f" {symbol} ".join(names)
 
 
-# micrograd's _op texts that are not the engine's names for them
-_OP_NAMES = {"ReLU": "relu"}
-
-
 def read_flat(root, check: int = CHECKED_PER_KIND, limit: int | None = None) -> FlatGraph:
     """Read the graph of ``root`` without changing it; raises :class:`NotFlat` when only the
     careful reader can read it, and :class:`TooBig` past ``limit`` nodes."""
@@ -181,8 +179,9 @@ def _assemble(objects: list, found: list[tuple], index: dict[int, int], check: i
         if by_arity is None:
             by_arity = kinds[op_text] = {}
         kind = by_arity.get(arity)
-        if kind is None:
-            kind = by_arity[arity] = _Kind(*_op(op_text, arity))
+        if kind is None:  # by its _op text alone, so the same for every node of the kind
+            named = infer_op(op_text, [data[p] for p in ids]) if op_text else None
+            kind = by_arity[arity] = _Kind(*(named or (None, None)))
         op, const = kind.op, kind.const
         if const is not None:
             consts[i] = const
@@ -190,7 +189,7 @@ def _assemble(objects: list, found: list[tuple], index: dict[int, int], check: i
             local = tuple([as_float(v) for v in stored])
             locals_.append(local)
             if op is None and not op_text:  # microgpt keeps no _op: the operation that fits
-                op, const = _fitting(data[i], [data[p] for p in ids], local)
+                op, const = infer_op("", [data[p] for p in ids], data[i], local) or (None, None)
                 if const is not None:
                     consts[i] = const
             ops_.append(op or op_text or "f")
@@ -289,50 +288,10 @@ class _Operands:
         raise NotFlat("operands the closure doesn't name")
 
 
-def _op(text: str, arity: int) -> tuple[str | None, tuple | None]:
-    """The engine's operation for micrograd's _op text, with ``**``'s exponent."""
-    name = _OP_NAMES.get(text, text)
-    if text.startswith("**"):
-        try:
-            exponent = float(text[2:])
-        except ValueError:
-            return None, None
-        return ("**", (exponent, False)) if math.isfinite(exponent) and arity == 1 else (None, None)
-    entry = OPS.get(name)
-    if entry is None or entry.arity != arity:
-        return None, None
-    return name, None
-
-
-_CANDIDATES = {2: ("+", "*"), 1: ("relu", "tanh", "exp", "log", "sigmoid")}
-
-
-def _fitting(data: float, xs: list[float], local: tuple) -> tuple[str | None, tuple | None]:
-    """The one known operation (or power) that gives this node's data and local derivatives
-    from its parents' data, or (None, None)."""
-    from .foreign import close, rule
-
-    fits = []
-    for op in _CANDIDATES.get(len(xs), ()):
-        try:
-            value, locals_ = rule(op, xs)
-        except (ValueError, OverflowError):
-            continue
-        if close(value, data) and all(close(a, b) for a, b in zip(locals_, local)):
-            fits.append((op, None))
-    if len(xs) == 1 and data and xs[0]:
-        exponent = float(f"{local[0] * xs[0] / data:.12g}")
-        if math.isfinite(exponent) and exponent not in (0.0, 1.0) and abs(exponent) <= 100:
-            value, locals_ = rule("**", xs, (exponent, False))
-            if close(value, data) and close(locals_[0], local[0]):
-                fits.append(("**", (exponent, False)))
-    return fits[0] if len(fits) == 1 else (None, None)
-
-
 def _check_rule(obj, operands: list, local: tuple):
     """The node's own _backward against the rule: node.grad = 1, its parents' grads 0, call
     it, read them back (summed over the slots a parent fills). Everything is put back."""
-    from .foreign import close, untouched
+    from .foreign import untouched
 
     distinct = list({id(p): p for p in operands}.values())
     expected = {}

@@ -24,9 +24,11 @@ that fills several operand slots gets the sum, which is all ``_backward`` can sa
 known operation such as ``a * a`` the sum is split into the rule's two edges. Every
 attribute of every node is put back exactly as it was, even when something fails.
 
-**Operations.** ``_op`` texts Gradwalk knows (``+ * - / tanh ReLU exp log sin cos sigmoid
-neg`` and micrograd's ``**2``) read as the engine's own; a node without ``_op`` (microgpt)
-gets the known operation that reproduces its data, when exactly one does; anything else is
+**Operations** (:func:`engine.ops.infer_op`, which :mod:`engine.flat` uses too).
+``_op`` texts Gradwalk knows (every name of engine/ops.py's table, in any case: ``+ * - /
+tanh ReLU exp log sin cos sigmoid neg``, and micrograd's ``**2``) read as the engine's own;
+a node without ``_op`` (microgpt) gets the table's operation that reproduces its data, when
+exactly one does; anything else is
 a *custom* operation, written ``name(a, b)``, and still differentiates with the graph's
 own local derivatives.
 
@@ -59,9 +61,9 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from .graph import Graph
-from .numbers import as_float
-from .ops import OPS
-from .program import LITERAL_RANGE, MAX_EXPONENT, MAX_LABEL_CHARS, MAX_LITERAL, MAX_NODES, READABLE_LABEL_CHARS, Program
+from .numbers import as_float, close
+from .ops import OPS, infer_op, named_op
+from .program import LITERAL_RANGE, MAX_LABEL_CHARS, MAX_LITERAL, MAX_NODES, READABLE_LABEL_CHARS, Program
 from .text import code_name, expression_text, fmt, forward_text, local_text, rule_text, short
 from .value import Value, topological_order
 
@@ -79,8 +81,6 @@ class TooManyNodes(ForeignGraphError):
 
 
 # -- the engine's rule for each operation ------------------------------------------------------
-
-_UNARY = tuple(name for name, op in OPS.items() if op.arity == 1)
 
 
 def rule(op: str, xs: list[float], const: tuple | None = None) -> tuple[float, tuple[float, ...]]:
@@ -100,20 +100,6 @@ def rule(op: str, xs: list[float], const: tuple | None = None) -> tuple[float, t
         number, on_left = const
         result = getattr(operand, entry.reflected if on_left else entry.method)(number)
     return result.data, result._local
-
-
-def _arity_fits(op: str, slots: int, const) -> bool:
-    entry = OPS[op]
-    if entry.arity == 1:
-        return slots == 1 and const is None
-    return slots == 2 and const is None and not entry.only_number_right or slots == 1 and const is not None
-
-
-def close(x: float, y: float) -> bool:
-    """Equal up to rounding (another library's tanh may differ in the last bits)."""
-    if x == y or (x != x and y != y):
-        return True
-    return math.isclose(x, y, rel_tol=1e-6, abs_tol=1e-9)
 
 
 # -- what was read -------------------------------------------------------------------------------
@@ -448,7 +434,7 @@ def _resolve(raw: _Raw, raws: dict[int, _Raw]):
         return
     distinct = _distinct(raw.operands)
     data_of = [raws[id(p)].data for p in distinct]
-    op, const = _named_op(raw)
+    op, const = named_op(raw.op_text) or (None, None)  # by its _op text; the slots are checked below
     raw.const = const if raw.const is None else raw.const
     raw.name = raw.op_text or "f"
     if raw.ordered:
@@ -461,10 +447,14 @@ def _resolve(raw: _Raw, raws: dict[int, _Raw]):
         )
         if op is not None and OPS[op].arity == 2 and raw.const is None and len(raw.slots) == 1:
             raw.slots = raw.slots * 2  # a set of one under + or *: the same value on both sides (a * a)
-    if op is None and not raw.op_text:
-        op = _infer(raw, raws)
-    if op is not None and not _arity_fits(op, len(raw.slots), raw.const):
-        op = None
+    local = raw.locals
+    if local is None:  # measured per parent: shared among the slots it fills
+        local = [raw.measured[id(p)] / raw.slots.count(p) for p in raw.slots]
+    found = infer_op(raw.op_text, [raws[id(p)].data for p in raw.slots], raw.data, local, raw.const)
+    op = None
+    if found is not None:
+        op, const = found
+        raw.const = const if raw.const is None else raw.const
     raw.op = op
     if raw.locals is not None:
         raw.slot_locals = list(raw.locals)
@@ -489,22 +479,6 @@ def _resolve(raw: _Raw, raws: dict[int, _Raw]):
     order = sorted(range(len(slots)), key=slots.__getitem__)
     raw.slots = [raw.slots[slots[i]] for i in order]
     raw.slot_locals = [locals_[i] for i in order]
-
-
-def _named_op(raw: _Raw) -> tuple[str | None, tuple | None]:
-    """The engine's symbol for the graph's own _op text, or None; micrograd's ``**2`` gives
-    the exponent as a folded number."""
-    text = raw.op_text
-    if text.lower() in OPS:  # micrograd writes ReLU
-        return text.lower(), None
-    if text.startswith("**"):
-        try:
-            exponent = float(text[2:])
-        except ValueError:
-            return None, None
-        if math.isfinite(exponent):
-            return "**", (exponent, False)
-    return None, None
 
 
 def _closure_order(raw: _Raw, distinct: list) -> list | None:
@@ -534,38 +508,6 @@ def _data_order(raw: _Raw, op, distinct: list, data_of: list) -> list | None:
         return None
     fits = [order for order in ((0, 1), (1, 0)) if close(rule(op, [data_of[i] for i in order])[0], raw.data)]
     return [distinct[i] for i in fits[0]] if len(fits) == 1 else None
-
-
-def _infer(raw: _Raw, raws) -> str | None:
-    """A node without _op (microgpt): the one known operation that reproduces its data
-    (and, to break a tie such as 2 + 2 = 2 * 2, its local derivatives)."""
-    xs = [raws[id(p)].data for p in raw.slots]
-    candidates = []
-    if len(raw.slots) == 2:
-        candidates = [("+", None), ("*", None)]
-    elif len(raw.slots) == 1:
-        candidates = [(op, None) for op in _UNARY]
-        local = raw.locals[0] if raw.locals is not None else raw.measured[id(raw.slots[0])]
-        if raw.data and xs[0]:
-            exponent = float(f"{local * xs[0] / raw.data:.12g}")
-            if math.isfinite(exponent) and abs(exponent) <= MAX_EXPONENT and exponent not in (0.0, 1.0):
-                candidates.append(("**", (exponent, False)))
-    fits = []
-    for op, const in candidates:
-        data, locals_ = rule(op, xs, const)
-        if close(data, raw.data):
-            fits.append((op, const, locals_))
-    if len(fits) > 1:
-        graph_locals = raw.locals if raw.locals is not None else None
-        if graph_locals is None:  # measured: compare per parent, summed over its slots
-            graph_locals = [raw.measured[id(p)] / raw.slots.count(p) for p in raw.slots]
-        fits = [fit for fit in fits if all(close(a, b) for a, b in zip(fit[2], graph_locals))]
-    if len(fits) != 1:
-        return None
-    op, const, _ = fits[0]
-    if const is not None:
-        raw.const = const
-    return op
 
 
 def _fingerprint(raw: _Raw, raws) -> str:

@@ -60,6 +60,14 @@ def sigmoid(x: float) -> float:
     return z / (1.0 + z)
 
 
+def close(x: float, y: float) -> bool:
+    """Equal up to rounding (another library's tanh may differ in the last bits); nan is
+    close to nan."""
+    if x == y or (x != x and y != y):
+        return True
+    return math.isclose(x, y, rel_tol=1e-6, abs_tol=1e-9)
+
+
 def as_float(x) -> float:
     """A number from the outside world as a float; large ints that overflow become inf."""
     try:

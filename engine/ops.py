@@ -20,14 +20,27 @@ This is the first place to look to see how an operation differentiates. Each ent
   it is in this table (:mod:`engine.program`);
 * ``note``: what the backward narration says about the operation, if anything.
 
-Adding an operation is one entry here (plus a test in tests/engine/test_ops_table.py).
+The table is the one list of operations. Everything else that names them is made from it:
+
+* :mod:`engine.value`: Value's operators and methods, and the free functions ``tanh(x)``...;
+* :mod:`engine`: exports those functions (``from engine import tanh``);
+* :mod:`engine.program`: which calls and operators a program may use, and its messages;
+* the program editor's help on the page (``buildtools/op_registry.py`` writes the site's
+  ``ops.js`` from this table);
+* :func:`infer_op` (below): what operation a node of a learner's own graph is, by its ``_op``
+  text or by its numbers, for both readers of such graphs (:mod:`engine.foreign`, node by
+  node, and :mod:`engine.flat`, a big graph in one pass), so they always agree.
+
+Adding an operation is one entry here (plus its tests in tests/engine/test_ops_table.py;
+tests/engine/test_op_registry.py checks that every entry reaches every consumer).
 All arithmetic goes through :mod:`engine.numbers`, so 1/0, log(0) or exp(1000) give inf or
 nan, as in any IEEE-754 library, instead of raising.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from . import numbers as num
@@ -165,3 +178,86 @@ OPS: dict[str, Op] = {
 # The operations a program writes as name(x) or x.name(), and those it writes between operands.
 FUNCTIONS = tuple(op.name for op in OPS.values() if op.written == "function")
 INFIX = tuple(op.symbol for op in OPS.values() if op.written == "infix")
+
+
+MAX_EXPONENT = 100.0  # the largest exponent of ** a program may write, or a graph's node be read as
+
+
+# -- which operation a node of someone else's graph is ---------------------------------------
+
+
+def infer_op(
+    text: str,
+    xs: Sequence[float],
+    data: float | None = None,
+    local: Sequence[float] | None = None,
+    const: tuple | None = None,
+) -> tuple[str, tuple | None] | None:
+    """The operation of this table that a node of a learner's graph performs, with its folded
+    number (``**``'s exponent, as ``Value._const``), or None when no entry is certain.
+
+    ``text`` is the graph's own ``_op``: a name of the table, in any case (micrograd writes
+    ``ReLU``), or micrograd's ``**2``. Without one (microgpt keeps none), the operation is
+    the one entry that reproduces the node's ``data`` from its parents' data ``xs``; when
+    several do (2 + 2 and 2 * 2), the one whose local derivatives are the node's ``local``
+    (one per operand slot); a single operand may also be a power, its exponent read off the
+    local derivative. ``xs`` holds one number per operand slot (an operand used twice is in
+    it twice); ``const`` is a plain number the node folds in (Gradwalk's own ``a * 3``).
+    The operation must take as many operands as ``xs`` has, else None.
+    """
+    if text:
+        found = named_op(text)
+        if found is None:
+            return None
+        name, folded = found
+        const = const if const is not None else folded
+        return (name, const) if _fits(OPS[name], len(xs), const) else None
+    if data is None:
+        return None
+    return _fitting(data, xs, local)
+
+
+def named_op(text: str) -> tuple[str, tuple | None] | None:
+    """The operation a graph's own ``_op`` text names, however many operands it has (what
+    :func:`infer_op` reads first): ``"ReLU"`` gives ``("relu", None)``, ``"**2"`` gives
+    ``("**", (2.0, False))``, an unknown text None."""
+    name = text.lower()
+    if name in OPS:
+        return name, None
+    if text.startswith("**"):
+        try:
+            exponent = float(text[2:])
+        except ValueError:
+            return None
+        if math.isfinite(exponent):
+            return "**", (exponent, False)
+    return None
+
+
+def _fits(op: Op, slots: int, const: tuple | None) -> bool:
+    """``op`` takes ``slots`` operands (with ``const`` folded in, if any)."""
+    if op.arity == 1:
+        return slots == 1 and const is None
+    if const is None:
+        return slots == 2 and not op.only_number_right
+    return slots == 1
+
+
+def _fitting(data: float, xs: Sequence[float], local: Sequence[float] | None) -> tuple[str, tuple | None] | None:
+    candidates = [(op, None) for op in OPS.values() if _fits(op, len(xs), None)]
+    if len(xs) == 1 and local is not None and data and xs[0]:
+        # a power x ** p: its local derivative p * x**(p-1) is p * data / x
+        exponent = float(f"{local[0] * xs[0] / data:.12g}")
+        if math.isfinite(exponent) and abs(exponent) <= MAX_EXPONENT and exponent not in (0.0, 1.0):
+            candidates.append((OPS["**"], (exponent, False)))
+    fits = []
+    for op, const in candidates:
+        value, locals_ = op.compute(*xs, *(const[:1] if const else ()))
+        if num.close(value, data):
+            fits.append((op.name, const, locals_))
+    if len(fits) > 1 and local is not None:
+        fits = [fit for fit in fits if all(num.close(a, b) for a, b in zip(fit[2], local))]
+    if len(fits) != 1:
+        return None
+    name, const, _ = fits[0]
+    return name, const

@@ -23,7 +23,7 @@ import re
 import tokenize
 import warnings
 
-from .ops import FUNCTIONS, INFIX, OPS
+from .ops import FUNCTIONS, INFIX, MAX_EXPONENT, OPS
 from .text import expression_text
 from .value import Value, topological_order
 
@@ -34,7 +34,6 @@ MAX_NODES = 2_000
 MAX_DEPTH = 100  # nesting of one expression (a sum of n terms nests n deep)
 MAX_OPERATORS_PER_STATEMENT = 300  # far above MAX_DEPTH, far below what overflows Pyodide's stack
 MAX_LITERAL = 1e12
-MAX_EXPONENT = 100.0
 MAX_LABEL_CHARS = 24
 MAX_GROUP_CHARS = 40  # a group's name: "neuron 2 of layer 1"
 MAX_GROUP_DEPTH = 4  # with group(...) blocks inside each other

@@ -22,3 +22,8 @@ declare module "*/modes/registry.js" {
 declare module "*/modes/index.js" {
   export const MODES: import("../web/state.js").Mode[];
 }
+
+// web/ops.js: every operation of the engine's table, engine/ops.py (buildtools/op_registry.py).
+declare module "*/ops.js" {
+  export const OPS: { name: string, arity: number, written: string, symbol: string }[];
+}

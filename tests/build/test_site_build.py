@@ -368,6 +368,18 @@ def test_the_modes_registry_in_the_site_is_the_engines(built_dist):
     assert not (ROOT / "web" / "modes" / "index.js").exists()  # the build writes it
 
 
+def test_the_operations_in_the_site_are_the_engines(built_dist):
+    """ops.js, which the program editor's help lists the operations from, is engine/ops.py's
+    table (tests/engine/test_op_registry.py checks the editor reads it)."""
+    from buildtools import op_registry
+    from engine.ops import OPS
+
+    text = (built_dist / op_registry.OPS_JS).read_text(encoding="utf-8")
+    listed = [json.loads(line.strip().rstrip(",")) for line in text.splitlines() if line.startswith("  {")]
+    assert listed == [{field: getattr(op, field) for field in op_registry.FIELDS} for op in OPS.values()]
+    assert not (ROOT / "web" / op_registry.OPS_JS).exists()  # the build writes it
+
+
 def test_service_worker_lists_every_file_of_this_build(built_dist):
     info = build_info(built_dist)
     text = (built_dist / "sw.js").read_text()

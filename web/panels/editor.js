@@ -11,6 +11,19 @@
 
 import { h, debounce, newestOnly, say } from "../lib/dom.js";
 import { MAX_LINES, MAX_SOURCE_CHARS } from "../url.js";
+import { OPS } from "../ops.js";
+
+/**
+ * The editor's help: the operations a program may use, from the engine's table (ops.js,
+ * written by the build from engine/ops.py), so a new operation is listed without an edit here.
+ * @param {{name: string, arity: number, written: string, symbol: string}[]} ops
+ */
+function editorHelp(ops) {
+  const written = (how) => ops.filter((op) => op.written === how).map((op) => op.symbol);
+  const prefix = written("prefix").map((symbol) => `, ${symbol} before a term`).join("");
+  return `One assignment per line, micrograd style: numbers, ${written("infix").join(" ")}${prefix}, and `
+    + `${written("function").join(", ")} (as functions or methods). The last line is the output.`;
+}
 
 export class Editor {
   // build(text) asks for a graph: resolves {ok:true} | {ok:false, error} | null (stale).
@@ -38,9 +51,7 @@ export class Editor {
       "Back to the preset");
     this.panel = h("div", { class: "editor", id: "editor", hidden: true },
       h("label", { for: "program-editor", class: "editor-label" }, "Type or paste a program"),
-      h("p", { class: "editor-help", id: "editor-help" },
-        "One assignment per line, micrograd style: numbers, + − × / **, and tanh, relu, exp, log, sin, cos, sigmoid "
-          + "(as functions or methods). The last line is the output."),
+      h("p", { class: "editor-help", id: "editor-help" }, editorHelp(OPS)),
       h("div", { class: "editor-frame" }, this.gutter, this.area),
       this.status,
       h("div", { class: "editor-buttons" },

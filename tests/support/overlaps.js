@@ -56,7 +56,7 @@
     const out = [];
     const heading = root.getElementById("graph-heading");
     const r = heading && shown(heading);
-    if (r) {
+    if (r && r.width > 2 && r.height > 2) { // (a phone's is for screen readers only: 1 px, clipped)
       // the heading's text, not its block: a range around its contents
       const range = document.createRange();
       range.selectNodeContents(heading);

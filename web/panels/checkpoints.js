@@ -308,6 +308,8 @@ export class Checkpoints {
       right = Math.abs(x - Number(cp.answerValue)) <= tolerance(cp);
     }
     st.state = right ? "right" : "wrong";
+    // What was checked: Enter or Escape on it hands the keys back to the stage (widget.js).
+    card.dataset.checked = st.reply;
     this.onAnswer(key, st);
     if (right) {
       // The card has folded to its answer and the next question here (if any) opened;

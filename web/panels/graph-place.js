@@ -16,7 +16,8 @@ import { pointAlong, r, shared } from "./graph-geometry.js";
 const TAG_H = 17;
 const TAG_GAP = 1; // px between a tag and its node
 const ALONG = [0.5, 0.38, 0.62, 0.27, 0.73, 0.17, 0.83, 0.1, 0.9];
-const BESIDE = [0, 1, -1, 1.7, -1.7]; // × the label's half-size across its edge (0: on the line)
+// × the label's half-size across its edge (0: on the line, 1: touching it, more: a leader line)
+const BESIDE = [0, 1, -1, 1.8, -1.8, 2.7, -2.7, 3.6, -3.6];
 const TAB_H = 20;
 
 /**
@@ -27,7 +28,12 @@ export function placeLabels(view, tabWidth) {
   const L = view.layout;
   const w = L.node_width;
   const h = L.node_height;
-  const bounds = { x: 0, y: 0, w: L.width, h: L.height };
+  // The graph's box may be wider than the graph (a phone, a narrow graph centred): a label
+  // may use that room beside it (the SVG lets what is drawn there show).
+  const box = view.viewport?.box;
+  const scale = view.viewport?.scale || 1;
+  const spare = box?.width ? Math.max(0, Math.min(120, (box.width / scale - L.width) / 2 - 4)) : 0;
+  const bounds = { x: -spare, y: 0, w: L.width + 2 * spare, h: L.height };
   const boxOf = (i) => ({ x: L.nodes[i].x - w / 2, y: L.nodes[i].y - h / 2, w, h });
   const labelled = view.edges.filter((e) => e.label?.shown);
   const tagged = view.nodes.flatMap((n, i) => (n.parts && n.tag && n.tag.g.style.display !== "none" ? [i] : []));
@@ -75,19 +81,40 @@ export function placeLabels(view, tabWidth) {
     tag.g.setAttribute("transform", `translate(${r(best.x + tw / 2 - b.x)},${r(best.y + TAG_H / 2 - b.y)})`);
   }
 
-  for (const e of labelled) {
-    const label = e.label;
-    let choice = null;
-    for (const lines of label.short ? [label.full, label.short] : [label.full]) {
-      label.set(lines);
-      choice = spot(e, label, free);
-      if (choice) break;
+  // Each label in turn, whole if it finds room, else shortened; if one finds none either
+  // way, every label is placed again shortened first, and the way that left fewer without
+  // room is kept.
+  const tags = placed.length;
+  const pass = (shortFirst) => {
+    placed.length = tags;
+    const choices = [];
+    let stuck = 0;
+    for (const e of labelled) {
+      const label = e.label;
+      const tries = !label.short ? [label.full] : shortFirst ? [label.short, label.full] : [label.full, label.short];
+      let choice = null;
+      for (const lines of tries) {
+        label.set(lines);
+        choice = spot(e, label, free);
+        if (choice) break;
+      }
+      if (!choice) {
+        stuck += 1;
+        label.set(label.short ?? label.full);
+        choice = spot(e, label, () => true, cost);
+      }
+      placed.push(choice.box);
+      choices.push([label, choice, label.written]);
     }
-    if (!choice) {
-      label.set(label.short ?? label.full);
-      choice = spot(e, label, () => true, cost);
-    }
-    placed.push(choice.box);
+    return { stuck, choices };
+  };
+  let done = pass(false);
+  if (done.stuck) {
+    const again = pass(true);
+    if (again.stuck <= done.stuck) done = again;
+  }
+  for (const [label, choice, written] of done.choices) {
+    label.set(written.split("\n"));
     label.g.setAttribute("transform", `translate(${r(choice.box.x + label.w / 2)},${r(choice.box.y + label.h / 2)})`);
     const leader = choice.leader;
     label.leader.style.display = leader ? "" : "none";

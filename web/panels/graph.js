@@ -177,6 +177,10 @@ export class GraphView {
     this.largestPush = largestContribution(answer);
     this.stopDrawing();
     svg.setAttribute("data-direction", L.direction);
+    // Its accessible name says the way it is drawn.
+    svg.setAttribute("aria-label", L.direction === "down"
+      ? "Computation graph: inputs at the top, the output at the bottom"
+      : "Computation graph: inputs on the left, the output on the right");
     svg.setAttribute("viewBox", `0 0 ${L.width} ${L.height}`);
     svg.setAttribute("width", L.width);
     svg.setAttribute("height", L.height);
@@ -469,7 +473,7 @@ export class GraphView {
       label.full = oneLine(lines);
       label.short = lines.length > flag.length + 1 ? oneLine([...flag, lines[lines.length - 1]]) : null;
       if (label.shown) label.set(label.full);
-      else label.text.replaceChildren();
+      else label.set([]);
     });
     placeLabels(this, tabWidth);
 
@@ -702,7 +706,7 @@ function edgeLabel(layer, points) {
 // An open group's name tab's width: estimated (about 7 px a character of 12 px sans), the same
 // in the build's drawing and the browser's.
 function tabWidth(name) {
-  return [...`▾ ${name}`].length * 7 + 14;
+  return [...`▾ ${name}`].length * 7.4 + 16;
 }
 
 // A small label on a white pill, centred at (x, y) of a node's group: {g, box, text}.

@@ -106,7 +106,8 @@ export function pointAlong(points, t) {
   for (let i = 0; i < lengths.length; i++) {
     if (left <= lengths[i] && lengths[i] > 0) {
       const k = left / lengths[i];
-      return { x: points[i][0] + k * (points[i + 1][0] - points[i][0]), y: points[i][1] + k * (points[i + 1][1] - points[i][1]) };
+      const [a, b] = [points[i], points[i + 1]];
+      return { x: a[0] + k * (b[0] - a[0]), y: a[1] + k * (b[1] - a[1]) };
     }
     left -= lengths[i];
   }

@@ -15,7 +15,8 @@ import { pointAlong, r, shared } from "./graph-geometry.js";
 
 const TAG_H = 17;
 const TAG_GAP = 1; // px between a tag and its node
-const ALONG = [0.5, 0.38, 0.62, 0.27, 0.73, 0.17, 0.83, 0.1, 0.9];
+// Fractions along the edge, from its middle outwards.
+const ALONG = [0.5, 0.44, 0.56, 0.38, 0.62, 0.32, 0.68, 0.26, 0.74, 0.2, 0.8, 0.14, 0.86, 0.08, 0.92];
 // × the label's half-size across its edge (0: on the line, 1: touching it, more: a leader line)
 const BESIDE = [0, 1, -1, 1.8, -1.8, 2.7, -2.7, 3.6, -3.6];
 const TAB_H = 20;
@@ -115,7 +116,9 @@ export function placeLabels(view, tabWidth) {
   }
   for (const [label, choice, written] of done.choices) {
     label.set(written.split("\n"));
-    label.g.setAttribute("transform", `translate(${r(choice.box.x + label.w / 2)},${r(choice.box.y + label.h / 2)})`);
+    // Where it is: a pulse bringing this push flies there (graph-pulse.js).
+    label.at = { t: choice.t, x: choice.box.x + label.w / 2, y: choice.box.y + label.h / 2 };
+    label.g.setAttribute("transform", `translate(${r(label.at.x)},${r(label.at.y)})`);
     const leader = choice.leader;
     label.leader.style.display = leader ? "" : "none";
     if (leader) {
@@ -144,11 +147,11 @@ function spot(e, label, free, cost = null) {
       const box = { x: cx - label.w / 2, y: cy - label.h / 2, w: label.w, h: label.h };
       const leader = Math.abs(k) > 1 ? p : null;
       if (!cost) {
-        if (free(box)) return { box, leader };
+        if (free(box)) return { box, leader, t };
         continue;
       }
       const c = cost(box) + Math.abs(k) + Math.abs(t - 0.5);
-      if (!best || c < best.c) best = { box, leader, c };
+      if (!best || c < best.c) best = { box, leader, t, c };
     }
   }
   return best;

@@ -516,9 +516,15 @@ export class GraphView {
       const n = this.nodes[p.parent];
       if (!e?.line || !n.parts) continue;
       if (!pulses.some((q) => q.node === n)) n.parts.gradValue.textContent = shownNumber(p.before);
+      // Its edge's label shows when the pulse has landed on its place.
+      const label = e.label?.shown && e.label.at ? e.label : null;
+      if (label) label.g.style.visibility = "hidden";
       pulses.push({
-        path: e.line, backward: true, node: n, text: `+= ${fmt(p.local)}×${fmt(p.upstream)}`,
-        land: () => n.parts && showValues(n),
+        path: e.line, backward: true, node: n, text: `+= ${fmt(p.local)}×${fmt(p.upstream)}`, to: label?.at ?? null,
+        land: () => {
+          if (label) label.g.style.visibility = "";
+          if (n.parts) showValues(n);
+        },
       });
     }
     return pulses;

@@ -18,7 +18,7 @@ const TAG_GAP = 1; // px between a tag and its node
 // Fractions along the edge, from its middle outwards.
 const ALONG = [0.5, 0.44, 0.56, 0.38, 0.62, 0.32, 0.68, 0.26, 0.74, 0.2, 0.8, 0.14, 0.86, 0.08, 0.92];
 // × the label's half-size across its edge (0: on the line, 1: touching it, more: a leader line)
-const BESIDE = [0, 1, -1, 1.8, -1.8, 2.7, -2.7, 3.6, -3.6];
+const BESIDE = [0, 1, -1, 1.8, -1.8, 2.7, -2.7, 3.6, -3.6, 4.5, -4.5, 5.4, -5.4];
 const TAB_H = 20;
 
 /**

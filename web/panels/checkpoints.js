@@ -220,6 +220,8 @@ export class Checkpoints {
       class: `checkpoint is-ask state-${st.state}`, "aria-labelledby": qid,
       data: { checkpoint: cp.id, mode: "ask", state: st.state },
     });
+    // An answer checked before (drawn again after a step away and back): still the checked one.
+    if (st.state === "wrong" && st.reply !== null && st.reply !== undefined) card.dataset.checked = String(st.reply);
     const head = h("p", { class: "cp-head" },
       h("span", { class: "cp-badge", "aria-hidden": "true" }, "?"),
       h("span", {}, "Your turn"),

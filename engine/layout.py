@@ -57,9 +57,10 @@ ACROSS = Orientation(
 )
 # A compact node (its text as big, its padding smaller), four of them side by side in a
 # phone's 360 px; rows far enough apart for a one-line edge label (the front end writes
-# a down layout's labels on one line).
+# a down layout's labels on one line) beside a node's tag, and room above the first row
+# for a tag.
 DOWN = Orientation(
-    "down", node_width=84, node_height=52, gap_along=32, gap_within=6, bend_slot=16, margin=6, margin_along=16
+    "down", node_width=84, node_height=52, gap_along=32, gap_within=6, bend_slot=16, margin=6, margin_along=18
 )
 NODE_WIDTH = ACROSS.node_width
 NODE_HEIGHT = ACROSS.node_height

@@ -227,11 +227,25 @@ function createWidget(host, shadow, options) {
   }
   // ← → step. On its own page the widget hears the keys from anywhere on it; among
   // other content (several widgets on a lesson page) only while focus is inside it.
+  // In a question's answer field they step too while it is empty or holds the answer just
+  // checked (the caret has nowhere to go, or the learner is done with it); Escape there, or
+  // Enter on an answer already checked, hands the keys back to the stage (Step forward).
+  const answered = (t) => {
+    const field = t instanceof HTMLInputElement && t.classList.contains("cp-input") ? t : null;
+    const card = field?.closest(".checkpoint");
+    return Boolean(field && (field.value.trim() === "" || card?.getAttribute("data-checked") === field.value.trim()));
+  };
   (options.keys === "page" ? document : shadow).addEventListener("keydown", (e) => {
+    const t = e.composedPath()[0]; // the element inside the shadow root, not its host
+    if ((e.key === "Escape" || e.key === "Enter") && t instanceof Element && t.closest(".checkpoint")
+      && (e.key === "Escape" || (answered(t) && /** @type {HTMLInputElement} */ (t).value.trim() !== ""))) {
+      e.preventDefault();
+      w.ui.forward.focus();
+      return;
+    }
     if (e.key !== "ArrowRight" && e.key !== "ArrowLeft") return;
     if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.defaultPrevented) return;
-    const t = e.composedPath()[0]; // the element inside the shadow root, not its host
-    if (t instanceof Element
+    if (t instanceof Element && !answered(t)
       && t.closest("input, select, textarea, [contenteditable], .visit-order, .graph-scroll")) return;
     e.preventDefault();
     if (e.key === "ArrowRight") stepForward(w);

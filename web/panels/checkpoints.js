@@ -221,6 +221,8 @@ export class Checkpoints {
       class: `checkpoint is-ask state-${st.state}`, "aria-labelledby": qid,
       data: { checkpoint: cp.id, mode: "ask", state: st.state },
     });
+    // An answer checked before (drawn again after a step away and back): still the checked one.
+    if (st.state === "wrong" && st.reply !== null && st.reply !== undefined) card.dataset.checked = String(st.reply);
     const head = h("p", { class: "cp-head" },
       h("span", { class: "cp-badge", "aria-hidden": "true" }, "?"),
       h("span", {}, "Your turn"),
@@ -309,6 +311,8 @@ export class Checkpoints {
       right = isRight(x, Number(cp.answerValue), tolerance(cp)); // as shown counts (lib/grading.js)
     }
     st.state = right ? "right" : "wrong";
+    // What was checked: Enter or Escape on it hands the keys back to the stage (widget.js).
+    card.dataset.checked = st.reply;
     this.onAnswer(key, st);
     if (right) {
       // The card has folded to its answer and the next question here (if any) opened;

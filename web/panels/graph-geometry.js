@@ -97,3 +97,27 @@ export function midpoint(points) {
   const b = points[Math.ceil((points.length - 1) / 2)];
   return { x: (a[0] + b[0]) / 2, y: (a[1] + b[1]) / 2 };
 }
+
+// The point a fraction t (0 to 1) of the way along the polyline through the points.
+export function pointAlong(points, t) {
+  if (points.length < 2) return points.length ? { x: points[0][0], y: points[0][1] } : { x: 0, y: 0 };
+  const lengths = points.slice(1).map((p, i) => Math.hypot(p[0] - points[i][0], p[1] - points[i][1]));
+  let left = lengths.reduce((a, b) => a + b, 0) * Math.min(1, Math.max(0, t));
+  for (let i = 0; i < lengths.length; i++) {
+    if (left <= lengths[i] && lengths[i] > 0) {
+      const k = left / lengths[i];
+      const [a, b] = [points[i], points[i + 1]];
+      return { x: a[0] + k * (b[0] - a[0]), y: a[1] + k * (b[1] - a[1]) };
+    }
+    left -= lengths[i];
+  }
+  const last = points[points.length - 1];
+  return { x: last[0], y: last[1] };
+}
+
+// How much two boxes {x, y, w, h} (x, y their top left) cover each other: the area they share.
+export function shared(a, b) {
+  const w = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x);
+  const h = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+  return w > 0 && h > 0 ? w * h : 0;
+}

@@ -6,7 +6,7 @@
 
 const SIDE = 8; // px between a frame and the units inside it, per side
 const NESTED = 10; // more per open group nested inside
-const HEAD = 22; // the band at a frame's top that holds its name
+const HEAD = 40; // the band at a frame's top that holds its name, and under it a tag over the unit below
 const MARGIN = 4; // px between the outermost frame and the layout's edge
 
 /**

@@ -33,8 +33,12 @@ export class Pulses {
   }
 
   // Send pulses: each {path (an edge's SVGPathElement), backward (true: from the
-  // path's end, the child, to its start, the parent), text, land()}. land() shows
+  // path's end, the child, to its start, the parent), text, land(), to}. land() shows
   // the number the pulse brings; it is called when the pulse arrives or is finished.
+  // A pulse with `to` ({t, x, y}: where its edge's label is, graph-place.js) flies to the
+  // label, a fraction t along the path, its chip drawn onto the label's place, and covers
+  // nothing the label does not; a forward pulse stops short of the node it feeds, so the
+  // node's numbers are never under it.
   send(pulses) {
     this.finish();
     if (!pulses.length) return;
@@ -43,13 +47,14 @@ export class Pulses {
         class: p.backward ? "pulse" : "pulse is-forward", "data-pulse": "", "aria-hidden": "true",
       }, this.layer);
       el("circle", { class: "pulse-dot", r: 6 }, g);
-      const box = el("rect", { class: "pulse-box", rx: 6, height: 18, y: -27 }, g);
-      const text = el("text", { class: "pulse-text", "text-anchor": "middle", y: -13 }, g);
+      const chip = el("g", {}, g);
+      const box = el("rect", { class: "pulse-box", rx: 6, height: 18, y: p.to ? -9 : -27 }, chip);
+      const text = el("text", { class: "pulse-text", "text-anchor": "middle", y: p.to ? 4 : -13 }, chip);
       text.textContent = p.text;
       const width = p.text.length * 7.4 + 10; // 12 px mono: about 7.2 px a character
       box.setAttribute("width", r(width));
       box.setAttribute("x", r(-width / 2));
-      this.running.push({ ...p, g, length: p.path.getTotalLength() });
+      this.running.push({ ...p, g, chip, length: p.path.getTotalLength() });
     }
     markBusy(1);
     this.started = performance.now();
@@ -69,8 +74,14 @@ export class Pulses {
 
   move(t) {
     for (const p of this.running) {
-      const at = p.path.getPointAtLength(p.length * (p.backward ? 1 - t : t));
+      const stop = p.to ? p.to.t : p.backward ? 0 : 0.7;
+      const at = p.path.getPointAtLength(p.length * (p.backward ? 1 - t * (1 - stop) : t * stop));
       p.g.setAttribute("transform", `translate(${r(at.x)},${r(at.y)})`);
+      if (p.to) {
+        // drawn onto the label's place as it arrives (the label may sit beside the line)
+        const end = p.path.getPointAtLength(p.length * stop);
+        p.chip.setAttribute("transform", `translate(${r((p.to.x - end.x) * t)},${r((p.to.y - end.y) * t)})`);
+      }
     }
   }
 

@@ -32,6 +32,7 @@ import { Pulses } from "./graph-pulse.js";
 import { pickLayout, Viewport } from "./graph-scroll.js";
 import { fitText, textWidth } from "./graph-text.js";
 import { withFrames } from "./graph-groups.js";
+import { placeLabels } from "./graph-place.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const MARKERS = ["plain", "active", "late"];
@@ -185,6 +186,10 @@ export class GraphView {
     this.largestPush = largestContribution(answer);
     this.stopDrawing();
     svg.setAttribute("data-direction", L.direction);
+    // Its accessible name says the way it is drawn.
+    svg.setAttribute("aria-label", L.direction === "down"
+      ? "Computation graph: inputs at the top, the output at the bottom"
+      : "Computation graph: inputs on the left, the output on the right");
     svg.setAttribute("viewBox", `0 0 ${L.width} ${L.height}`);
     svg.setAttribute("width", L.width);
     svg.setAttribute("height", L.height);
@@ -216,7 +221,7 @@ export class GraphView {
       // time it is shown: most edges of a big graph never need one.
       Object.assign(e, {
         edge, points, direction: L.direction, lo: Math.min(...xs), hi: Math.max(...xs),
-        marker: "plain", width: null, label: null, last: {},
+        marker: "plain", width: null, label: null, last: {}, length: undefined,
       });
       if (e.line && far(e)) undrawEdge(e);
       if (e.line) shapeEdge(e);
@@ -467,13 +472,20 @@ export class GraphView {
       const lines = push ? [...flag, ...push.lines] : flag;
       if (!lines.length && !e.label) return;
       const label = (e.label ??= edgeLabel(this.labelLayer, e.points));
-      label.g.style.display = lines.length ? "" : "none";
+      label.shown = lines.length > 0;
+      label.g.style.display = label.shown ? "" : "none";
       label.g.classList.toggle("is-late", Boolean(late));
       label.g.classList.toggle("is-resent", resent && !late);
       // Laid out down, a label sits between two rows of nodes: on one line, so it fits there.
-      if (lines.length) setLines(label.text, label.box, this.layout.direction === "down" ? [lines.join(" ")] : lines);
-      else label.text.replaceChildren();
+      // Where there is no room for it, it may be shortened to its flag and its result (graph-place.js).
+      const down = this.layout.direction === "down";
+      const oneLine = (ls) => (down ? [ls.join(" ")] : ls);
+      label.full = oneLine(lines);
+      label.short = lines.length > flag.length + 1 ? oneLine([...flag, lines[lines.length - 1]]) : null;
+      if (label.shown) label.set(label.full);
+      else label.set([]);
     });
+    placeLabels(this, tabWidth);
 
     // One step on from the last (not a jump, a step back or a fast run of steps):
     // its numbers travel.
@@ -514,12 +526,18 @@ export class GraphView {
       const n = this.nodes[p.parent];
       if (!e?.line || !n.parts) continue;
       if (!pulses.some((q) => q.node === n)) n.parts.gradValue.textContent = shownNumber(p.before);
+      // Its edge's label shows when the pulse has landed on its place.
+      const label = e.label?.shown && e.label.at ? e.label : null;
+      if (label) label.g.style.visibility = "hidden";
       pulses.push({
-        path: e.line, backward: true, node: n,
+        path: e.line, backward: true, node: n, to: label?.at ?? null,
         // (a closed group's push has no one local derivative: what it adds, grouped.js)
         text: p.local === null || p.local === undefined
           ? `+= ${fmt(p.contribution)}` : `+= ${fmt(p.local)}×${fmt(p.upstream)}`,
-        land: () => n.parts && showValues(n),
+        land: () => {
+          if (label) label.g.style.visibility = "";
+          if (n.parts) showValues(n);
+        },
       });
     }
     return pulses;
@@ -599,8 +617,7 @@ function drawFrame(f) {
   }, g);
   const text = el("text", { class: "group-name", x: r(f.x + 10), y: r(f.y + 16) }, tab);
   text.textContent = `▾ ${f.name}`;
-  // Its width estimated (about 7 px a character of 12 px sans), the same in the build's drawing and the browser's.
-  const width = [...text.textContent].length * 7 + 14;
+  const width = tabWidth(f.name);
   const box = { class: "group-tab-box", x: r(f.x + 2), y: r(f.y + 2), width: r(width), height: 20, rx: 8 };
   tab.prepend(el("rect", box));
   el("title", {}, tab).textContent = `${f.name}: press to close it into one box`;
@@ -678,6 +695,7 @@ function undrawEdge(e) {
 }
 
 function shapeEdge(e) {
+  e.length = undefined; // its length along the curve, measured again when a label needs it
   const d = smoothPath(e.points, e.direction);
   e.halo.setAttribute("d", d);
   e.line.setAttribute("d", d);
@@ -686,12 +704,32 @@ function shapeEdge(e) {
 }
 
 // An edge's label group, at the middle of its path: {g, box, text}.
+// Where it finally goes is placeLabels's (graph-place.js): shown, its lines (full, and short
+// if it can be shortened), set(lines) to write them (its size then in w and h), and a leader
+// line to its edge when it sits away from it.
 function edgeLabel(layer, points) {
   const mid = midpoint(points);
   const g = el("g", { class: "edge-label", transform: `translate(${r(mid.x)},${r(mid.y)})` }, layer);
+  const leader = el("line", { class: "edge-label-leader" }, g);
+  leader.style.display = "none";
   const box = el("rect", { class: "edge-label-box", rx: 4 }, g);
   const text = el("text", { class: "edge-label-text", "text-anchor": "middle" }, g);
-  return { g, box, text };
+  const label = {
+    g, box, text, leader, shown: false, full: [], short: null, w: 0, h: 0, written: "",
+    set(lines) {
+      const key = lines.join("\n");
+      if (label.written === key) return;
+      label.written = key;
+      Object.assign(label, setLines(text, box, lines));
+    },
+  };
+  return label;
+}
+
+// An open group's name tab's width: estimated (about 7 px a character of 12 px sans), the same
+// in the build's drawing and the browser's.
+function tabWidth(name) {
+  return [...`▾ ${name}`].length * 7.4 + 16;
 }
 
 // A small label on a white pill, centred at (x, y) of a node's group: {g, box, text}.
@@ -708,7 +746,8 @@ function setNote(n, text) {
   // (A closed group's size goes just under its box, clear of its grad; a pooled element may
   // have been a box before, or a node.)
   n.note ??= pill(n.g, "note", 0, 0, 17);
-  n.note.g.setAttribute("transform", `translate(${r(n.width / 2)},${r(n.height + (n.node.box ? 8 : 0))})`);
+  n.note.y = n.height + 9.5; // clear of the box and its grad
+  n.note.g.setAttribute("transform", `translate(${r(n.width / 2)},${r(n.note.y)})`);
   // A closed group's size is part of its first paint: its pill's width is estimated, the
   // same in the build's drawing as in the browser's (a mode's note is measured).
   showPill(n.note, text, Boolean(n.node.box));
@@ -727,6 +766,7 @@ function showPill(p, text, estimated = false) {
   if (!text) return;
   p.text.textContent = text;
   const width = (estimated ? [...text].length * 7.5 : textWidth(p.text, text)) + 12;
+  p.w = width;
   p.box.setAttribute("width", r(width));
   p.box.setAttribute("x", r(-width / 2));
 }
@@ -748,4 +788,5 @@ function setLines(textEl, box, lines) {
   box.setAttribute("x", r(-width / 2));
   box.setAttribute("height", r(height));
   box.setAttribute("y", r(-height / 2));
+  return { w: width, h: height };
 }

@@ -102,4 +102,6 @@ Cache-Control your host must send (the first pattern that matches a path applies
 Also send .wasm files as application/wasm, and, where the host can, the .br and .gz copies
 with Content-Encoding and Vary: Accept-Encoding. The pages' Content-Security-Policy must allow:
   {page_policy()}
+{base}{csp.SANDBOX_FILE} carries a policy of its own (no network: "Your code" runs in it); if
+the host sends a Content-Security-Policy header, send that file without it.
 """

@@ -126,7 +126,9 @@ class _StrictHost(serve.SiteHandler):
 
     def end_headers(self):
         self.send_header("Cache-Control", self._cache_control)
-        if self._csp:
+        if self._sandbox_policy:  # "Your code"'s sandbox keeps its own (the publish instructions say so)
+            self.send_header("Content-Security-Policy", self._sandbox_policy)
+        elif self._csp:
             self.send_header("Content-Security-Policy", self.policy)
         http.server.SimpleHTTPRequestHandler.end_headers(self)
 

@@ -144,7 +144,8 @@ def page(browser, request):
     origins = set()  # the origins the test opened pages at
     request.node.page_origins = origins  # a test whose page loads the site from another origin adds it
 
-    fast = not request.node.get_closest_marker("real_engine")
+    # tests/runtime is where Pyodide is the subject: the real worker there, always.
+    fast = not request.node.get_closest_marker("real_engine") and not request.node.nodeid.startswith("tests/runtime/")
 
     def guard(route):
         # The site must work offline: nothing may leave this machine, and a page

@@ -23,7 +23,7 @@ from tests.support.caches import build_id_of, cache_name
 from tests.support.cross_origin import LessonServer, documented_policy, lesson_html, origin_of
 from tests.support.page import BOOT_TIMEOUT_MS
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.real_engine]  # Pyodide itself is tested here
 
 SNAPSHOT_PATH = "/snapshots/python.bin"
 CACHES = "() => caches.keys()"
@@ -226,7 +226,7 @@ def test_a_small_quota_on_the_sites_own_pages_still_gives_a_working_widget(brows
             )
             assert page.evaluate("document.documentElement.dataset.engine") == "ready"
             # The service worker's install, tried once the engine is ready, ends without a build kept.
-            assert page.evaluate(INSTALL_ENDS) == "redundant"
+            assert page.evaluate(INSTALL_ENDS) in ("redundant", "not registered")  # failed, or already gone
             assert page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r?.active ?? null)") is None
             assert page.evaluate(USAGE) <= 1_000_000
             page.get_by_role("button", name="Start backward", exact=True).click()

@@ -18,8 +18,11 @@ import urllib.request
 from pathlib import Path
 
 import brotli
+import pytest
 
 from buildtools import compress, serve, site
+
+pytestmark = pytest.mark.real_engine  # the real engine's boot is tested here
 
 ROOT = Path(__file__).resolve().parents[2]
 

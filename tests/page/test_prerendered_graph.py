@@ -14,7 +14,7 @@ import pytest
 from buildtools import graph_svg
 from tests.support.page import wait_ready
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.real_engine]  # the real engine's boot is tested here
 
 DEFAULT = "add-mul"  # the chooser's first preset (the build reads it from prerender/all.json)
 

@@ -7,6 +7,8 @@ until a graph is on screen.
 The diamond (presets/diamond.toml): a = 2, b = a + 1 = 3, c = 3a = 6, d = b·c = 18; 4 forward
 frames, then the seed and 4 visits (d, c, b, a): 9 steps after the start."""
 
+import pytest
+
 from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, button, nodes, open_page, show_tab, wait_ready
 
 FINAL = {"a": ("2", "15"), "b": ("3", "6"), "c": ("6", "3"), "d": ("18", "1")}
@@ -30,6 +32,7 @@ def visiting(page):
     return page.eval_on_selector_all("svg [data-node].is-visiting", "gs => gs.map(g => g.dataset.node)")
 
 
+@pytest.mark.real_engine  # Pyodide's own files are held or broken here
 def test_scrubber_is_a_disabled_slider_until_a_graph_is_on_screen(page, site_url):
     # Values in the query: no prerendered first paint, so no graph until Python answers.
     held = []

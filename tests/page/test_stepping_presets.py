@@ -168,6 +168,7 @@ def test_progress_then_not_ready_narration_then_ready(page, site_url):
 
 
 @pytest.mark.allow_console_errors
+@pytest.mark.real_engine  # Pyodide's own files are held or broken here
 def test_engine_failure_shows_an_error_and_retry_works(page, site_url):
     broken = {"on": True}
 

@@ -17,7 +17,7 @@ that once ran in the site's origin is never served (web/sw.js checks every cache
 file's sha256; the engine's worker checks the .wasm it keeps).
 
 The entry the code worker calls is a stand-in that executes the source
-(tests/runtime/test_code_sandbox.py's STANDIN), imported through the runner's test hook.
+(tests/support/code_standin.py), imported through the runner's test hook.
 """
 
 import threading
@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.runtime.test_code_sandbox import STANDIN, STANDIN_PATH
+from tests.support.code_standin import STANDIN, STANDIN_PATH
 from tests.support.cross_origin import LessonServer, documented_policy, lesson_html, origin_of
 from tests.support.page import BOOT_TIMEOUT_MS, WIDGET_HELPERS
 from tests.support.presets import agrees, expected_nodes

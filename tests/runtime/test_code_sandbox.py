@@ -6,7 +6,7 @@ messages are refused; and the engine's own worker, on the same page, answers exa
 before throughout. What the sandbox walls off (the network, the origin's storage) is
 tests/runtime/test_code_escape.py's.
 
-The entry the code worker calls is, here, a stand-in defined in this file (STANDIN): it
+The entry the code worker calls is, here, a stand-in (tests/support/code_standin.py): it
 executes the request's `source` and answers JSON, as the real entry does, so that these
 tests exercise the sandbox itself whatever the mode's engine module answers. The worker
 imports it through its test hook (`module=`, a file of the site's origin, which this
@@ -23,30 +23,12 @@ import pytest
 
 from buildtools import csp
 from engine import api
+from tests.support.code_standin import STANDIN, STANDIN_PATH
 from tests.support.page import WIDGET_HELPERS, choose, nodes, snapshot, wait_ready
 
 pytestmark = [pytest.mark.browser, pytest.mark.real_engine]  # Pyodide itself is tested here
 ROOT = Path(__file__).resolve().parents[2]
 
-STANDIN = """
-import json
-import traceback
-
-
-def run(request_json):
-    request = json.loads(request_json)
-    namespace = {"__name__": "__yourcode__"}
-    try:
-        exec(compile(request["source"], "<your code>", "exec"), namespace)
-    except BaseException as error:
-        line = error.lineno if isinstance(error, SyntaxError) else None
-        for frame in traceback.extract_tb(error.__traceback__):
-            if frame.filename == "<your code>":
-                line = frame.lineno
-        return json.dumps({"ok": False, "error": {"type": type(error).__name__, "line": line}})
-    return json.dumps({"ok": True, "result": repr(namespace.get("result"))})
-"""
-STANDIN_PATH = "__test__/standin.py"
 BLANK_PATH = "__test__/sandbox.html"
 BLANK_HTML = (
     "<!doctype html><html lang='en'><head><meta charset='utf-8'>"

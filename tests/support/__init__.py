@@ -1,5 +1,9 @@
 """What the tests share, imported by name (`from tests.support.page import open_page`):
 
+fast_engine         the page fixture's engine: CPython's engine.api.handle behind a
+                    stand-in for the engine's worker (no Pyodide boot; real_engine opts out)
+code_standin        a stand-in for the code worker's entry, for the sandbox's tests
+overlaps.js         the overlap test's measure of every text-carrying box, in the page
 page                opening the page and waiting for the engine, reading its nodes,
                     choosing presets and tabs, the accessibility audit
 page_state          waiting until the page has settled, reading its state back from

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.support.caches import SNAPSHOT_KEPT
 from tests.support.code_standin import STANDIN, STANDIN_PATH
 from tests.support.cross_origin import LessonServer, documented_policy, lesson_html, origin_of
 from tests.support.page import BOOT_TIMEOUT_MS, WIDGET_HELPERS
@@ -159,9 +160,9 @@ async () => {
 }
 """
 
-# Something in each kind of storage for the probes to find, and the engine's snapshot kept.
-SEED_AND_SETTLE = """
-async (waitMs) => {
+# Something in each kind of storage for the probes to find.
+SEED = """
+async () => {
   localStorage.setItem("lesson-progress", "3 of 5");
   document.cookie = "lesson=1; path=/";
   await new Promise((resolve, reject) => {
@@ -170,20 +171,14 @@ async (waitMs) => {
     open.onsuccess = () => { open.result.close(); resolve(); };
     open.onerror = () => reject(open.error);
   });
-  const kept = async () => {
-    for (const name of await caches.keys()) {
-      const keys = await (await caches.open(name)).keys();
-      if (keys.some((r) => new URL(r.url).pathname.endsWith("/snapshots/python.bin"))) return true;
-    }
-    return false;
-  };
-  for (let waited = 0; waited < waitMs; waited += 200) {
-    if (await kept()) return true;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return false;
 }
 """
+
+
+def seed_and_settle(page):
+    """Storage seeded, and the engine's snapshot kept (the storage the probes must not change)."""
+    page.evaluate(SEED)
+    assert page.evaluate(SNAPSHOT_KEPT, 30_000), "the engine's worker kept no snapshot within 30 s"
 
 
 def escape_context(browser, site_url, service_workers="block"):
@@ -201,6 +196,18 @@ def escape_context(browser, site_url, service_workers="block"):
 
     context.route(f"{site}/**", standin)
     return context
+
+
+def probes_leave_no_trace(page, site_url, listener, widget):
+    """Every probe run as the learner's code: no request reached the listener, the origin's
+    storage is as it was, and the widget `widget` still steps to the diamond's grads."""
+    before = page.evaluate(STORAGE)
+    assert before["caches"] and before["indexedDB"] and before["localStorage"]
+    listener.seen.clear()
+    run_probes(page, site_url, listener)
+    assert listener.seen == [], f"requests left the sandbox: {listener.seen}"
+    assert page.evaluate(STORAGE) == before
+    assert_diamond(step_grads(widget))
 
 
 def run_probes(page, site_url, listener):
@@ -248,15 +255,9 @@ def test_probes_reach_nothing_on_the_sites_own_page(browser, site_url, listener)
         page = context.new_page()
         page.goto(site_url + "?preset=diamond")
         page.wait_for_function("() => document.documentElement.dataset.engine === 'ready'", timeout=BOOT_TIMEOUT_MS)
-        assert page.evaluate(SEED_AND_SETTLE, 30_000), "the engine's worker kept no snapshot within 30 s"
+        seed_and_settle(page)
         page.evaluate("() => navigator.serviceWorker.ready")
-        before = page.evaluate(STORAGE)
-        assert before["caches"] and before["indexedDB"] and before["localStorage"]
-        listener.seen.clear()
-        run_probes(page, site_url, listener)
-        assert listener.seen == [], f"requests left the sandbox: {listener.seen}"
-        assert page.evaluate(STORAGE) == before
-        assert_diamond(step_grads(page.locator("body")))
+        probes_leave_no_trace(page, site_url, listener, page.locator("body"))
     finally:
         context.close()
 
@@ -273,13 +274,8 @@ def test_probes_reach_nothing_from_a_lesson_page_of_another_origin(browser, site
         )
         page.goto(url)
         page.locator("#one[data-engine='ready']").wait_for(state="attached", timeout=BOOT_TIMEOUT_MS)
-        assert page.evaluate(SEED_AND_SETTLE, 30_000), "the engine's worker kept no snapshot within 30 s"
-        before = page.evaluate(STORAGE)
-        listener.seen.clear()
-        run_probes(page, site_url, listener)
-        assert listener.seen == [], f"requests left the sandbox: {listener.seen}"
-        assert page.evaluate(STORAGE) == before
-        assert_diamond(step_grads(page.locator("#one")))
+        seed_and_settle(page)
+        probes_leave_no_trace(page, site_url, listener, page.locator("#one"))
     finally:
         context.close()
         lesson.stop()

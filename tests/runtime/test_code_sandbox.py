@@ -23,6 +23,7 @@ import pytest
 
 from buildtools import csp
 from engine import api
+from tests.support.caches import SNAPSHOT_KEPT
 from tests.support.code_standin import STANDIN, STANDIN_PATH
 from tests.support.page import WIDGET_HELPERS, choose, nodes, snapshot, wait_ready
 
@@ -379,24 +380,6 @@ async ({ sources, module }) => {
   }
   runner.terminate();
   return outcomes;
-}
-"""
-
-
-SNAPSHOT_KEPT = """
-async (waitMs) => {
-  const kept = async () => {
-    for (const name of await caches.keys()) {
-      const keys = await (await caches.open(name)).keys();
-      if (keys.some((r) => new URL(r.url).pathname.endsWith("/snapshots/python.bin"))) return true;
-    }
-    return false;
-  };
-  for (let waited = 0; waited < waitMs; waited += 200) {
-    if (await kept()) return true;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return false;
 }
 """
 

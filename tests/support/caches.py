@@ -22,3 +22,23 @@ def cache_name(site_url: str, build_id: str) -> str:
 
 def build_id_of(site: Path) -> str:
     return json.loads((site / "build.json").read_text())["build_id"]
+
+
+# In the page: whether the engine's worker has kept its memory snapshot in any of the
+# origin's caches (it does once idle after a first boot), waiting up to waitMs.
+SNAPSHOT_KEPT = """
+async (waitMs) => {
+  const kept = async () => {
+    for (const name of await caches.keys()) {
+      const keys = await (await caches.open(name)).keys();
+      if (keys.some((r) => new URL(r.url).pathname.endsWith("/snapshots/python.bin"))) return true;
+    }
+    return false;
+  };
+  for (let waited = 0; waited < waitMs; waited += 200) {
+    if (await kept()) return true;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return false;
+}
+"""

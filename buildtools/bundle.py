@@ -175,10 +175,15 @@ def notebook_module_from_source(root: Path, log=lambda *a: None) -> Path:
     npm.ensure(root, log)
     out = root / OUTPUT
     with tempfile.TemporaryDirectory() as tmp:
-        copy = Path(tmp) / "web"
-        shutil.copytree(root / "web", copy)
-        mode_registry.write(copy, mode_registry.describe(root))
-        op_registry.write(copy, op_registry.describe(root))
-        widget_markup.write(copy)
-        notebook_module(root, copy, out)
+        notebook_module(root, web_with_generated_files(root, Path(tmp) / "web"), out)
     return out
+
+
+def web_with_generated_files(root: Path, copy: Path) -> Path:
+    """A copy of web/ at `copy` with what the build writes into it (the modes' and the
+    operations' registries, the widget's markup): what the notebook's bundle is made from."""
+    shutil.copytree(root / "web", copy)
+    mode_registry.write(copy, mode_registry.describe(root))
+    op_registry.write(copy, op_registry.describe(root))
+    widget_markup.write(copy)
+    return copy

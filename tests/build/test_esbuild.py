@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 import build as build_script
-from buildtools import BuildError, bundle, mode_registry, npm, widget_markup
+from buildtools import BuildError, bundle, npm
 
 pytestmark = pytest.mark.node  # the bundle is made by esbuild's API under Node
 
@@ -81,12 +81,8 @@ def launcher_is_javascript(project: Path) -> bool:
 
 @pytest.fixture(scope="module")
 def web_copy(tmp_path_factory) -> Path:
-    """web/ with the widget's markup and the modes written in, as the build bundles it."""
-    copy = tmp_path_factory.mktemp("web") / "web"
-    shutil.copytree(ROOT / "web", copy)
-    mode_registry.write(copy, mode_registry.describe(ROOT))
-    widget_markup.write(copy)
-    return copy
+    """web/ with what the build writes into it, as the build bundles it."""
+    return bundle.web_with_generated_files(ROOT, tmp_path_factory.mktemp("web") / "web")
 
 
 @pytest.mark.parametrize("install", ["npm ci", "npm ci --ignore-scripts"])

@@ -68,6 +68,9 @@ WEB_MODULE = """// Scaled grads: every grad times a factor ({cmd: "scaled", fact
 
 import { h } from "./shared.js";
 
+# The new mode lives in a copy of the site's own engine: its Pyodide answers, not this CPython's.
+pytestmark = pytest.mark.real_engine
+
 export default {
   panel(ctx) {
     return [

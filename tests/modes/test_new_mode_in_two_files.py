@@ -25,6 +25,9 @@ import pytest
 from buildtools import serve
 from tests.support.page import BOOT_TIMEOUT_MS, button, show_tab, wait_ready
 
+# The new mode lives in a copy of the site's own engine: its Pyodide answers, not this CPython's.
+pytestmark = pytest.mark.real_engine
+
 ROOT = Path(__file__).resolve().parents[2]
 BUILD_TIMEOUT_S = 900
 
@@ -67,9 +70,6 @@ MODE = Mode(
 WEB_MODULE = """// Scaled grads: every grad times a factor ({cmd: "scaled", factor}), one node per step.
 
 import { h } from "./shared.js";
-
-# The new mode lives in a copy of the site's own engine: its Pyodide answers, not this CPython's.
-pytestmark = pytest.mark.real_engine
 
 export default {
   panel(ctx) {

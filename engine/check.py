@@ -44,7 +44,7 @@ from .trace import correct_backward, experiment
 
 # The catalogue's mistakes in a local derivative: once every local derivative checks out,
 # none of them explains a wrong grad.
-LOCAL_MISTAKES = ("own-value", "sub-sign", "tanh-input", "tanh-itself", "power-base")
+LOCAL_MISTAKES = ("own-value", "sum-zero", "sum-halves", "sub-sign", "tanh-input", "tanh-itself", "power-base")
 PROBE = 1000.0  # what each parent's grad is set to before its child's _backward is called
 MAX_GRAD_SENTENCES = 8
 

@@ -58,6 +58,8 @@ export async function loadPython() {
  *   (1-based) is in its view: at its top ("start"), its foot ("end"), or as little as it takes
  * @property {(line: number) => DOMRect | null} lineRect  where the line (1-based) is on the screen, or
  *   null when it is not drawn (scrolled far out of the editor's view)
+ * @property {HTMLElement} scroller  the element the editor scrolls its lines in (a line scrolled
+ *   into the editor's view moves on the screen without any resize)
  * @property {() => void} focus
  * @property {() => void} destroy
  */
@@ -331,6 +333,7 @@ export function createEditor(parent, { doc = "", label, onChange, onRun }) {
       if (!start || !end) return null;
       return new DOMRect(start.left, start.top, Math.max(0, end.right - start.left), end.bottom - start.top);
     },
+    scroller: view.scrollDOM,
     focus: () => view.focus(),
     destroy: () => view.destroy(),
   };

@@ -318,6 +318,17 @@ export class YourCode {
     }
   }
 
+  // A finding clicked: picked (its line and node marked, by the state), or, when it is the
+  // one picked already, its line brought back into view: the learner may have scrolled away.
+  pick(k) {
+    const line = this.drawn.picked === k ? this.drawn.pickedOf?.findings[k]?.line : null;
+    if (line && this.editor) {
+      this.editor.showLine(line);
+      this.reveal(line, this.result.querySelectorAll("[data-finding]")[k] ?? null);
+    }
+    this.actions.pick(k);
+  }
+
   // The part of the exercise to write (its first "# >>> write here" line) at the top of the
   // editor's view, and on screen: when an exercise opens, is chosen, reset or solved.
   showPart() {
@@ -356,8 +367,9 @@ export class YourCode {
         const bottom = window.innerHeight - LINE_MARGIN_PX;
         const lo = Math.min(...rects.map((r) => r.top));
         const hi = Math.max(...rects.map((r) => r.bottom));
-        if (hi - lo > bottom - top || lo < top) window.scrollBy({ top: lo - top });
-        else if (hi > bottom) window.scrollBy({ top: hi - bottom });
+        const by = hi - lo > bottom - top || lo < top ? lo - top : hi > bottom ? hi - bottom : 0;
+        // Less than a pixel is the page's rounding (it scrolls by whole device pixels), not an error.
+        if (Math.abs(by) >= 1) window.scrollBy({ top: by });
       }
       scrolled = window.scrollY;
     };
@@ -367,6 +379,11 @@ export class YourCode {
       else attempt();
     };
     const observer = new ResizeObserver(() => requestAnimationFrame(again));
+    // The editor scrolls its line into its own view when it gets round to it, which may be
+    // after the first attempt (the line was not drawn then): that moves the line too.
+    const scroller = this.editor?.scroller;
+    const editorScrolled = () => requestAnimationFrame(again);
+    scroller?.addEventListener("scroll", editorScrolled, { passive: true });
     const root = this.box.getRootNode();
     const host = root instanceof ShadowRoot ? root.host : document.body;
     for (const element of [host, this.root.querySelector(".stage-main"), this.box]) {
@@ -374,6 +391,7 @@ export class YourCode {
     }
     const stop = () => {
       observer.disconnect();
+      scroller?.removeEventListener("scroll", editorScrolled);
       clearTimeout(timer);
       for (const type of LEARNER_EVENTS) window.removeEventListener(type, stop, true);
       if (this.stopRevealing === stop) this.stopRevealing = null;
@@ -424,7 +442,7 @@ export class YourCode {
       ...findings.map((finding, k) => h("li", {
         class: "code-finding", "data-finding": "", "data-node": finding.node, "data-line": finding.line ?? "",
         "data-nodes": JSON.stringify(findingNodes(finding)), "data-kind": finding.kind,
-      }, h("button", { type: "button", class: "finding-button", onclick: () => this.actions.pick(k) },
+      }, h("button", { type: "button", class: "finding-button", onclick: () => this.pick(k) },
         finding.text))));
     const notes = result.notes.map((note) => h("p", { class: "muted" }, note));
     this.result.replaceChildren(

@@ -31,6 +31,10 @@ export async function bootGiven(files, snapshot) {
   const missing = ["loader", "runtime", "wasm", "lock", "stdlib", "stdlibFull", "wheel", "sitePackages"]
     .filter((name) => files?.[name] == null);
   if (missing.length) throw new Error(`the page did not hand over ${missing.join(", ")}.`);
+  // Pyodide asks whether this is a classic worker by importing a data: URL; the sandbox's
+  // policy refuses it and logs a violation. Without importScripts the answer is the same
+  // (no) and nothing is refused, and the learner's code has one way less to load a script.
+  self.importScripts = undefined;
   answerFromMemory({
     [`${INDEX_URL}pyodide.asm.wasm`]: [files.wasm, "application/wasm"],
     [STDLIB_URL]: [files.stdlib, "application/zip"],

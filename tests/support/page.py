@@ -55,11 +55,16 @@ def open_page(page, site_url, preset=None):
     return page
 
 
+# The widget's host: the page's <html>, or a <grad-walk> (whose data-engine is unset until
+# its script has run), when the page has WIDGET_HELPERS.
+ENGINE_STATE = "(globalThis.gwHost?.() ?? document.documentElement).dataset.engine"
+
+
 def wait_ready(page):
-    page.wait_for_function("document.documentElement.dataset.engine !== 'loading'", timeout=BOOT_TIMEOUT_MS)
-    state = page.evaluate("document.documentElement.dataset.engine")
-    if state != "ready":
-        raise AssertionError(f"the engine did not start: {page.inner_text('#engine-error')}")
+    page.wait_for_function(f"['ready', 'error'].includes({ENGINE_STATE})", timeout=BOOT_TIMEOUT_MS)
+    if page.evaluate(ENGINE_STATE) != "ready":
+        error = page.evaluate("() => (globalThis.gwRoot?.() ?? document).querySelector('#engine-error')?.innerText")
+        raise AssertionError(f"the engine did not start: {error}")
 
 
 def choose(page, preset):

@@ -99,6 +99,18 @@ export function placeLabels(view, tabWidth) {
         choice = spot(e, label, free);
         if (choice) break;
       }
+      if (!choice) { // no room on or beside the edge: the nearest free room, tied to it by a leader
+        let near = null;
+        for (const lines of tries) {
+          label.set(lines);
+          const found = nearby(e, label, free);
+          if (found && (!near || found.d < near.choice.d)) near = { choice: found, lines };
+        }
+        if (near) {
+          label.set(near.lines);
+          choice = near.choice;
+        }
+      }
       if (!choice) {
         stuck += 1;
         label.set(label.short ?? label.full);
@@ -155,6 +167,32 @@ function spot(e, label, free, cost = null) {
     }
   }
   return best;
+}
+
+// Off the edge: the free place nearest to its middle third, in rings growing outwards, the
+// label's centre tied to the edge's nearest of those points by a leader: {box, leader, t, d}.
+const RING_STEP = 10; // px between rings
+const RINGS = 16;
+const RING_POINTS = 16;
+function nearby(e, label, free) {
+  const anchors = [0.5, 0.35, 0.65].map((t) => ({ t, ...along(e, t) }));
+  for (let ring = 1; ring <= RINGS; ring += 1) {
+    const radius = ring * RING_STEP + Math.max(label.w, label.h) / 2;
+    let best = null;
+    for (const a of anchors) {
+      for (let k = 0; k < RING_POINTS; k += 1) {
+        const angle = (2 * Math.PI * k) / RING_POINTS;
+        const cx = a.x + Math.cos(angle) * radius;
+        const cy = a.y + Math.sin(angle) * radius * 0.6; // rather beside than above or below
+        const box = { x: cx - label.w / 2, y: cy - label.h / 2, w: label.w, h: label.h };
+        if (!free(box)) continue;
+        const d = Math.hypot(cx - a.x, cy - a.y);
+        if (!best || d < best.d) best = { box, leader: { x: a.x, y: a.y }, t: a.t, d };
+      }
+    }
+    if (best) return best;
+  }
+  return null;
 }
 
 // A point a fraction t along an edge: on its drawn curve if it is drawn, else on its polyline.

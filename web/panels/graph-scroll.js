@@ -217,10 +217,11 @@ export class Viewport {
     return { lo: b.left / this.scale, hi: (b.left + b.width) / this.scale };
   }
 
-  // Pan so that the given nodes (the focus first, then the parents receiving from it)
-  // are in view, at the next frame (where a layout is due anyway): if they cannot all
-  // be, the first one is.
-  keepInView(nodeIds) {
+  // Pan so that the given nodes (the focus first, then the parents receiving from it), and
+  // the boxes `extra()` gives then (the edge labels shown, placed by then: layout units,
+  // centred), are in view, at the next frame (where a layout is due anyway): if they cannot
+  // all be, the first node is.
+  keepInView(nodeIds, extra = () => []) {
     const ids = nodeIds.filter((i) => i !== null && i !== undefined);
     if (!ids.length || !this.scroller) return;
     cancelAnimationFrame(this.frame);
@@ -231,20 +232,24 @@ export class Viewport {
       const s = this.scroller;
       const scale = this.scale;
       const offset = Math.max(0, (this.box.width - layout.width * scale) / 2);
+      const nodes = ids.map((i) => ({ x: layout.nodes[i].x, y: layout.nodes[i].y, w: layout.node_width,
+        h: layout.node_height }));
+      const boxes = [...nodes, ...extra()];
       const along = (coord, size, pad, start, room) => {
-        const cs = ids.map((i) => layout.nodes[i][coord] * scale + (coord === "x" ? offset : 0));
-        const half = (size / 2 + pad) * scale;
-        let lo = Math.min(...cs) - half;
-        let hi = Math.max(...cs) + half;
+        const shift = coord === "x" ? offset : 0;
+        const los = boxes.map((b) => (b[coord] - b[size] / 2 - pad) * scale + shift);
+        const his = boxes.map((b) => (b[coord] + b[size] / 2 + pad) * scale + shift);
+        let lo = Math.min(...los);
+        let hi = Math.max(...his);
         if (lo >= start && hi <= start + room) return start;
         if (hi - lo > room) { // keep the focus in view, as much of the rest as fits
-          lo = clamp(lo, cs[0] - room + half, cs[0] - half);
+          lo = clamp(lo, his[0] - room, los[0]);
           hi = lo + room;
         }
         return Math.max(0, lo < start ? lo : hi - room);
       };
-      const left = along("x", layout.node_width, 12, this.box.left, this.box.width);
-      const top = along("y", layout.node_height, 20, this.box.top, this.box.height);
+      const left = along("x", "w", 12, this.box.left, this.box.width);
+      const top = along("y", "h", 20, this.box.top, this.box.height);
       if (Math.abs(left - this.box.left) < 1 && Math.abs(top - this.box.top) < 1) return;
       const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
       s.scrollTo({ left, top, behavior: reduce ? "auto" : "smooth" });

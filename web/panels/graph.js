@@ -339,7 +339,9 @@ export class GraphView {
   // for last (a question's node is kept in view with them: learn.js).
   keepInView(nodeIds) {
     this.kept = nodeIds.filter((i) => i !== null && i !== undefined);
-    this.viewport.keepInView(nodeIds);
+    // The labels of the pushes shown too: the numbers the step is about (placed by then).
+    this.viewport.keepInView(nodeIds, () => this.edges.flatMap((e) => (e.label?.shown && e.label.at
+      ? [{ x: e.label.at.x, y: e.label.at.y, w: e.label.w, h: e.label.h }] : [])));
   }
 
   // Draw every node and edge still waiting that overlaps [lo, hi] (layout x).

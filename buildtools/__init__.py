@@ -6,6 +6,7 @@ Python >= 3.11 with npm and pip available.
 """
 
 import contextlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +34,21 @@ def exclusive(lock: Path):
         finally:
             if fcntl is not None:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def engine_list(root: Path, expression: str, failed: str) -> list:
+    """The JSON list `expression` makes, evaluated in a fresh CPython (fresh_python) with
+    `import json, sys` done and the checkout's engine first on its path; BuildError(failed),
+    with the child's stderr as its cause, if it fails or prints no list."""
+    code = f"import json, sys; sys.path.insert(0, sys.argv[1]); print(json.dumps({expression}))"
+    done = fresh_python(root, code, timeout=120)
+    try:
+        found = json.loads(done.stdout)
+    except ValueError:
+        found = None
+    if done.returncode != 0 or not isinstance(found, list):
+        raise BuildError(failed) from RuntimeError(done.stderr)
+    return found
 
 
 def fresh_python(root: Path, code: str, timeout: float) -> subprocess.CompletedProcess:

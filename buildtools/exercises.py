@@ -15,28 +15,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from . import BuildError, fresh_python
+from . import BuildError, engine_list
 
 EXERCISES_JSON = "exercises.json"
 
 
 def describe(root: Path) -> list[dict]:
     """Every exercise, as the repository's engine makes it (in a fresh CPython)."""
-    code = (
-        "import json, sys; sys.path.insert(0, sys.argv[1]); from engine import yourcode; "
-        "print(json.dumps([yourcode.exercise(i) for i in yourcode.EXERCISES]))"
+    return engine_list(
+        root,
+        "(lambda yourcode: [yourcode.exercise(i) for i in yourcode.EXERCISES])(__import__('engine.yourcode').yourcode)",
+        'The engine could not read its exercises (engine/exercises/); run `python -c "from engine import '
+        "yourcode; print(yourcode.exercise('mul'))\"` to see why.",
     )
-    done = fresh_python(root, code, timeout=120)
-    try:
-        exercises = json.loads(done.stdout)
-    except ValueError:
-        exercises = None
-    if done.returncode != 0 or not isinstance(exercises, list):
-        raise BuildError(
-            'The engine could not read its exercises (engine/exercises/); run `python -c "from engine import '
-            "yourcode; print(yourcode.exercise('mul'))\"` to see why."
-        ) from RuntimeError(done.stderr)
-    return exercises
 
 
 def write(site: Path, exercises: list[dict]) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from . import BuildError, fresh_python
+from . import BuildError, engine_list
 
 OPS_JS = "ops.js"
 FIELDS = ("name", "arity", "written", "symbol")
@@ -21,21 +21,12 @@ FIELDS = ("name", "arity", "written", "symbol")
 
 def describe(root: Path) -> list[dict]:
     """Every operation of engine/ops.py's table, in its order (in a fresh CPython)."""
-    code = (
-        "import json, sys; sys.path.insert(0, sys.argv[1]); from engine.ops import OPS; "
-        f"print(json.dumps([{{k: getattr(op, k) for k in {FIELDS!r}}} for op in OPS.values()]))"
+    return engine_list(
+        root,
+        f"[{{k: getattr(op, k) for k in {FIELDS!r}}} for op in __import__('engine.ops').ops.OPS.values()]",
+        'The engine could not list its operations (engine/ops.py); run `python -c "from engine.ops '
+        'import OPS; print(OPS)"` to see why.',
     )
-    done = fresh_python(root, code, timeout=120)
-    try:
-        ops = json.loads(done.stdout)
-    except ValueError:
-        ops = None
-    if done.returncode != 0 or not isinstance(ops, list):
-        raise BuildError(
-            'The engine could not list its operations (engine/ops.py); run `python -c "from engine.ops '
-            'import OPS; print(OPS)"` to see why.'
-        ) from RuntimeError(done.stderr)
-    return ops
 
 
 def write(site: Path, ops: list[dict]) -> None:

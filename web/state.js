@@ -162,7 +162,7 @@ export function createState() {
       opened: false, // the mode has been opened (its worker started, its exercises asked for)
       /** @type {any[] | null} */
       exercises: null, // the exercises ({id, title, scaffold, solution}), once fetched
-      exercise: "mul", // the exercise chosen
+      exercise: null, // the exercise chosen (the first of exercises.json unless a link says)
       /** @type {null | "running" | "done" | "error"} */
       status: null, // the last run's (also the host's data-code)
       /** @type {any} */

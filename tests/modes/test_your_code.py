@@ -430,6 +430,13 @@ def test_the_code_is_kept_per_exercise_and_travels_in_links(screen, site_url):
     # Reset brings the scaffold back.
     reset_button(page).click()
     assert text_of(editor(page)) == yourcode.exercise("tanh")["scaffold"]
+    # The chooser offers the exercises engine/exercises/ has, in its order, and a link to one
+    # the site does not have opens the first.
+    open_mode(page, site_url, "exercise=no-such-exercise&preset=neuron")
+    chooser = page.locator("#stage-code").get_by_label("Exercise")
+    assert chooser.locator("option").evaluate_all("os => os.map(o => o.value)") == list(yourcode.EXERCISES)
+    assert chooser.input_value() == yourcode.EXERCISES[0]
+    assert text_of(editor(page)) == other  # (mul is the first: what the learner kept for it)
 
 
 def test_a_full_storage_is_tolerated(screen, site_url):

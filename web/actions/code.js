@@ -14,7 +14,7 @@ import { loadCodeEditor } from "../panels/code-editor.js";
 import { siteURL } from "../site.js";
 import { debounce, nextTask } from "../lib/dom.js";
 import { update } from "../update.js";
-import { EXERCISE_IDS, runOf } from "../modes/your-code.js";
+import { runOf } from "../modes/your-code.js";
 import { decodeAnswer } from "../stepper.js";
 import { decodeProgram, encodeProgram } from "../url.js";
 import { loadPreset } from "./load.js";
@@ -29,10 +29,11 @@ function own(w) {
   return w.yourCodeKept;
 }
 
-// The exercise a link or the element's attribute asks for.
+// The exercise a link or the element's attribute asks for, if it reads as an exercise's id
+// (the exercises themselves are known once exercises.json is in: openCode checks it there).
 export function exerciseFromParams(w) {
   const asked = w.params.get("exercise");
-  return EXERCISE_IDS.includes(asked) ? asked : null;
+  return asked && /^[a-z][a-z0-9_-]{0,40}$/.test(asked) ? asked : null;
 }
 
 // Open the mode (its tab chosen, or ?start=code): once per widget.
@@ -46,7 +47,9 @@ export function openCode(w) {
       fetchExercises(), loadCodeEditor(), linkedCode(w),
     ]);
     if (w.unmounted) return;
-    update(w, { type: "code", set: { exercises } }, false);
+    // An exercise the site does not have (an old or mistyped link) gives way to the first one.
+    const known = exercises.some((e) => e.id === w.state.code.exercise);
+    update(w, { type: "code", set: { exercises, ...(known ? {} : { exercise: exercises[0]?.id }) } }, false);
     if (linked !== null) store(w.state.code.exercise, linked);
     // The editor is made in a task of its own, after the one that drew the mode: together
     // they would make one long task on a slow machine.
@@ -141,14 +144,14 @@ export function codeLinkParams(w, other) {
   if (w.state.tab !== "code" || !w.state.code.opened) return rest;
   const out = [...rest];
   if (!w.learn?.link?.state.embed) out.push(["start", "code"]);
-  out.push(["exercise", w.state.code.exercise]);
+  if (w.state.code.exercise) out.push(["exercise", w.state.code.exercise]);
   const encoded = own(w).encoded;
   if (encoded) out.push(["code", encoded]);
   return out;
 }
 
 export function chooseExercise(w, id) {
-  if (!EXERCISE_IDS.includes(id) || id === w.state.code.exercise) return;
+  if (!exerciseOf(w, id) || id === w.state.code.exercise) return;
   const editor = w.yourCode.editor;
   if (editor) store(w.state.code.exercise, editor.getText());
   update(w, { type: "code", set: { exercise: id, status: null, error: null, result: null, picked: null } },

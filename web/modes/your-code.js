@@ -24,8 +24,6 @@ const LEARNER_EVENTS = ["pointerdown", "keydown", "wheel", "touchstart"];
 // How an exercise marks the part to write (engine/yourcode.py's scaffold_of).
 const WRITE_HERE = "# >>> write here";
 
-export const EXERCISE_IDS = ["mul", "backward", "tanh", "engine"];
-
 // ---------------------------------------------------------------- a run as frames
 
 // The learner's run as a mode the Stepper steps: one frame for the writes made before

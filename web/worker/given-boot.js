@@ -34,7 +34,7 @@ export async function bootGiven(files, snapshot) {
   // Pyodide asks whether this is a classic worker by importing a data: URL; the sandbox's
   // policy refuses it and logs a violation. Without importScripts the answer is the same
   // (no) and nothing is refused, and the learner's code has one way less to load a script.
-  self.importScripts = undefined;
+  /** @type {any} */ (self).importScripts = undefined;
   answerFromMemory({
     [`${INDEX_URL}pyodide.asm.wasm`]: [files.wasm, "application/wasm"],
     [STDLIB_URL]: [files.stdlib, "application/zip"],

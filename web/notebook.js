@@ -27,13 +27,13 @@ const CALL_TIMEOUT_MS = 120000; // a kernel can be busy with the learner's own c
 // HTML export, gradwalk/export.py) steps through everything the widget was answered, with
 // no kernel. Only the front end writes it; it is never synced
 // back to the kernel. Past this many characters nothing more is kept.
-export const ANSWERS = "answers";
+const ANSWERS = "answers";
 const ANSWERS_MAX_CHARS = 2_000_000;
 
-export const NO_KERNEL = "this is a saved copy of the notebook with no kernel running, and computing anything new "
+const NO_KERNEL = "this is a saved copy of the notebook with no kernel running, and computing anything new "
   + "needs one: open the notebook in Jupyter and run its cells.";
 // A widget brought back from a notebook's saved state in Jupyter, with no kernel behind it.
-export const KERNEL_GONE = "this widget was saved with the notebook and its kernel is gone, so computing anything new "
+const KERNEL_GONE = "this widget was saved with the notebook and its kernel is gone, so computing anything new "
   + "needs a running kernel: run the notebook's cells again.";
 
 // The host's own model behind anywidget's (in Jupyter, ipywidgets' WidgetModel), or null
@@ -61,7 +61,7 @@ function hostModel(model) {
 }
 
 // One text per request, whatever the order of its keys: the key of a kept answer.
-export function requestKey(request) {
+function requestKey(request) {
   const sorted = (value) => {
     if (Array.isArray(value)) return value.map(sorted);
     if (value === null || typeof value !== "object") return value;

@@ -24,7 +24,7 @@ import { MODES } from "./modes/registry.js";
 import { isGrouped, readLevel } from "./grouped.js";
 
 // The per-node fields a mode's frames change besides data and grad, as the modes declare them.
-export const MODE_FIELDS = [...new Set(MODES.flatMap((mode) => mode.fields))];
+const MODE_FIELDS = [...new Set(MODES.flatMap((mode) => mode.fields))];
 export const FIELDS = ["data", "grad", ...MODE_FIELDS];
 
 // The trace of a decoded answer (decodeAnswer, below).
@@ -92,7 +92,7 @@ export function completeAnswer(answer, rest) {
 // The changes a frame makes. A mode's frames list them; a graph answer's forward
 // steps, seed and push visits leave them out (docs/api.md), and are read for what
 // they change: the node's data, the seed's grad, each push's parent's grad.
-export function changesOf(frame) {
+function changesOf(frame) {
   if (Array.isArray(frame.changes)) return frame.changes;
   if ("data" in frame && !("kind" in frame)) {
     return [{ node: frame.node, field: "data", before: null, after: frame.data }];
@@ -108,7 +108,7 @@ export function changesOf(frame) {
 // arrays per field, not a thousand, and a step still never calls Python.
 const KEPT = 32;
 
-export class States {
+class States {
   constructor(frames, start, n) {
     this.frames = frames;
     this.n = n;
@@ -153,7 +153,7 @@ function gradStart(answer) {
 }
 
 // The states of a backward pass (every grad starts at 0, or at `start`).
-export function gradStates(frames, n, start = null) {
+function gradStates(frames, n, start = null) {
   return new States(frames, { grad: start ? start.slice() : new Array(n).fill(0) }, n);
 }
 

@@ -31,7 +31,7 @@
 
 import { MODES } from "./modes/registry.js";
 
-export const VERSION = "1";
+const VERSION = "1";
 export const MAX_SOURCE_CHARS = 50_000; // engine/program.py
 export const MAX_LINES = 2_000;
 const MAX_PARAM_CHARS = 100_000;
@@ -41,7 +41,7 @@ export const HIDEABLE = [
   "presets", "questions", "values", "nudge", "editor", "code", "table", "order", "why", "lesson", "share",
   "exercises",
 ];
-export const STARTS = ["forward", "backward", "end", "order", "code"];
+const STARTS = ["forward", "backward", "end", "order", "code"];
 // Every URL parameter a widget knows, in one table, by who reads and writes it:
 //   link  the widget's state (parseLink and formatLink, below; learn.js and links.js)
 //   why   the "Why reverse mode" section's state (modes/why-reverse.js and each mode's params)
@@ -51,7 +51,7 @@ export const STARTS = ["forward", "backward", "end", "order", "code"];
 // A parameter not in the table passes through a rewritten link untouched.
 // The modes' parameters: every link key a mode declares, with what it may hold.
 const MODE_PARAMS = new Map(MODES.flatMap((mode) => mode.params.filter((p) => p.link).map((p) => [p.link, p])));
-export const PARAMETERS = {
+const PARAMETERS = {
   gw: "link", preset: "link", prog: "link", src: "link", program: "link", v: "link", pass: "link", step: "link",
   order: "link", open: "link", cp: "link", embed: "link", hide: "link", start: "link",
   why: "why", run: "why", wstep: "why", ...Object.fromEntries([...MODE_PARAMS.keys()].map((key) => [key, "why"])),
@@ -274,7 +274,7 @@ export function formatLink(state, { encodedProgram = null, programFormat = "defl
   return `?${[...own, ...rest].join("&")}`;
 }
 
-export function numberText(x) {
+function numberText(x) {
   const v = Number(x);
   return Object.is(v, -0) ? "-0" : String(v); // String(-0) is "0": keep the sign in the link
 }
@@ -300,7 +300,7 @@ function short(text) {
 
 // ---------------------------------------------------------------- program text
 
-export function canCompress() {
+function canCompress() {
   return typeof CompressionStream === "function" && typeof DecompressionStream === "function";
 }
 

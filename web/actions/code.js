@@ -31,7 +31,7 @@ function own(w) {
 
 // The exercise a link or the element's attribute asks for, if it reads as an exercise's id
 // (the exercises themselves are known once exercises.json is in: openCode checks it there).
-export function exerciseFromParams(w) {
+function exerciseFromParams(w) {
   const asked = w.params.get("exercise");
   return asked && /^[a-z][a-z0-9_-]{0,40}$/.test(asked) ? asked : null;
 }

@@ -94,7 +94,7 @@ async function askFor(w, mode, request, what) {
 
 // Run a mode (its button, or a link) and put what it made on the stepper.
 /** @param {Mode} mode */
-export async function runMode(w, mode, params = {}) {
+async function runMode(w, mode, params = {}) {
   const ctx = w.why.ctx;
   const asked = mode.request(ctx, params);
   if (!asked) return;

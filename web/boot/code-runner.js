@@ -45,8 +45,8 @@ export class CodeRunError extends Error {
   }
 }
 
-export const DEFAULT_TIME_LIMIT_MS = 5000;
-export const DEFAULT_MEMORY_LIMIT_MB = 256;
+const DEFAULT_TIME_LIMIT_MS = 5000;
+const DEFAULT_MEMORY_LIMIT_MB = 256;
 const BOOT_TIMEOUT_MS = 60000;
 const MAX_RESULT_CHARS = 8 * 1024 * 1024;
 const FRESH = "a fresh Python is starting for your next run";
@@ -61,7 +61,7 @@ export function sharedCodeRunner(options = {}) {
   return shared;
 }
 
-export class CodeRunner {
+class CodeRunner {
   constructor({
     timeLimitMs = DEFAULT_TIME_LIMIT_MS,
     memoryLimitMB = DEFAULT_MEMORY_LIMIT_MB,

@@ -43,7 +43,7 @@
 
 // What Python is started with whenever a snapshot may be made or restored
 // (fresh objects each time: loadPyodide writes defaults into them).
-export const pythonEnv = () => ({ PYTHONHASHSEED: "0" });
+const pythonEnv = () => ({ PYTHONHASHSEED: "0" });
 export const makeOptions = () => ({ _makeSnapshot: true, env: pythonEnv() });
 
 // The initial memory of the pinned pyodide.asm.wasm (314.0.7): 480 pages of

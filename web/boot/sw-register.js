@@ -12,7 +12,7 @@ import { siteURL } from "../site.js";
 
 export const registration = registerServiceWorker();
 
-export async function registerServiceWorker({
+async function registerServiceWorker({
   url = siteURL("sw.js"),
   when = engineSettled(),
 } = {}) {
@@ -27,7 +27,7 @@ export async function registerServiceWorker({
 }
 
 // Resolves once the page says the engine is ready or has failed.
-export function engineSettled(root = document.documentElement) {
+function engineSettled(root = document.documentElement) {
   const settled = () => ["ready", "error"].includes(root.dataset.engine);
   if (settled()) return Promise.resolve();
   return new Promise((resolve) => {

@@ -6,7 +6,7 @@
 
 // Half a unit in the last digit of `value` as fmt writes it; 0 for a number shown whole.
 /** @param {number} value */
-export function shownSlack(value) {
+function shownSlack(value) {
   const v = Number(value);
   if (!Number.isFinite(v) || v === 0 || (Number.isInteger(v) && Math.abs(v) < 1e15)) return 0;
   return 0.5 * 10 ** (Math.floor(Math.log10(Math.abs(v))) - 3);

@@ -14,8 +14,8 @@
 // Above this many nodes a program is "big": its graph, table and visit-order
 // list are put on the page progressively (panels/graph.js, table.js, visit-order.js).
 export const BIG_GRAPH = 150;
-export const EAGER_ROWS = 60; // rows put on the page at once
-export const ROWS_PER_FRAME = 60;
+const EAGER_ROWS = 60; // rows put on the page at once
+const ROWS_PER_FRAME = 60;
 
 // The first of `elements` that are already `parent`'s first children (reused, in
 // the same order) stay where they are; every child after them goes. Returns how

@@ -120,7 +120,7 @@ function frameText(frame, label, visits) {
 }
 
 // The nodes a finding names: every node its mistake affected, the node it is about first.
-export function findingNodes(finding) {
+function findingNodes(finding) {
   return finding.nodes?.length ? finding.nodes : [finding.node];
 }
 

@@ -93,7 +93,7 @@ function answered(questions, cp) {
 // are folded to a line. A question the learner never had on screen (stepped past
 // while another was open) is not revealed: it is asked again when they come back.
 /** @param {State} state @param {View} view */
-export function cardsFor(state, view) {
+function cardsFor(state, view) {
   const questions = state.questions;
   if (!questions.enabled || !questions.list.length || !state.answer) return [];
   const { pass, index } = view;

@@ -247,7 +247,7 @@ class LastGoodNote {
 }
 
 // The engine's limits, checked before anything is sent (same wording as engine/program.py).
-export function tooBig(text) {
+function tooBig(text) {
   if (text.length > MAX_SOURCE_CHARS) {
     return `This program is ${text.length.toLocaleString("en-US")} characters long; `
       + `the limit is ${MAX_SOURCE_CHARS.toLocaleString("en-US")}.`;

@@ -18,7 +18,7 @@
 
 import { h } from "../lib/dom.js";
 
-export const READABLE_SCALE = 11 / 12; // the graph's text is at least 12 px at scale 1
+const READABLE_SCALE = 11 / 12; // the graph's text is at least 12 px at scale 1
 const ZOOM_MIN = 0.05; // Fit shows a long program whole even on a phone (as an outline)
 const FIT_MAX = 1.3; // a small graph is never blown up beyond this
 const ZOOM_MAX = 3;
@@ -31,7 +31,7 @@ const clamp = (x, lo, hi) => Math.min(hi, Math.max(lo, x));
 // The scale at which the whole of `layout` fills a box of this size: its width, and
 // its CSS max-height where it has one (a box that grows with the graph), else its
 // height.
-export function roomFor(box, layout) {
+function roomFor(box, layout) {
   const height = Number.isFinite(box.maxHeight) ? box.maxHeight : box.height || Infinity;
   return Math.min(box.width / layout.width, height / layout.height);
 }

@@ -63,11 +63,11 @@ function showExactly(parent, children) {
   parent.append(...children.slice(keepInPlace(parent, children)));
 }
 
-export function shownNumber(x) {
+function shownNumber(x) {
   return x === null || x === undefined ? NOT_YET : fmt(x);
 }
 
-export function nodeAriaLabel(node, data, grad) {
+function nodeAriaLabel(node, data, grad) {
   const value = (x) => (x === null || x === undefined ? "not computed yet" : fmt(x));
   if (node.box) {
     const outputs = node.box.shown ?? [];

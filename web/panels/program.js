@@ -87,7 +87,7 @@ export class ProgramView {
 }
 
 // The rows under the current line: [{code, comment, rule, late}].
-export function noteRows(view, answer) {
+function noteRows(view, answer) {
   const f = view.frame;
   const nodes = answer.nodes;
   if (!f) return [];

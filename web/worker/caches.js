@@ -21,7 +21,7 @@
 // window, an opaque origin): nothing here ever throws, and a build that could not keep
 // its files simply fetches them again, as a first visit does.
 
-export const PREFIX = "gradwalk-";
+const PREFIX = "gradwalk-";
 
 // A cache name of a build from before the site key: the build id alone.
 const UNKEYED = /^gradwalk-[0-9a-f]+$/;

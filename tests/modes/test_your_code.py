@@ -567,7 +567,10 @@ def test_one_mistake_is_one_finding_and_each_tag_names_its_line(screen, site_url
     [finding] = items
     line = int(finding["line"])
     assert finding["node"] == "a" and finding["nodes"] == ["a"] and finding["picked"]
-    assert finding["text"].startswith(f"line {line}: `self.grad = …` overwrote a's ")
+    # The learner's line quoted as code, not in the engine's backticks.
+    assert finding["text"].startswith(f"line {line}: self.grad = … overwrote a's "), finding["text"]
+    quoted = page.locator("[data-findings] [data-finding] code").first.inner_text()
+    assert quoted == "self.grad = …"
     # The run says its result depends on the order of a set, where, and for which node.
     walk = line_of(source, "for child in v._prev:")
     assert f"Your grads also depend on the order of a set: line {walk} walks a node's _prev" in finding["text"]

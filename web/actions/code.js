@@ -12,7 +12,7 @@
 import { sharedCodeRunner } from "../boot/code-runner.js";
 import { loadCodeEditor } from "../panels/code-editor.js";
 import { siteURL } from "../site.js";
-import { debounce, nextTask } from "../lib/dom.js";
+import { debounce, nextTask, withoutTicks } from "../lib/dom.js";
 import { update } from "../update.js";
 import { runOf } from "../modes/your-code.js";
 import { decodeAnswer } from "../stepper.js";
@@ -181,7 +181,8 @@ export function resetCode(w) {
 
 // A finding picked: its line marked in the editor, its node on the graph.
 export function pickFinding(w, index) {
-  update(w, { type: "code", set: { picked: index } }, w.state.code.result?.findings[index]?.text ?? false);
+  const text = w.state.code.result?.findings[index]?.text;
+  update(w, { type: "code", set: { picked: index } }, text ? withoutTicks(text) : false);
 }
 
 // A preset their class can build, picked after a missing operation: load it, then run again.

@@ -34,6 +34,15 @@ export function h(tag, attrs = {}, ...children) {
   return e;
 }
 
+// A sentence of the engine's with `code` in backticks (a finding quotes the learner's line):
+// its parts, the quoted ones as <code>, for h(); withoutTicks() for a plain-text place.
+export function withCode(text) {
+  return String(text).split(/`([^`\n]+)`/).map((part, k) => (k % 2 ? h("code", {}, part) : part));
+}
+
+export function withoutTicks(text) {
+  return String(text).replace(/`([^`\n]+)`/g, "$1");
+}
 
 // Set a live region's text so that the same text twice is still announced.
 export function say(region, text) {

@@ -12,7 +12,7 @@
 // is actions/code.js's; the state is update.js's to write.
 
 import { fmt, exact } from "../lib/format.js";
-import { h } from "../lib/dom.js";
+import { h, withCode } from "../lib/dom.js";
 import { markVisit, plural, wrongGrads } from "./shared.js";
 
 // Room kept between a marked line of code and the sticky graph above it, or the screen's foot.
@@ -441,7 +441,7 @@ export class YourCode {
         class: "code-finding", "data-finding": "", "data-node": finding.node, "data-line": finding.line ?? "",
         "data-nodes": JSON.stringify(findingNodes(finding)), "data-kind": finding.kind,
       }, h("button", { type: "button", class: "finding-button", onclick: () => this.pick(k) },
-        finding.text))));
+        ...withCode(finding.text)))));
     const notes = result.notes.map((note) => h("p", { class: "muted" }, note));
     this.result.replaceChildren(
       ...(findings.length ? [h("p", {}, "Click a problem to see its line and its node.")] : []),

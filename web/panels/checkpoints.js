@@ -279,7 +279,9 @@ export class Checkpoints {
     });
     card.append(form);
     if (st.state === "wrong") feedback.append(...this.wrongText(cp, st.reply, st.tries));
-    else feedback.append(h("p", { class: "cp-hint" }, "Answer before you step on: the next step shows it."));
+    else feedback.append(h("p", { class: "cp-hint" }, showsNext(cp)
+      ? "Answer before you step on: the next step shows it."
+      : "No step shows this one: check your answer, or show it."));
     card.append(feedback);
     return card;
   }
@@ -405,6 +407,13 @@ function tolerance(cp) {
   const t = Number(cp.tolerance ?? 1e-3);
   // Edited values (or a learner's program) can make the answer large: allow relative slack too.
   return cp.edited || cp.auto ? Math.max(t, Math.abs(Number(cp.answerValue)) * 1e-4) : t;
+}
+
+// Whether the frame a question comes before shows its answer: a generated question's does,
+// and an authored one about a quantity of the graph on screen (`check`), not a what-if on
+// other values or another visit order, nor a count or a belief (no `check`).
+function showsNext(cp) {
+  return Boolean(cp.auto || (cp.check && !cp.order && !cp.values));
 }
 
 // The mistake a wrong reply is, as the engine worked it out ahead ({mistakes, text,

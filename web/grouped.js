@@ -131,6 +131,7 @@ function unitFrame(f, index, shows, within, nodes, edges) {
       same.math = [same.math, q.math ?? `${fmt(q.local)} × ${fmt(f.upstream)} = ${fmt(contribution)}`].join("; ");
       same.change += `; ${change}`;
       same.lines.push(`${q.label} += ${fmt(contribution)}`);
+      same.everyLine = true; // each line is an output's own number: none may be left out
       same.contribution += Math.abs(contribution);
       continue;
     }

@@ -101,10 +101,13 @@ export function placeLabels(view, tabWidth) {
       }
       if (!choice) { // no room on or beside the edge: the nearest free room, tied to it by a leader
         let near = null;
-        for (const lines of tries) {
-          label.set(lines);
-          const found = nearby(e, label, free);
-          if (found && (!near || found.d < near.choice.d)) near = { choice: found, lines };
+        for (const avoided of [fixed, []]) { // a leader that crosses no node, else one that may
+          for (const lines of tries) {
+            label.set(lines);
+            const found = nearby(e, label, free, avoided);
+            if (found && (!near || found.d < near.choice.d)) near = { choice: found, lines };
+          }
+          if (near) break;
         }
         if (near) {
           label.set(near.lines);
@@ -170,11 +173,12 @@ function spot(e, label, free, cost = null) {
 }
 
 // Off the edge: the free place nearest to its middle third, in rings growing outwards, the
-// label's centre tied to the edge's nearest of those points by a leader: {box, leader, t, d}.
+// label's centre tied to the edge's nearest of those points by a leader that crosses no node
+// (nor note, nor group name: `fixed`): {box, leader, t, d}.
 const RING_STEP = 10; // px between rings
 const RINGS = 16;
 const RING_POINTS = 16;
-function nearby(e, label, free) {
+function nearby(e, label, free, fixed) {
   const anchors = [0.5, 0.35, 0.65].map((t) => ({ t, ...along(e, t) }));
   for (let ring = 1; ring <= RINGS; ring += 1) {
     const radius = ring * RING_STEP + Math.max(label.w, label.h) / 2;
@@ -185,7 +189,7 @@ function nearby(e, label, free) {
         const cx = a.x + Math.cos(angle) * radius;
         const cy = a.y + Math.sin(angle) * radius * 0.6; // rather beside than above or below
         const box = { x: cx - label.w / 2, y: cy - label.h / 2, w: label.w, h: label.h };
-        if (!free(box)) continue;
+        if (!free(box) || leaderCrosses(a, { x: cx, y: cy }, box, fixed)) continue;
         const d = Math.hypot(cx - a.x, cy - a.y);
         if (!best || d < best.d) best = { box, leader: { x: a.x, y: a.y }, t: a.t, d };
       }
@@ -193,6 +197,22 @@ function nearby(e, label, free) {
     if (best) return best;
   }
   return null;
+}
+
+// Whether the leader from `a` (on the edge) to the label's centre `c` runs through one of
+// `boxes` on its way to the label's own box (points every few px along it).
+function leaderCrosses(a, c, label, boxes) {
+  const steps = Math.max(2, Math.ceil(Math.hypot(c.x - a.x, c.y - a.y) / 4));
+  for (let k = 1; k < steps; k += 1) {
+    const p = { x: a.x + ((c.x - a.x) * k) / steps, y: a.y + ((c.y - a.y) * k) / steps, w: 0, h: 0 };
+    if (within(p, label)) return false; // the rest is under the label
+    if (boxes.some((b) => within(p, b))) return true;
+  }
+  return false;
+}
+
+function within(p, b) {
+  return p.x > b.x && p.x < b.x + b.w && p.y > b.y && p.y < b.y + b.h;
 }
 
 // A point a fraction t along an edge: on its drawn curve if it is drawn, else on its polyline.

@@ -483,7 +483,9 @@ export class GraphView {
       const down = this.layout.direction === "down";
       const oneLine = (ls) => (down ? [ls.join(" ")] : ls);
       label.full = oneLine(lines);
-      label.short = lines.length > flag.length + 1 ? oneLine([...flag, lines[lines.length - 1]]) : null;
+      // (Not a closed group's push of several outputs' shares: each of its lines is a number.)
+      label.short = lines.length > flag.length + 1 && !push?.everyLine
+        ? oneLine([...flag, lines[lines.length - 1]]) : null;
       if (label.shown) label.set(label.full);
       else label.set([]);
     });

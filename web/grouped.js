@@ -9,7 +9,7 @@
 // every answer update() is given): its nodes, edges, frames and experiment are made
 // unit-indexed; what came from the engine stays in answer.level.
 
-import { fmt } from "./lib/format.js";
+import { factor, fmt } from "./lib/format.js";
 
 /**
  * @typedef {{id: string, name: string, kind: string, parent: string | null, groups: string[], size: number,
@@ -128,7 +128,7 @@ function unitFrame(f, index, shows, within, nodes, edges) {
     const same = byEdge.get(edge.id);
     if (same && !whole) { // several outputs of one box, through one edge: one push, each said
       same.rule += `; ${rule}`;
-      same.math = [same.math, q.math ?? `${fmt(q.local)} × ${fmt(f.upstream)} = ${fmt(contribution)}`].join("; ");
+      same.math = [same.math, q.math ?? `${factor(q.local)} × ${factor(f.upstream)} = ${fmt(contribution)}`].join("; ");
       same.change += `; ${change}`;
       same.lines.push(`${q.label} += ${fmt(contribution)}`);
       same.everyLine = true; // each line is an output's own number: none may be left out
@@ -141,7 +141,7 @@ function unitFrame(f, index, shows, within, nodes, edges) {
       math: q.math ?? null, change: whole && !nodes[parent].box ? null : change,
       lines: whole ? (line ? [line] : null) : [`${q.label} += ${fmt(contribution)}`],
     };
-    if (!whole && push.local !== null) push.math = `${fmt(q.local)} × ${fmt(f.upstream)} = ${fmt(contribution)}`;
+    if (!whole && push.local !== null) push.math = `${factor(q.local)} × ${factor(f.upstream)} = ${fmt(contribution)}`;
     byEdge.set(edge.id, push);
     pushes.push(push);
   }

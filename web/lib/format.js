@@ -50,6 +50,13 @@ export function fmt(x, digits = null) {
   return pythonG(v, digits ?? 4);
 }
 
+// A number as a factor of a written product: a negative one in brackets, as the engine's
+// sentences write it ("(-0.5134) × (-0.3949)"), so a minus is never read as a subtraction.
+export function factor(x, digits = null) {
+  const text = fmt(x, digits);
+  return text.startsWith("-") ? `(${text})` : text;
+}
+
 // Five decimals, as a lesson asks for them ("to five decimals: -2.14112"); below 0.01
 // five decimals would keep fewer digits than the short format, and from 1e9 up they
 // would be a long row of digits, so those use 6 significant digits.

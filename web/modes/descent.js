@@ -4,7 +4,7 @@
 // far from the graph's own values ({cmd: "descent", moves}) and answers with the history
 // and one frame per point, which the stepper walks; a line plot shows the output falling.
 
-import { fmt } from "../lib/format.js";
+import { factor, fmt } from "../lib/format.js";
 import { dataTable, linePlot } from "../lib/plot.js";
 import { h, list, plural } from "./shared.js";
 
@@ -109,7 +109,7 @@ export default {
     const before = view.index ? history[view.index - 1] : null;
     const moved = view.index ? moves[view.index - 1].inputs : moves[0]?.inputs ?? Object.keys(entry.values);
     const rows = moved.map((name) => (before
-      ? `${name}: ${fmt(before.values[name])} ${f.ascend ? "+" : "−"} ${fmt(f.rate)} × ${fmt(before.grads[name])} `
+      ? `${name}: ${fmt(before.values[name])} ${f.ascend ? "+" : "−"} ${fmt(f.rate)} × ${factor(before.grads[name])} `
         + `= ${fmt(entry.values[name])}`
       : `${name} = ${fmt(entry.values[name])}, ${name}.grad = ${fmt(entry.grads[name])}`));
     return [

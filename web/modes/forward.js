@@ -3,7 +3,7 @@
 // derivative for one input, so a graph with many inputs needs many passes; reverse mode
 // gets them all from one backward pass.
 
-import { fmt } from "../lib/format.js";
+import { factor, fmt } from "../lib/format.js";
 import { fillInputs, h, inputSelect, list, plural, pushLines, row, withFinal } from "./shared.js";
 
 // Its id, tab, parameters and fields are declared by engine/modes/forward.py.
@@ -99,7 +99,7 @@ export default {
     parts.push(list(f.pushes.map((p) => h("li", { class: "push" },
       h("code", { class: "push-rule" }, p.rule),
       h("div", { class: "push-math" },
-        `local ${fmt(p.local)} × d${label(p.parent)}/d${x} ${fmt(p.upstream)} = ${fmt(p.contribution)}`),
+        `local ${factor(p.local)} × d${label(p.parent)}/d${x} ${fmt(p.upstream)} = ${fmt(p.contribution)}`),
       h("div", { class: "push-change" }, `running sum ${fmt(p.before)} → ${fmt(p.after)}`))), "pushes"));
     return parts;
   },

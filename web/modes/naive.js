@@ -6,7 +6,7 @@
 // (upstream_resent), which edges have carried a repeat (carried), whom a send makes
 // call its backward again (calls), and what each input received.
 
-import { fmt } from "../lib/format.js";
+import { factor, fmt } from "../lib/format.js";
 import { h, list, same, withFinal } from "./shared.js";
 
 const SHARED_PROGRAM = "a = 1\nb = a + a\nc = b + b";
@@ -95,12 +95,12 @@ export default {
     marks.receiving.set(p.parent, f.calls?.again ? "+=, calls again" : "+=");
     marks.pushes.set(p.edge, repeat
       ? {
-        lines: [`${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}`],
+        lines: [`${factor(p.local)} × ${factor(p.upstream)} = ${fmt(p.contribution)}`],
         late: false,
         kind: "resent",
         tag: `↻ re-sends ${fmt(p.local * repeat)}`,
       }
-      : { lines: [`${fmt(p.local)} × ${fmt(p.upstream)}`, `= ${fmt(p.contribution)}`], late: false });
+      : { lines: [`${factor(p.local)} × ${factor(p.upstream)}`, `= ${fmt(p.contribution)}`], late: false });
   },
 
   position(view) {
@@ -121,7 +121,7 @@ export default {
     const repeat = f.upstream_resent;
     const li = h("li", { class: `push${repeat ? " is-resent" : ""}` },
       h("code", { class: "push-rule" }, p.rule),
-      h("div", { class: "push-math" }, `local ${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}`),
+      h("div", { class: "push-math" }, `local ${factor(p.local)} × ${factor(p.upstream)} = ${fmt(p.contribution)}`),
       h("div", { class: "push-change" }, `${label(p.parent)}.grad: ${fmt(p.before)} → ${fmt(p.after)}`));
     if (repeat) {
       li.append(h("div", { class: "push-late" },

@@ -4,7 +4,7 @@
 // ({cmd: "paths"}); each is one step, and the running sum lands on the input's grad.
 // Below, how listing paths grows with the graph ({cmd: "growth"}) against one backward pass.
 
-import { fmt } from "../lib/format.js";
+import { factor, fmt } from "../lib/format.js";
 import { dataTable, linePlot } from "../lib/plot.js";
 import { fillInputs, h, inputSelect, list, plural, row, same, withFinal } from "./shared.js";
 
@@ -64,7 +64,7 @@ export default {
       || Math.abs(reply.sum - reply.grad) <= 1e-12 * Math.max(1, Math.abs(reply.grad));
     const rows = reply.paths.map((p) => h("li", {},
       h("span", { class: "why-route" }, p.nodes.map(label).join(" → ")), ": ",
-      h("span", { class: "why-product" }, `${p.locals.map((l) => fmt(l)).join(" × ")} = ${fmt(p.product)}`)));
+      h("span", { class: "why-product" }, `${p.locals.map((l) => factor(l)).join(" × ")} = ${fmt(p.product)}`)));
     if (reply.path_count > reply.paths.length) {
       rows.push(h("li", { class: "muted" }, `…and ${reply.path_count - reply.paths.length} more`));
     }
@@ -92,7 +92,7 @@ export default {
   marks(view, marks, answer) {
     const f = view.frame;
     marks.path = new Set(f.edges);
-    for (const e of f.edges) marks.pushes.set(e, { lines: [`× ${fmt(answer.edges[e].local)}`], late: false });
+    for (const e of f.edges) marks.pushes.set(e, { lines: [`× ${factor(answer.edges[e].local)}`], late: false });
     marks.visiting = f.node;
     marks.visitTag = `path ${view.index + 1}`;
     marks.notes = new Map([[f.node, `Σ paths = ${fmt(view.pathsum[f.node])}`]]);
@@ -109,7 +109,7 @@ export default {
     const parts = [
       h("p", { class: "detail-head" }, `Path ${view.index + 1} of ${view.total}: ${f.nodes.map(label).join(" → ")}`),
       h("p", { class: "detail-math" },
-        `${f.edges.map((e) => fmt(answer.edges[e].local)).join(" × ")} = ${fmt(f.product)}`),
+        `${f.edges.map((e) => factor(answer.edges[e].local)).join(" × ")} = ${fmt(f.product)}`),
       h("p", { class: "detail-math" }, `Σ paths for ${label(f.node)}: ${fmt(c.before)} → ${fmt(c.after)}`),
     ];
     if (view.index === view.total - 1) {

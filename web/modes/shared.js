@@ -1,7 +1,7 @@
 // What the "Why reverse mode" experiments share: small DOM helpers over lib/dom.js's
 // h(), and the few ways every mode reads a frame.
 
-import { exact, fmt } from "../lib/format.js";
+import { exact, factor, fmt } from "../lib/format.js";
 import { h } from "../lib/dom.js";
 
 export { h };
@@ -27,7 +27,7 @@ export function pushLines(p) {
   // through its nodes (no one local derivative), a push into a box names the output it fed.
   if (p.lines) return p.lines;
   if (p.local === null) return [`+= ${fmt(p.contribution)}`];
-  return [`${fmt(p.local)} × ${fmt(p.upstream)}`, `= ${fmt(p.contribution)}`];
+  return [`${factor(p.local)} × ${factor(p.upstream)}`, `= ${fmt(p.contribution)}`];
 }
 
 // A backward visit's marks: the visited node, each parent receiving with +=.

@@ -8,7 +8,7 @@
 
 import passes from "./passes.js";
 import { h, list, wrongGrads } from "./shared.js";
-import { fmt } from "../lib/format.js";
+import { factor, fmt } from "../lib/format.js";
 
 export default {
   id: "order",
@@ -69,7 +69,7 @@ function pullMarks(f, marks) {
   marks.visitTag = "pulls";
   for (const p of f.pushes) {
     marks.pushes.set(p.edge, {
-      lines: [`${fmt(p.upstream)} × ${fmt(p.local)}`, `= ${fmt(p.contribution)}`],
+      lines: [`${factor(p.upstream)} × ${factor(p.local)}`, `= ${fmt(p.contribution)}`],
       late: p.late,
       tag: p.late ? "⚠ not final" : undefined,
     });
@@ -84,7 +84,7 @@ function pullDetails(f, answer) {
   parts.push(list(f.pushes.map((p) => h("li", { class: `push${p.late ? " is-late" : ""}` },
     h("code", { class: "push-rule" }, p.rule),
     h("div", { class: "push-math" },
-      `${label(p.child)}.grad ${fmt(p.upstream)} × local ${fmt(p.local)} = ${fmt(p.contribution)}`),
+      `${label(p.child)}.grad ${fmt(p.upstream)} × local ${factor(p.local)} = ${fmt(p.contribution)}`),
     h("div", { class: "push-change" }, `running sum ${fmt(p.before)} → ${fmt(p.after)}`),
     p.late
       ? h("div", { class: "push-late" }, `⚠ Too early: ${label(p.child)} has not been visited yet, `

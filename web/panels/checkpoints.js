@@ -21,7 +21,7 @@
 // that mistake's sentence under the field and its nodes marked on the graph; another
 // number gets a neutral line. A second wrong answer adds the hint, a third the answer.
 
-import { fmt } from "../lib/format.js";
+import { factor, fmt } from "../lib/format.js";
 import { bringIntoView, h, parseNumber } from "../lib/dom.js";
 import { closedGroups } from "../grouped.js";
 import { diagnosed, isRight } from "../lib/grading.js";
@@ -463,7 +463,8 @@ export function generated(answer) {
       },
       answerValue: after,
       get explanation() {
-        const sums = pushes.map((p) => `${p.rule}: ${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}`);
+        const sums = pushes.map((p) =>
+          `${p.rule}: ${factor(p.local)} × ${factor(p.upstream)} = ${fmt(p.contribution)}`);
         return `${sums.join("; ")}. `
           + `Added to what ${label}.grad held (${fmt(pushes[0].before)}), that makes ${fmt(after)}.`;
       },

@@ -2,7 +2,7 @@
 // For a backward visit: one card per incoming edge, showing the rule in code,
 // local × upstream = contribution, and the parent's grad before → after.
 
-import { fmt } from "../lib/format.js";
+import { factor, fmt } from "../lib/format.js";
 
 function node(tag, className, text) {
   const e = document.createElement(tag);
@@ -48,7 +48,7 @@ export function renderDetails(container, view, answer) {
       // their sum, as the engine worked them out (p.math), never one local derivative.
       math.append(node("span", "", p.math
         ? (p.local === null ? `through its ${n.box?.size ?? ""} nodes: ${p.math}` : p.math)
-        : `local ${fmt(p.local)} × upstream ${fmt(p.upstream)} = ${fmt(p.contribution)}`));
+        : `local ${factor(p.local)} × upstream ${factor(p.upstream)} = ${fmt(p.contribution)}`));
       li.append(math);
       const change = node("div", "push-change");
       // (into a box with several outputs: which output's grad, by its own name)

@@ -25,7 +25,7 @@
 // (graph-scroll.js), and a step's numbers travel along the edges as pulses
 // (graph-pulse.js).
 
-import { exact, fmt, opSymbol, showsMoreDigits, withDigits } from "../lib/format.js";
+import { exact, factor, fmt, opSymbol, showsMoreDigits, withDigits } from "../lib/format.js";
 import { BIG_GRAPH, keepInPlace } from "../lib/slices.js";
 import { midpoint, r, smoothPath, widenGaps } from "./graph-geometry.js";
 import { Pulses } from "./graph-pulse.js";
@@ -537,7 +537,7 @@ export class GraphView {
         path: e.line, backward: true, node: n, to: label?.at ?? null,
         // (a closed group's push has no one local derivative: what it adds, grouped.js)
         text: p.local === null || p.local === undefined
-          ? `+= ${fmt(p.contribution)}` : `+= ${fmt(p.local)}×${fmt(p.upstream)}`,
+          ? `+= ${fmt(p.contribution)}` : `+= ${factor(p.local)}×${factor(p.upstream)}`,
         land: () => {
           if (label) label.g.style.visibility = "";
           if (n.parts) showValues(n);

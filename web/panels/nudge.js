@@ -10,7 +10,7 @@
 // The panel asks for a nudge (onNudge, onCheckAll: actions/learn.js asks the engine)
 // and draws what the widget's state holds (state.nudge: what was asked, what came back).
 
-import { exact, fmt } from "../lib/format.js";
+import { exact, factor, fmt } from "../lib/format.js";
 import { h, say } from "../lib/dom.js";
 import { groupsInTheWay } from "../grouped.js";
 import { GroupsNote } from "./groups-note.js";
@@ -105,14 +105,14 @@ export class NudgePanel {
       ? `${wrt}.grad = 0: a small change in ${wrt} leaves ${out} (almost) unchanged.`
       : `${wrt}.grad = ${fmt(a.grad)}: if ${wrt} increases by 1, ${out} ${dir} by about ${fmt(Math.abs(a.grad))} `
         + `(a rate, exact only for small steps). Here ${wrt} moves by h = ${hh}, `
-        + `so ${out} should move by about ${fmt(a.grad)} × ${hh} = ${fmt(a.predicted, 6)}.`;
+        + `so ${out} should move by about ${factor(a.grad)} × ${hh} = ${fmt(a.predicted, 6)}.`;
     const table = h("table", { class: "nudge-table" },
       h("caption", { class: "visually-hidden" }, `Nudging ${wrt} by ${hh}`),
       h("tbody", {},
         row(`${wrt}`, `${fmt(a.x)} → ${fmt(a.x + a.h, 8)}`, `nudged by h = ${hh}`),
         row(`${out}`, `${fmt(a.output, 8)} → ${fmt(a.plus, 8)}`, "", "nudge-output"),
         row(`change of ${out}`, fmt(a.change, 8), "measured", "nudge-change"),
-        row(`${wrt}.grad × h`, fmt(a.predicted, 8), `predicted: ${fmt(a.grad)} × ${hh}`, "nudge-predicted"),
+        row(`${wrt}.grad × h`, fmt(a.predicted, 8), `predicted: ${factor(a.grad)} × ${hh}`, "nudge-predicted"),
         row("central difference", fmt(a.central, 10), `(${out}(${wrt}+h) − ${out}(${wrt}−h)) / 2h`, "nudge-central"),
         row(`autodiff ${wrt}.grad`, fmt(a.grad, 10), "from the backward pass", "nudge-grad"),
         row("difference", fmt(a.difference, 3),

@@ -11,7 +11,7 @@
 //   code.update(view, answer)  // mark the frame's line and fill in its numbers
 //   code.mark(line)            // 1-based; null marks nothing (no notes)
 
-import { fmt } from "../lib/format.js";
+import { factor, fmt } from "../lib/format.js";
 
 function span(className, text) {
   const s = document.createElement("span");
@@ -113,7 +113,8 @@ function noteRows(view, answer) {
     // (a closed group's push: its shares and their sum, as worked out by the engine)
     let comment = p.math
       ? `# ${p.math}, ${p.change ?? `${lhs} ${fmt(p.before)} → ${fmt(p.after)}`}`
-      : `# ${fmt(p.local)} × ${fmt(p.upstream)} = ${fmt(p.contribution)}, ${lhs} ${fmt(p.before)} → ${fmt(p.after)}`;
+      : `# ${factor(p.local)} × ${factor(p.upstream)} = ${fmt(p.contribution)}, `
+        + `${lhs} ${fmt(p.before)} → ${fmt(p.after)}`;
     if (p.late) comment += "  ⚠ too late";
     return { code: p.rule, comment, rule: p.rule, late: Boolean(p.late) };
   });

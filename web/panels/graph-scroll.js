@@ -85,10 +85,14 @@ export class Viewport {
       this.box.top = scroller.scrollTop;
     }, { passive: true });
     if (typeof ResizeObserver === "function") {
+      // What the box measured when this observer last looked: not this.box, which a
+      // step's keepInView may have measured after the box changed and before this ran.
+      let seen = null;
       this.observer = new ResizeObserver(() => {
-        const { width, maxHeight, height } = this.box;
+        const { width, maxHeight, height } = seen ?? this.box;
         this.measure();
         const b = this.box;
+        seen = { width: b.width, maxHeight: b.maxHeight, height: b.height };
         // A box that grows with the graph changes height with every zoom: only its
         // width and its limit count; a box of its own size counts whole.
         const grew = Number.isFinite(b.maxHeight)

@@ -153,6 +153,7 @@ export class GraphView {
     const next = this.chooseLayout(this.answer);
     if (next.direction === this.layout.direction) {
       this.viewport.refit();
+      if (this.kept.length) this.keepInView(this.kept); // the step's nodes, in the box as it is now
       return;
     }
     withDigits(this.digits, () => {

@@ -13,6 +13,7 @@ tests/engine/test_yourcode.py runs in CPython.
 
 import base64
 import json
+import re
 import time
 import zlib
 from urllib.parse import parse_qs, urlsplit
@@ -355,7 +356,13 @@ def test_their_run_is_stepped_with_the_same_controls_and_axe_finds_nothing(scree
     assert last >= 3  # the seed and a visit per operation
     page.get_by_role("button", name="Step back").click()
     assert int(host.get_attribute("data-step")) == last - 1
-    assert page.locator("#position").inner_text().startswith("Your run")
+    position = page.locator("#position").inner_text()
+    assert position.startswith("Your run")
+    # The position counts visits as the frame's sentence does, and steps apart from them.
+    visit = re.search(r"visit (\d+ of \d+)", position)
+    if visit:
+        assert f"(visit {visit.group(1)})" in page.locator("#narration").inner_text(), position
+    assert re.search(rf"\(step {last} of {last + 1}\)$", position), position
     page.get_by_role("button", name="Step forward").click()
     assert int(host.get_attribute("data-step")) == last
     # The arrow keys step it too (from anywhere in the widget but a text field).

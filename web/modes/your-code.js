@@ -98,6 +98,7 @@ export function runOf(result, graph) {
     name: "code",
     title: "your run",
     frames: runFrames,
+    visits: counted,
     start: { grad: start },
     correct,
     expected: correct,
@@ -118,6 +119,9 @@ function frameText(frame, label, visits) {
   const what = writes.length ? said : " It changes no grad.";
   return `Your code visits ${label(frame.node)} (visit ${frame.shown + 1} of ${visits}).${what}`;
 }
+
+// What the position line calls a frame that is not a visit (frameText says it in full).
+const OTHER_FRAMES = { seed: "seed", write: "a write outside a visit", end: "the end", none: "no grad changed" };
 
 // The nodes a finding names: every node its mistake affected, the node it is about first.
 function findingNodes(finding) {
@@ -180,8 +184,10 @@ export default {
 
   position(view) {
     const f = view.frame;
-    const where = f.kind === "visit" ? `visit ${f.shown + 1}` : f.kind === "seed" ? "seed" : `step ${view.index + 1}`;
-    return `Your run · ${where} (${view.index + 1} of ${view.total})`;
+    // "visit 5 of 5", as the frame's sentence counts visits; the steps (seed and writes outside
+    // a visit too) after it
+    const where = f.kind === "visit" ? `visit ${f.shown + 1} of ${view.mode.visits}` : OTHER_FRAMES[f.kind];
+    return `Your run · ${where} (step ${view.index + 1} of ${view.total})`;
   },
 
   narration(view) {

@@ -416,3 +416,12 @@ def test_a_closed_layer_shows_each_output_and_each_share(screen, site_url):
     text = page.evaluate("() => gwRoot().textContent + [...gwRoot().querySelectorAll('[aria-label]')]"
                          ".map((e) => e.getAttribute('aria-label')).join(' ')")  # fmt: skip
     assert "layer 1.grad" not in text and "∂layer" not in text
+    # Both layers closed, where a phone has least room: layer 2's push into layer 1 is one
+    # label with each share, never shortened to the last of them.
+    page.goto(f"{site_url}?preset={PRESET}&open=&pass=backward&step=1")
+    wait_ready(page)
+    wait_group(page, "layer 2", "false")
+    shown = page.eval_on_selector_all(
+        "#graph .edge-label", "gs => gs.filter((g) => g.getBoundingClientRect().width).map((g) => g.textContent)"
+    )
+    assert any(all(f"{out} += " in text for out in ("h1", "h2", "h3")) for text in shown), shown

@@ -43,7 +43,8 @@ export function markVisit(f, marks) {
   }
   for (const p of f.pushes) {
     marks.receiving.set(p.parent, "+=");
-    marks.pushes.set(p.edge, { lines: pushLines(p), late: Boolean(p.late) });
+    // (everyLine: a closed group's shares, one line each, none to be left out: graph.js)
+    marks.pushes.set(p.edge, { lines: pushLines(p), late: Boolean(p.late), everyLine: Boolean(p.everyLine) });
   }
 }
 

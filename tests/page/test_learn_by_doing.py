@@ -306,6 +306,9 @@ def test_every_preset_question_is_asked_at_its_step_and_accepts_its_answer(lp):
         detail = engine({"cmd": "preset", "id": p["id"]})["preset"]
         load = engine(json.loads(prerender.requests_for(p["id"])["load"]))  # the level the page opens it at
         nf, nb = len(load["forward"]), len(load["backward"])
+        # The engine answers a question on the graph on screen, or gives no value (a what-if,
+        # a count): only the first kind is promised to the next step.
+        on_screen = {q["id"]: q["value"] is not None for q in load.get("questions", [])}
         choose(page, p["id"])
         for cp in detail["checkpoints"]:
             if cp["before_step"] >= (nf if cp["pass"] == "forward" else nb):
@@ -318,6 +321,9 @@ def test_every_preset_question_is_asked_at_its_step_and_accepts_its_answer(lp):
             assert c.count() == 1, f"{p['id']}:{cp['id']} is not asked before {cp['pass']} frame {step}"
             assert cp["question"] in c.inner_text()
             if c.locator(".cp-verdict").count() == 0:
+                hint = c.locator(".cp-hint").inner_text()
+                promise = "the next step shows it" if on_screen.get(cp["id"]) else "No step shows this one"
+                assert promise in hint, (p["id"], cp["id"], hint)
                 answer_right(page, cp)
             asked.add(f"{p['id']}:{cp['id']}")
     for must in (

@@ -410,10 +410,10 @@ function tolerance(cp) {
 }
 
 // Whether the frame a question comes before shows its answer: a generated question's does,
-// and an authored one about a quantity of the graph on screen (`check`), not a what-if on
-// other values or another visit order, nor a count or a belief (no `check`).
+// and an authored one the engine answered on the graph on screen (engine/questions.py gives
+// no value for a what-if on other values or another visit order, nor for a count or a belief).
 function showsNext(cp) {
-  return Boolean(cp.auto || (cp.check && !cp.order && !cp.values));
+  return Boolean(cp.auto || cp.ahead?.value != null);
 }
 
 // The mistake a wrong reply is, as the engine worked it out ahead ({mistakes, text,

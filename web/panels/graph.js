@@ -257,7 +257,11 @@ export class GraphView {
     showExactly(this.edgeLayer, this.edges.map((e) => e.g));
     showExactly(this.nodeLayer, this.nodes.map((n) => n.g));
     this.labelLayer.replaceChildren(); // the few labels the old graph showed
-    this.frameLayer.replaceChildren(...(L.frames ?? []).toSorted((a, b) => b.depth - a.depth).map(drawFrame));
+    // An open group's tint under everything; its name over the edges (an edge passing under
+    // it would cut through the name), still under the nodes.
+    const frames = (L.frames ?? []).toSorted((a, b) => b.depth - a.depth).map(drawFrame);
+    this.frameLayer.replaceChildren(...frames.map(([area]) => area));
+    this.tabLayer.replaceChildren(...frames.map(([, tab]) => tab));
 
     if (this.nodes.length <= BIG_GRAPH || !view) {
       this.nodes.forEach((n) => drawNode(n));
@@ -291,6 +295,7 @@ export class GraphView {
       el("path", { d: "M0,0.5 L10,5 L0,9.5 z", class: `arrowhead arrowhead-${kind}` }, m);
     }
     this.edgeLayer = el("g", { class: "edges", "aria-hidden": "true" }, svg);
+    this.tabLayer = el("g", { class: "group-tabs" }, svg);
     this.nodeLayer = el("g", { class: "nodes" }, svg);
     this.labelLayer = el("g", { class: "edge-labels", "aria-hidden": "true" }, svg);
     this.pulses = new Pulses(el("g", { class: "pulses", "aria-hidden": "true" }, svg));
@@ -305,7 +310,7 @@ export class GraphView {
   // is never drawn again. build() then sets what it always sets, to the same values.
   // False (and the markup is dropped) if it is not the shape drawNode() makes.
   adoptLayers() {
-    const [defs, frameLayer, edgeLayer, nodeLayer, labelLayer, pulseLayer, ...rest] = this.svg.children;
+    const [defs, frameLayer, edgeLayer, tabLayer, nodeLayer, labelLayer, pulseLayer, ...rest] = this.svg.children;
     const answer = this.answer;
     const fits = !rest.length && pulseLayer?.getAttribute("class") === "pulses" && edgeLayer
       && edgeLayer.children.length === answer.edges.length && nodeLayer.children.length === answer.nodes.length
@@ -313,7 +318,8 @@ export class GraphView {
       && [...edgeLayer.children].every((g) => g.children.length === 2);
     if (!fits || defs.localName !== "defs" || labelLayer.children.length) return false;
     if (frameLayer?.getAttribute("class") !== "group-frames") return false;
-    Object.assign(this, { edgeLayer, nodeLayer, labelLayer, frameLayer, pulses: new Pulses(pulseLayer) });
+    if (tabLayer?.getAttribute("class") !== "group-tabs") return false;
+    Object.assign(this, { edgeLayer, tabLayer, nodeLayer, labelLayer, frameLayer, pulses: new Pulses(pulseLayer) });
     this.edgePool = [...edgeLayer.children].map((g) => ({ g, halo: g.children[0], line: g.children[1], label: null }));
     const { node_width: width, node_height: height } = this.layout;
     this.nodePool = [...nodeLayer.children].map((g) => {
@@ -612,6 +618,7 @@ function groupPoint(L, answer, name) {
 
 // An open group's frame: a tinted area under its units (graph-groups.js), and its name
 // above its first unit, which closes it (a button: data-group, aria-expanded="true").
+// An open group: [its tint, its name tab] (drawn in two layers: build()).
 function drawFrame(f) {
   const g = el("g", { class: `group-frame depth-${Math.min(f.depth, 2)}`, "data-frame": f.name });
   const area = el("g", { class: "group-area" }, g); // faded as a whole: overlapping rects make one area
@@ -619,14 +626,14 @@ function drawFrame(f) {
   const tab = el("g", {
     class: "group-tab", "data-group": f.name, role: "button", tabindex: 0, "aria-expanded": "true",
     "aria-label": `${f.name}, an open group: press to close it`,
-  }, g);
+  });
   const text = el("text", { class: "group-name", x: r(f.x + 10), y: r(f.y + 16) }, tab);
   text.textContent = `▾ ${f.name}`;
   const width = tabWidth(f.name);
   const box = { class: "group-tab-box", x: r(f.x + 2), y: r(f.y + 2), width: r(width), height: 20, rx: 8 };
   tab.prepend(el("rect", box));
   el("title", {}, tab).textContent = `${f.name}: press to close it into one box`;
-  return g;
+  return [g, tab];
 }
 
 // A drawn node's name, operation and tooltip (also when its group is reused).

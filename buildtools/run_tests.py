@@ -19,8 +19,11 @@ environment active, and this does the rest:
    on the JavaScript, after `npm ci` when node_modules/ is missing;
    GRADWALK_SKIP_CHECKS=1 leaves them out (for a quick run of a few tests);
 5. pytest on the whole suite, with the extra arguments passed through
-   (PYTEST_ADDOPTS works as it does for pytest itself). The exit status is
-   pytest's, except that "no tests collected" (5) is a failure too.
+   (PYTEST_ADDOPTS works as it does for pytest itself). The test files are
+   spread over one pytest-xdist worker per core (`--dist loadfile`: a file's
+   tests share their module's pages and servers in one worker); `-n N` among
+   the arguments chooses otherwise, and `-n 0` runs them in this process. The
+   exit status is pytest's, except that "no tests collected" (5) is a failure too.
 """
 
 from __future__ import annotations
@@ -62,11 +65,21 @@ def main(pytest_args: list[str]) -> int:
             print(f"build.py test: {line}", file=sys.stderr, flush=True)
         print("build.py test: pytest did not run, because a check above failed.", file=sys.stderr, flush=True)
         return 1
-    status = subprocess.call([sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT)
+    status = subprocess.call([sys.executable, "-m", "pytest", *parallel(pytest_args), *pytest_args], cwd=ROOT)
     if status == NO_TESTS_COLLECTED:
         print("build.py test: pytest collected no tests, which counts as a failure.", file=sys.stderr, flush=True)
         return 1
     return status
+
+
+def parallel(pytest_args: list[str]) -> list[str]:
+    """pytest-xdist's arguments: a worker per core (the browser tests spend much of
+    their time waiting on Chromium, Pyodide and servers, so two files at once finish
+    sooner even on two cores), unless the arguments already say how many."""
+    chosen = any(a in ("-n", "--numprocesses") or a.startswith(("-n", "--numprocesses=")) for a in pytest_args)
+    if chosen or "no:xdist" in pytest_args:
+        return []
+    return ["-n", str(os.cpu_count() or 1), "--dist", "loadfile"]
 
 
 # ---------------------------------------------------------------- Python packages

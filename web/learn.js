@@ -15,11 +15,13 @@
 
 import { INPUT_TIP, markEditable } from "./panels/graph-inputs.js";
 import { exact, fmt } from "./lib/format.js";
-import { Checkpoints, questionSummary } from "./panels/checkpoints.js";
+import { Checkpoints } from "./panels/checkpoints.js";
+import { questionSummary } from "./questions.js";
 import { h, debounce, latestOnly } from "./lib/dom.js";
 import { Editor } from "./panels/editor.js";
 import { EmbedDialog, applyEmbed } from "./panels/embed.js";
 import { InputsPanel } from "./panels/inputs.js";
+import { inputsOf } from "./lib/inputs.js";
 import { NudgePanel } from "./panels/nudge.js";
 import { parseLink } from "./url.js";
 import { LearnLinks } from "./links.js";
@@ -199,7 +201,7 @@ export class Learn extends LearnLinks {
     const source = state.source ?? {};
     this.markCustom(!source.preset);
     this.inputs.build(answer, state.values.edited);
-    this.nudge.setGraph(answer, InputsPanel.inputsOf(answer));
+    this.nudge.setGraph(answer, inputsOf(answer));
     this.editor.graphLoaded(answer, state.kind === "editor", Boolean(source.preset));
     this.lineOf = new Map(answer.nodes.map((n) => [n.label, n.line]));
     this.linked = null;
@@ -331,8 +333,8 @@ function cssEscape(text) {
 function changeText(before, after, edits) {
   const names = [...edits.keys()];
   const parts = names.map((name) => {
-    const inp = InputsPanel.inputsOf(after).find((i) => i.name === name);
-    const old = before ? InputsPanel.inputsOf(before).find((i) => i.name === name) : null;
+    const inp = inputsOf(after).find((i) => i.name === name);
+    const old = before ? inputsOf(before).find((i) => i.name === name) : null;
     const grad = inp ? ` and ${inp.label}.grad = ${fmt(after.nodes[inp.nodeId].grad)}` : "";
     return `${name} is now ${fmt(inp?.value ?? edits.get(name))}${old ? ` (was ${fmt(old.value)})` : ""}${grad}`;
   });

@@ -86,7 +86,15 @@
  * @typedef {ReturnType<typeof createState>} State
  */
 
-import { WHY_CHOICES } from "./modes/why-reverse.js";
+import { MODES } from "./modes/registry.js"; // written by the build from engine/modes/
+
+// The "Why reverse mode" section's choices, as a new widget starts: the first tab, and
+// each parameter at the default its mode declares.
+/** @type {{tab: string, [param: string]: any}} */
+const WHY_CHOICES = {
+  tab: MODES[0].id,
+  ...Object.fromEntries(MODES.flatMap((mode) => mode.params.map((p) => [p.name, p.default]))),
+};
 
 export function createState() {
   return {
@@ -140,7 +148,7 @@ export function createState() {
       graphKeys: new Map(), // a graph's source → the short key its questions' keys start with
       key: "", // the graph on screen's
       /** @type {any[]} */
-      list: [], // its questions, and when they are asked (panels/checkpoints.js's questionsFor)
+      list: [], // its questions, and when they are asked (questions.js: questionsFor)
       waiting: 0, // its questions that wait for the preset's own values
     },
     values: {
@@ -176,7 +184,7 @@ export function createState() {
       base: null, // the graph on screen before their run's graph replaced it (an error goes back to it)
     },
     why: {
-      // The "Why reverse mode" section's choices (modes/why-reverse.js's WHY_CHOICES);
+      // The "Why reverse mode" section's choices (WHY_CHOICES above);
       // which experiment is on the stepper is the Stepper's (state.stepper.trace.mode).
       ...WHY_CHOICES,
       runs: 0, // experiments put on the stepper (tests wait on the count)

@@ -1,6 +1,7 @@
 """What docs/architecture.md says of the front end's structure, checked on web/'s source:
 its modules import one another without a cycle, only update.js writes the widget's
-state, and only actions/requests.js calls the engine."""
+state (through changes.js, which is given the state itself), and only actions/requests.js
+calls the engine."""
 
 import re
 from pathlib import Path

@@ -3,7 +3,7 @@
 
 import { update } from "../update.js";
 import { ask } from "./requests.js";
-import { InputsPanel } from "../panels/inputs.js";
+import { inputsOf } from "../lib/inputs.js";
 
 // The request fields for the graph on screen: {preset, values?}, {program}, or a
 // kernel's graph's {values?}.
@@ -69,7 +69,7 @@ export async function checkAll(w, names, hText, quiet = false) {
 export function redoNudge(w) {
   const last = w.state.nudge?.asked;
   if (!last) return;
-  const names = InputsPanel.inputsOf(w.state.answer).map((i) => i.name);
+  const names = inputsOf(w.state.answer).map((i) => i.name);
   if (last.kind === "one" && names.includes(last.wrt)) nudge(w, last.wrt, last.h, true);
   else if (last.kind === "all") checkAll(w, names, last.h, true);
   else {

@@ -155,21 +155,3 @@ export function debounce(fn, ms) {
   };
   return wrapped;
 }
-
-// A number typed by a learner: "3", "-1.5", "−1.5" (a typographic minus), ".5",
-// "1e-3", "1/2". Returns a finite number or null.
-export function parseNumber(text) {
-  const t = String(text).trim().replace(/[\u2212\u2013]/g, "-").replace(/\s+/g, "");
-  if (!t) return null;
-  const plain = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
-  if (plain.test(t)) {
-    const v = Number(t);
-    return Number.isFinite(v) ? v : null;
-  }
-  const frac = t.match(/^([+-]?\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)$/);
-  if (frac && Number(frac[2]) !== 0) {
-    const v = Number(frac[1]) / Number(frac[2]);
-    return Number.isFinite(v) ? v : null;
-  }
-  return null;
-}

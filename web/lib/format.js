@@ -1,4 +1,4 @@
-// Numbers for people and numbers for machines.
+// Numbers for people and numbers for machines, and numbers a learner types (parseNumber).
 //
 // fmt(x):   what a learner reads — 4 significant digits, integers without ".0",
 //           and nan / inf / -inf / -0 as themselves. It follows the engine's own
@@ -87,4 +87,22 @@ const OP_SYMBOLS = { "*": "×", "-": "−", "/": "÷", neg: "−x" };
 
 export function opSymbol(op) {
   return OP_SYMBOLS[op] ?? op;
+}
+
+// A number typed by a learner: "3", "-1.5", "−1.5" (a typographic minus), ".5",
+// "1e-3", "1/2". Returns a finite number or null.
+export function parseNumber(text) {
+  const t = String(text).trim().replace(/[\u2212\u2013]/g, "-").replace(/\s+/g, "");
+  if (!t) return null;
+  const plain = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+  if (plain.test(t)) {
+    const v = Number(t);
+    return Number.isFinite(v) ? v : null;
+  }
+  const frac = t.match(/^([+-]?\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)$/);
+  if (frac && Number(frac[2]) !== 0) {
+    const v = Number(frac[1]) / Number(frac[2]);
+    return Number.isFinite(v) ? v : null;
+  }
+  return null;
 }

@@ -18,14 +18,6 @@ import { GroupsNote } from "../panels/groups-note.js";
 import { MODES } from "../modes/index.js"; // written by the build (types/build-outputs.d.ts)
 import { h } from "./shared.js";
 
-// The section's choices, as a new widget starts (state.js keeps them as state.why): the
-// first tab, and each parameter at the default its mode declares (engine/modes/).
-/** @type {{tab: string, [param: string]: any}} */
-export const WHY_CHOICES = {
-  tab: MODES[0].id,
-  ...Object.fromEntries(MODES.flatMap((mode) => mode.declared.params.map((p) => [p.name, p.default]))),
-};
-
 export class WhyReverse {
   constructor(root, ctx, { select, leave, openAll }) {
     this.root = root;

@@ -13,8 +13,9 @@
 // field puts that value back in it; the sentence stays, saying which value was kept,
 // until the next edit.
 
-import { fmt } from "../lib/format.js";
-import { h, debounce, parseNumber } from "../lib/dom.js";
+import { fmt, parseNumber } from "../lib/format.js";
+import { h, debounce } from "../lib/dom.js";
+import { inputsOf } from "../lib/inputs.js";
 
 const MAX_VALUE = 1e12; // the engine's limit for a number in a program (engine/program.py)
 const RANGE = "between -1e12 and 1e12";
@@ -46,19 +47,9 @@ export class InputsPanel {
     box.hidden = true;
   }
 
-  // The inputs of a graph answer: [{name, nodeId, value}] in source order.
-  static inputsOf(answer) {
-    const lines = (answer.program ?? "").split("\n"); // a kernel's graph: set by node label
-    return answer.inputs.map((id) => {
-      const node = answer.nodes[id];
-      // Values are set by variable name; the label is usually that name.
-      const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(lines[node.line - 1] ?? "");
-      return { name: m ? m[1] : node.label, label: node.label, nodeId: id, value: node.data };
-    });
-  }
 
   build(answer, edited) {
-    const inputs = InputsPanel.inputsOf(answer);
+    const inputs = inputsOf(answer);
     const names = inputs.map((i) => i.name).join(",");
     this.resetButton.hidden = !edited;
     this.box.hidden = inputs.length === 0;

@@ -12,7 +12,7 @@
 // optimised by V8) and the min and median of the others: wall ms and the process's
 // CPU ms (user + system, which a busy machine inflates far less than wall time),
 // and the answer's size. Then the program with another edge moved, asked for as the page
-// asks for it, with "later": true: a build that answers it in two parts (docs/api.md, "An answer in two
+// asks for it, with "rest_later": true: a build that answers it in two parts (docs/api.md, "An answer in two
 // parts") gives the first part, and its rest is asked for right after; the CPU median of
 // each part and the first part's size are printed (a build without it answers whole).
 
@@ -86,14 +86,14 @@ for (let i = 0; i < Number(rounds); i++) {
     const inParts = JSON.stringify({ // a shape of its own too (another edge moved): no layout kept
       cmd: "load",
       program: JSON.parse(request).program.replace("relu(x1 * x2 + 0.1)", `relu(x1 * x${(i % 17) + 3} + 0.1)`),
-      later: true,
+      rest_later: true,
     });
     const [part, partCPU] = cpuOf(() => apis[name].handle(inParts));
     first[name].push(partCPU);
     firstBytes[name] = part.length;
-    const later = JSON.parse(part).later;
-    const [, restCPU] = cpuOf(() => (later ? apis[name].handle(JSON.stringify({ cmd: "rest", later })) : null));
-    rest[name].push(later ? restCPU : 0);
+    const key = JSON.parse(part).rest;
+    const [, restCPU] = cpuOf(() => (key ? apis[name].handle(JSON.stringify({ cmd: "rest", rest: key })) : null));
+    rest[name].push(key ? restCPU : 0);
   }
 }
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
@@ -118,7 +118,7 @@ for (const n of names) {
     bytes[n].toLocaleString("en").padStart(12),
   );
 }
-console.log("\nasked for in two parts (\"later\": true):");
+console.log("\nasked for in two parts (\"rest_later\": true):");
 console.log("build".padEnd(28), "first part CPU median", "rest CPU median", "first part bytes");
 for (const n of names) {
   console.log(

@@ -77,15 +77,15 @@ def handle(request: str | dict, source=None) -> str:
 
     Without ``source`` (the page), such a request is an error, as it always was.
     """
-    owed = _OWED[:]
+    before = _RESTS[:]
     try:
         return _dumps(_answer(request, source))
     finally:
         # A graph that an answer in two parts still owes its rest is taken apart once the
         # rest is written (or another answer in two parts replaces it).
-        kept = {id(program) for entry in _OWED for program in entry.programs}
-        for entry in owed:
-            if entry not in _OWED:
+        kept = {id(program) for entry in _RESTS for program in entry.programs}
+        for entry in before:
+            if entry not in _RESTS:
                 _release(entry.programs)
         _release([program for program in _PARSED if id(program) not in kept])
         _PARSED.clear()
@@ -93,15 +93,15 @@ def handle(request: str | dict, source=None) -> str:
 
 # -- an answer in two parts ------------------------------------------------------------------
 
-# From this many nodes on, a load that asks for it (``"later": true``) leaves its backward
+# From this many nodes on, a load that asks for it (``"rest_later": true``) leaves its backward
 # visits' sentences and its questions for a second request, {"cmd": "rest"}: they are a third
 # of a big program's answer and of the time it takes, and the page shows neither until the
 # learner steps there (docs/api.md, "An answer in two parts").
-LATER_FROM = 300
+REST_LATER_FROM = 300
 
 
-class _Owed:
-    """What a load answered in two parts still owes: its backward visits' sentences and its
+class _Rest:
+    """The rest of a load answered in two parts: its backward visits' sentences and its
     questions, worked out from the graph and its backward frames as they were whole."""
 
     def __init__(self, key: str, graph: Graph, backward: list[dict], checkpoints, programs: list[Program]):
@@ -121,33 +121,33 @@ class _Owed:
 
 # The last few answers in two parts whose rest has not been asked for yet, oldest first (a
 # few, for the widgets that share one engine and may each load a big graph before asking).
-_OWED: list[_Owed] = []
-_OWED_LIMIT = 4
+_RESTS: list[_Rest] = []
+_RESTS_LIMIT = 4
 
 
-def _owe(subject, backward: list[dict], checkpoints) -> str:
+def _keep_rest(subject, backward: list[dict], checkpoints) -> str:
     """Keep what the rest of this answer needs (the oldest kept one goes, past the limit); the
     key that asks for it: a checksum of what the graph is made from, so the same request
     always gets the same answer."""
     made_of = json.dumps([subject.preset, subject.program, getattr(subject, "values", None)], sort_keys=True)
     key = f"{zlib.crc32(made_of.encode()):08x}"
-    _OWED[:] = [owed for owed in _OWED if owed.key != key]
-    _OWED.append(_Owed(key, subject.graph, backward, checkpoints, list(_PARSED)))
-    del _OWED[:-_OWED_LIMIT]
+    _RESTS[:] = [kept for kept in _RESTS if kept.key != key]
+    _RESTS.append(_Rest(key, subject.graph, backward, checkpoints, list(_PARSED)))
+    del _RESTS[:-_RESTS_LIMIT]
     return key
 
 
 def rest(request: dict, source=None) -> dict:
-    """The second part of an answer in two parts: ``{"cmd": "rest", "later": key}``, with
-    the key that answer gave as its "later"."""
-    key = request.get("later")
-    found = next((owed for owed in _OWED if owed.key == key), None)
+    """The second part of an answer in two parts: ``{"cmd": "rest", "rest": key}``, with
+    the key that answer gave as its "rest"."""
+    key = request.get("rest")
+    found = next((kept for kept in _RESTS if kept.key == key), None)
     if found is None:
         raise RequestError(
             '"rest" gives the second part of a recent answer that came in two parts, once: '
-            'its "later" key is needed, and this one is not (or was answered already).'
+            'its "rest" key is needed, and this one is not (or was answered already).'
         )
-    _OWED.remove(found)
+    _RESTS.remove(found)
     return found.answer()
 
 
@@ -246,17 +246,17 @@ def warm_up() -> None:
     compiles the interpreter's paths for it; the heap grows), ~70 ms of a learner's first
     1,000-node program. The page's worker calls this once it is idle (web/worker.js); what
     the engine keeps between requests (layouts, input spans, rests owed) is left as it was."""
-    kept = (dict(layouts._RECENT), dict(_RECENT_SPANS), _OWED[:])
-    _OWED.clear()  # set aside, so that the warm-up's own answer in two parts pushes none of them out
+    kept = (dict(layouts._RECENT), dict(_RECENT_SPANS), _RESTS[:])
+    _RESTS.clear()  # set aside, so that the warm-up's own answer in two parts pushes none of them out
     try:
-        answer = json.loads(handle({"cmd": "load", "program": _WARM_UP_PROGRAM, "later": True}))
-        handle({"cmd": "rest", "later": answer.get("later")})
+        answer = json.loads(handle({"cmd": "load", "program": _WARM_UP_PROGRAM, "rest_later": True}))
+        handle({"cmd": "rest", "rest": answer.get("rest")})
     finally:
         layouts._RECENT.clear()
         layouts._RECENT.update(kept[0])
         _RECENT_SPANS.clear()
         _RECENT_SPANS.update(kept[1])
-        _OWED[:] = kept[2]
+        _RESTS[:] = kept[2]
 
 
 # 20 inputs, 5 layers of relu(x[i] * x[i+1] + 0.1), their sum: 340 nodes, an answer in two parts.
@@ -403,7 +403,7 @@ def load(request: dict, source=None) -> dict:
         # (before anything of the whole graph's answer: its "order" names the boxes drawn, not nodes)
         level = _level(_grouped(graph, parts), request)
         return {**level, "preset": subject.preset, "program": subject.program}
-    split = request.get("later") is True and len(graph) >= LATER_FROM
+    split = request.get("rest_later") is True and len(graph) >= REST_LATER_FROM
     backward, grads = correct_backward(graph, subject.order, texts=not split)
     order = request.get("order")
     rule = _choice(request.get("rule", "push"), RULES, "rule")
@@ -438,7 +438,7 @@ def load(request: dict, source=None) -> dict:
         ran["frames"] = _sent(ran["frames"])
     # The questions, answered ahead with the mistakes a wrong answer may be (engine/questions.py).
     checkpoints = get_preset(subject.preset)["checkpoint"] if subject.preset is not None else None
-    later = _owe(subject, backward, checkpoints) if split else None  # the rest, from the frames as they are now
+    rest_key = _keep_rest(subject, backward, checkpoints) if split else None  # from the frames as they are now
     if not split:
         answer["questions"] = questions(graph, backward, checkpoints)
     answer["backward"] = _sent(backward)  # after the questions: they read each push whole
@@ -448,8 +448,8 @@ def load(request: dict, source=None) -> dict:
     if parts:  # the program's with group(...) blocks (engine/groups.py)
         grouped = _grouped(graph, parts)
         answer["groups"] = [group.as_dict() for group in grouped.groups.groups.values()]
-    if later is not None:
-        answer["later"] = later
+    if rest_key is not None:
+        answer["rest"] = rest_key
     return answer
 
 

@@ -3,7 +3,7 @@
 // drawn again. update.js is its one caller; the Node tests (tests/web/changes.test.mjs)
 // call it on a state from createState() and the engine's own answers, without a page.
 
-import { Stepper, buildTrace, completeAnswer, decodeAnswer } from "./stepper.js";
+import { Stepper, addRest, buildTrace, decodeAnswer } from "./stepper.js";
 import { narrationFor } from "./view.js";
 import { questionsFor, questionsOnScreen } from "./questions.js";
 import { inputsOf } from "./lib/inputs.js";
@@ -90,7 +90,7 @@ function apply(s, c) {
       return graphLoaded(s, c);
     case "rest": // the second part of an answer in two parts: {answer, rest}
       if (s.answer !== c.answer) return false; // another graph is on screen now
-      completeAnswer(c.answer, c.rest);
+      addRest(c.answer, c.rest);
       Object.assign(s.questions, questionsOf(s, c.answer, s.source));
       break;
     case "step": // the learner moves along the trace, or a playing run goes on ({play: true})
@@ -179,7 +179,7 @@ function apply(s, c) {
     case "valuesNoted": // {programOrigin?}
       if ("programOrigin" in c) s.values.programOrigin = c.programOrigin;
       break;
-    case "nudge": // the nudge check: what was asked, what came back (actions/learn.js)
+    case "nudge": // the nudge check: what was asked, what came back (actions/nudge.js)
       s.nudge = c.nudge;
       break;
     default:

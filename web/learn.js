@@ -1,6 +1,6 @@
 // Learn by doing: the parts of the widget where the learner acts, not only watches.
 //
-//   panels/checkpoints.js  questions asked before the step that reveals the answer
+//   panels/question-cards.js  questions asked before the step that reveals the answer
 //   panels/inputs.js       edit or scrub the input values; the engine recomputes
 //   panels/nudge.js        nudge an input by h: the change next to grad × h, and the
 //                          central difference next to the grad
@@ -15,7 +15,7 @@
 
 import { INPUT_TIP, markEditable } from "./panels/graph-inputs.js";
 import { exact, fmt } from "./lib/format.js";
-import { Checkpoints } from "./panels/checkpoints.js";
+import { QuestionCards } from "./panels/question-cards.js";
 import { questionSummary } from "./questions.js";
 import { h, debounce, latestOnly } from "./lib/dom.js";
 import { Editor } from "./panels/editor.js";
@@ -29,7 +29,7 @@ import { update } from "./update.js";
 import { narrate } from "./actions/say.js";
 import { loadSource } from "./actions/load.js";
 import { arrangeAndRun } from "./actions/order.js";
-import { checkAll, nudge } from "./actions/learn.js";
+import { checkAll, nudge } from "./actions/nudge.js";
 import { openAllGroups } from "./actions/groups.js";
 
 export class Learn extends LearnLinks {
@@ -45,7 +45,7 @@ export class Learn extends LearnLinks {
     // Every input's tooltip, however late the graph draws it.
     w.graph.inputTip = INPUT_TIP;
 
-    this.questions = new Checkpoints($("checkpoints"), {
+    this.questions = new QuestionCards($("checkpoints"), {
       onTryOrder: (labels) => arrangeAndRun(w, labels),
       markAsked: (label) => {
         const svg = $("graph");

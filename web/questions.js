@@ -1,6 +1,6 @@
 // The question model: a graph's questions, when each is asked and revealed, how a reply
 // is graded and which mistake a wrong one is. Pure (no DOM): update.js keeps what it
-// returns in state.questions, panels/checkpoints.js draws the cards, and the Node tests
+// returns in state.questions, panels/question-cards.js draws the cards, and the Node tests
 // (tests/web/questions.test.mjs) run it on the engine's own answers.
 //
 // Questions are a preset's [[checkpoint]] entries (presets/README.md), asked while the
@@ -45,40 +45,40 @@ export function questionsFor(questions, answer, detail, sourceKey, edited) {
   // closed the frames are fewer and others, so only the questions of a pass's last frame,
   // which every view ends with, are asked then.
   const closed = closedGroups(answer) > 0;
-  for (const cp of detail?.checkpoints ?? []) {
-    if (closed && cp.before_step !== -1) continue;
-    const frames = cp.pass === "forward" ? answer.forward : answer.backward;
-    const step = cp.before_step === -1 ? frames.length - 1 : cp.before_step;
+  for (const question of detail?.checkpoints ?? []) {
+    if (closed && question.before_step !== -1) continue;
+    const frames = question.pass === "forward" ? answer.forward : answer.backward;
+    const step = question.before_step === -1 ? frames.length - 1 : question.before_step;
     if (!(step >= 0 && step < frames.length)) continue;
-    const ahead = answered.get(cp.id);
-    let answerValue = cp.answer;
+    const ahead = answered.get(question.id);
+    let answerValue = question.answer;
     if (edited) {
       // Only the engine's own answer on this graph fits new values (none for a question
       // about other values or another visit order).
-      if (ahead?.value == null || cp.kind !== "number") {
+      if (ahead?.value == null || question.kind !== "number") {
         waiting += 1;
         continue;
       }
       answerValue = ahead.value;
     }
-    list.push({ ...cp, step, answerValue, edited, ahead });
+    list.push({ ...question, step, answerValue, edited, ahead });
   }
   if (!detail) list.push(...generated(answer));
   return { key, list, waiting };
 }
 
-export function questionKey(questions, cp) {
-  return `${questions.key}#${cp.id}`;
+export function questionKey(questions, question) {
+  return `${questions.key}#${question.id}`;
 }
 
 // What the learner did with a question so far: {state: "open" | "right" | "wrong" |
 // "revealed", tries, reply}.
-export function statusOf(questions, cp) {
-  return questions.status.get(questionKey(questions, cp)) ?? { state: "open", tries: 0, reply: "" };
+export function statusOf(questions, question) {
+  return questions.status.get(questionKey(questions, question)) ?? { state: "open", tries: 0, reply: "" };
 }
 
-function answered(questions, cp) {
-  const { state } = statusOf(questions, cp);
+function answered(questions, question) {
+  const { state } = statusOf(questions, question);
   return state === "right" || state === "revealed";
 }
 
@@ -94,89 +94,92 @@ export function cardsFor(state, view) {
   const nForward = state.answer.forward.length;
   const asked = [];
   const revealed = [];
-  for (const cp of questions.list) {
+  for (const question of questions.list) {
     let ask;
-    if (cp.pass === "forward") {
-      ask = (cp.step === 0 && pass === "start") || (pass === "forward" && index === cp.step - 1);
+    if (question.pass === "forward") {
+      ask = (question.step === 0 && pass === "start") || (pass === "forward" && index === question.step - 1);
     } else {
-      ask = cp.step === 0
+      ask = question.step === 0
         ? (pass === "forward" && index === nForward - 1) || (nForward === 0 && pass === "start")
-        : pass === "backward" && index === cp.step - 1;
+        : pass === "backward" && index === question.step - 1;
     }
-    if (ask) asked.push(cp);
-    else if (pass === cp.pass && index === cp.step && questions.seen.has(questionKey(questions, cp))) revealed.push(cp);
+    const seen = questions.seen.has(questionKey(questions, question));
+    if (ask) asked.push(question);
+    else if (pass === question.pass && index === question.step && seen) revealed.push(question);
   }
-  const open = asked.find((cp) => !answered(questions, cp));
+  const open = asked.find((question) => !answered(questions, question));
   return [
-    ...(open ? [{ cp: open, mode: "ask", folded: false }] : []),
-    ...asked.filter((cp) => cp !== open && answered(questions, cp)).map((cp) => ({ cp, mode: "ask", folded: true })),
-    ...revealed.map((cp) => ({ cp, mode: "revealed", folded: true })),
+    ...(open ? [{ question: open, mode: "ask", folded: false }] : []),
+    ...asked.filter((question) => question !== open && answered(questions, question))
+      .map((question) => ({ question, mode: "ask", folded: true })),
+    ...revealed.map((question) => ({ question, mode: "revealed", folded: true })),
   ];
 }
 
 // The keys of the questions a view puts on screen, open (update.js marks them seen).
 export function questionsOnScreen(state, view) {
-  return cardsFor(state, view).filter((c) => !c.folded).map((c) => questionKey(state.questions, c.cp));
+  return cardsFor(state, view).filter((c) => !c.folded).map((c) => questionKey(state.questions, c.question));
 }
 
 // How many questions this graph has, and how many were answered right.
 export function questionSummary(questions) {
   let right = 0;
-  for (const cp of questions.list) if (statusOf(questions, cp).state === "right") right += 1;
+  for (const question of questions.list) if (statusOf(questions, question).state === "right") right += 1;
   return { total: questions.list.length, right, waiting: questions.waiting };
 }
 
 // The node a question is about: "d" for check = "d.grad" or "e->d.local" (a question
 // with no check, such as a choice about why, is about no one node).
-export function askedLabel(cp) {
-  return /^(?:.+?->)?(.+)\.(grad|data|local|contribution)$/.exec(cp?.check ?? "")?.[1] ?? null;
+export function askedLabel(question) {
+  return /^(?:.+?->)?(.+)\.(grad|data|local|contribution)$/.exec(question?.check ?? "")?.[1] ?? null;
 }
 
 // A numeric reply is right within the question's tolerance (or as its answer is shown:
 // lib/grading.js).
-function tolerance(cp) {
-  const t = Number(cp.tolerance ?? 1e-3);
+function tolerance(question) {
+  const t = Number(question.tolerance ?? 1e-3);
   // Edited values (or a learner's program) can make the answer large: allow relative slack too.
-  return cp.edited || cp.auto ? Math.max(t, Math.abs(Number(cp.answerValue)) * 1e-4) : t;
+  return question.edited || question.auto ? Math.max(t, Math.abs(Number(question.answerValue)) * 1e-4) : t;
 }
 
 // A reply checked against the question: {status} (the question's status after it: a try
 // more, the reply as typed, right or wrong), or {invalid} when the reply is no answer at
 // all ("pick": no choice picked; "number": not a number), which costs no try.
-/** @param {any} cp @param {QuestionStatus} status @param {string | number | null} reply */
-export function graded(cp, status, reply) {
-  if (cp.kind === "choice") {
+/** @param {any} question @param {QuestionStatus} status @param {string | number | null} reply */
+export function graded(question, status, reply) {
+  if (question.kind === "choice") {
     if (reply === null) return { invalid: "pick" };
-    const state = reply === cp.answerValue ? "right" : "wrong";
+    const state = reply === question.answerValue ? "right" : "wrong";
     return { status: { ...status, tries: status.tries + 1, reply: String(reply), state } };
   }
   const x = parseNumber(reply);
   if (x === null) return { invalid: "number" };
-  const state = isRight(x, Number(cp.answerValue), tolerance(cp)) ? "right" : "wrong"; // as shown counts
+  // (right as shown counts: lib/grading.js)
+  const state = isRight(x, Number(question.answerValue), tolerance(question)) ? "right" : "wrong";
   return { status: { ...status, tries: status.tries + 1, reply: String(reply).trim(), state } };
 }
 
 // Whether the frame a question comes before shows its answer: a generated question's does,
 // and an authored one the engine answered on the graph on screen (engine/questions.py gives
 // no value for a what-if on other values or another visit order, nor for a count or a belief).
-export function showsNext(cp) {
-  return Boolean(cp.auto || cp.ahead?.value != null);
+export function showsNext(question) {
+  return Boolean(question.auto || question.ahead?.value != null);
 }
 
 // The mistake a wrong reply is, as the engine worked it out ahead ({mistakes, text,
 // nodes}), or null: a choice the preset ties to a mistake, or a number one of the
 // catalogue's mistakes gives here (compared as a right answer is).
-export function diagnosis(cp, reply) {
-  const ahead = cp?.ahead;
+export function diagnosis(question, reply) {
+  const ahead = question?.ahead;
   if (!ahead) return null;
-  if (cp.kind === "choice") {
+  if (question.kind === "choice") {
     const i = Number(reply);
     const text = ahead.choices?.[i];
-    return text ? { mistakes: [cp.choice_mistakes?.[i] ?? ""], text, nodes: [] } : null;
+    return text ? { mistakes: [question.choice_mistakes?.[i] ?? ""], text, nodes: [] } : null;
   }
   const x = parseNumber(reply);
   if (x === null) return null;
-  return diagnosed(x, ahead.wrong ?? [], Number(cp.answerValue), tolerance(cp));
+  return diagnosed(x, ahead.wrong ?? [], Number(question.answerValue), tolerance(question));
 }
 
 // Questions for a learner's own program, made from its trace: the engine chose them

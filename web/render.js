@@ -55,7 +55,7 @@ function draw(w, s) {
   const parts = detailsFor(view, answer);
   if (parts) w.ui.details.replaceChildren(...parts);
   else renderDetails(w.ui.details, view, answer);
-  w.code.update(view, answer);
+  w.program.update(view, answer);
   const where = positionText(view);
   w.ui.position.textContent = where;
   w.scrubber.follow(stepper, view, answer, where);
@@ -141,7 +141,7 @@ function drawGraph(w, s) {
   w.ui.placeholder.removeAttribute("data-prerendered"); // index.html's inlined graph is this view's now
   w.ui.svg.dataset.graph = answer.preset ?? "program";
   w.table.build(answer.nodes);
-  w.code.show(answer.program);
+  w.program.show(answer.program);
   w.visitOrder.setNodes(answer.nodes, s.correctOrder);
   w.drawn.experiment = undefined; // a new graph: its result box and its list are drawn again
   w.drawn.order = undefined;

@@ -80,12 +80,12 @@ function completePushes(frames, edges) {
 // The second part of an answer that came in two parts (docs/api.md, "An answer in two
 // parts"): each backward visit's sentence, and the questions, written into the answer in
 // place. The answer is then as if it had come whole.
-export function completeAnswer(answer, rest) {
+export function addRest(answer, rest) {
   answer.backward.forEach((frame, i) => {
     if (rest.texts[i] !== null) frame.text = rest.texts[i];
   });
   answer.questions = rest.questions;
-  delete answer.later;
+  delete answer.rest;
   return answer;
 }
 

@@ -46,7 +46,7 @@ import { orderChanged, orderStatus, restoreOrder, runOrder } from "./actions/ord
 import {
   applyPendingWhy, chooseRule, engineReadyForWhy, leaveMode, modeContext, selectWhy, whyFromParams,
 } from "./actions/why.js";
-import { redoNudge } from "./actions/learn.js";
+import { redoNudge } from "./actions/nudge.js";
 import {
   buildPreset, chooseExercise, openCode, pickFinding, resetCode, runCode, showSolution,
 } from "./actions/code.js";
@@ -159,7 +159,7 @@ function createWidget(host, shadow, options) {
   }
   // "More digits" changes how this widget writes numbers (state.digits).
   w.table = new NodeTable($("node-rows"), { onDigits: (on) => update(w, { type: "digits", on }) });
-  w.code = new ProgramView($("program"));
+  w.program = new ProgramView($("program"));
   // The scrubber moves the stepper through the step action; render keeps it in step.
   w.scrubber = new Scrubber($("scrubber-box"), { onMove: (offset) => stepTo(w, offset) });
   w.visitOrder = new VisitOrder($("visit-order"), {

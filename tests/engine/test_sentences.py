@@ -188,7 +188,7 @@ def test_a_learner_who_types_what_is_shown_is_told_so(preset):
     for q in load["questions"] + generated:
         if q["value"] is None:
             continue
-        # a generated question's tolerance is the page's: 1e-3, or 1e-4 of the answer (checkpoints.js)
+        # a generated question's tolerance is the page's: 1e-3, or 1e-4 of the answer (web/questions.js)
         tol = tolerances[q["id"]] if q["id"] in tolerances else max(1e-3, abs(q["value"]) * 1e-4)
         if not is_right(fmt(q["value"]), q["value"], tol):
             found.append(f"{q['id']}: the answer typed as shown, {fmt(q['value'])}, is not right")

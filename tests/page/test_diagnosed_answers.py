@@ -1,4 +1,4 @@
-"""A wrong answer names its mistake (web/panels/checkpoints.js, engine/mistakes.py), in
+"""A wrong answer names its mistake (web/panels/question-cards.js, engine/mistakes.py), in
 headless Chromium at 1280×800 and on a 390×844 touch phone.
 
 Which mistake each reply is, for every mistake of the catalogue in a question where it

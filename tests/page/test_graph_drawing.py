@@ -10,7 +10,7 @@ a graph replaced by another leaves nothing behind.
 
 import json
 
-from engine.api import LATER_FROM, handle
+from engine.api import REST_LATER_FROM, handle
 from tests.support.editor import SUBMIT_JS
 from tests.support.frames import pushes
 from tests.support.page import open_page, show_tab
@@ -136,7 +136,7 @@ def test_a_big_programs_sentences_and_questions_come_right_after_its_graph(page,
     program = layered_program()
     edited = program.replace("x0 = 0.5", "x0 = 0.7")
     whole, whole_edited = (json.loads(handle(json.dumps({"cmd": "load", "program": p}))) for p in (program, edited))
-    assert len(whole["nodes"]) >= LATER_FROM
+    assert len(whole["nodes"]) >= REST_LATER_FROM
     # the first visit whose sentence the new value changes
     k = next(k for k, (a, b) in enumerate(zip(whole["backward"], whole_edited["backward"])) if a["text"] != b["text"])
     assert k < 100

@@ -58,8 +58,8 @@ def parity_requests() -> list[str]:
         "not json at all",
     ]
     # A big program's answer in two parts, then its rest (answered in this order on both sides).
-    big = json.dumps({"cmd": "load", "program": big_program(), "later": True})
-    requests += [big, json.dumps({"cmd": "rest", "later": json.loads(api.handle(big))["later"]})]
+    big = json.dumps({"cmd": "load", "program": big_program(), "rest_later": True})
+    requests += [big, json.dumps({"cmd": "rest", "rest": json.loads(api.handle(big))["rest"]})]
     return requests
 
 

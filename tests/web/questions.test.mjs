@@ -63,14 +63,14 @@ for (const subject of [...Object.keys(answers().details), ...Object.keys(answers
     const opened = new Map();
     for (const view of positions(answer)) {
       for (let open; (open = cardsFor(state, view).find((c) => !c.folded));) {
-        assert.ok(!opened.has(open.cp.id), `${open.cp.id} opened twice`);
-        opened.set(open.cp.id, `${view.pass}:${view.index}`);
-        questions.seen.add(questionKey(questions, open.cp));
-        questions.status.set(questionKey(questions, open.cp), { state: "right", tries: 1, reply: "" });
+        assert.ok(!opened.has(open.question.id), `${open.question.id} opened twice`);
+        opened.set(open.question.id, `${view.pass}:${view.index}`);
+        questions.seen.add(questionKey(questions, open.question));
+        questions.status.set(questionKey(questions, open.question), { state: "right", tries: 1, reply: "" });
       }
       // ... and at the frame that answers it, it is shown folded, revealed.
       for (const card of cardsFor(state, view).filter((c) => c.mode === "revealed")) {
-        assert.equal(`${card.cp.pass}:${card.cp.step}`, `${view.pass}:${view.index}`);
+        assert.equal(`${card.question.pass}:${card.question.step}`, `${view.pass}:${view.index}`);
       }
     }
     for (const cp of questions.list) assert.equal(opened.get(cp.id), askedAt(cp, answer), cp.id);

@@ -5,8 +5,7 @@
 
 import { update } from "../update.js";
 import { decodeAnswer } from "../stepper.js";
-import { ask } from "./requests.js";
-import { requestSource } from "./learn.js";
+import { ask, requestSource } from "./requests.js";
 import { engineFailed, notReady } from "./say.js";
 
 // The learner pressed a group's box (open it) or an open group's name (close it).

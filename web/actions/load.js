@@ -117,9 +117,9 @@ export async function loadSource(
   // edited program may have other groups, so it opens as a new one does.
   const same = kind === "values" || kind === "reset";
   const request = { cmd: "load", ...source, ...(same ? levelOf(w.state) : {}) };
-  // A big graph's answer in two parts (awaitRest, below), from the page's own engine (a notebook's
+  // A big graph's answer in two parts (askForRest, below), from the page's own engine (a notebook's
   // kernel keeps its answers by request, and a saved notebook's were asked for whole).
-  if (!source.preset && w.engine.answersInParts) request.later = true;
+  if (!source.preset && w.engine.answersInParts) request.rest_later = true;
   if (order) Object.assign(request, { order, rule: orderRule(w) });
   if (expanded) request.expanded = expanded;
   const [answer] = await Promise.all([
@@ -179,7 +179,7 @@ function showGraph(w, answer, { source, place = null, message = null, kind = "lo
   const before = w.state.answer;
   update(w, { type: "graph", answer, source, place, kind, confirms }, (s) => message ?? firstWords(s));
   if (w.state.answer === before) return; // the prerendered graph was the same: nothing moved
-  awaitRest(w, answer);
+  askForRest(w, answer);
   for (const hook of w.hooks.afterGraph) hook(w);
 }
 
@@ -187,11 +187,11 @@ function showGraph(w, answer, { source, place = null, message = null, kind = "lo
 // graph is drawn from the first; its backward visits' sentences and its questions are asked
 // for once that drawing is painted, so that Python writes them while the page is idle. A
 // visit on screen meanwhile says its sentence when it comes.
-function awaitRest(w, answer) {
-  if (typeof answer.later !== "string") return;
+function askForRest(w, answer) {
+  if (typeof answer.rest !== "string") return;
   const shown = () => !w.unmounted && w.state.answer === answer;
   busyUntil(afterPaint() // the page is not settled until the rest is in (boot/busy.js)
-    .then(() => (shown() ? ask(w, "side", { cmd: "rest", later: answer.later }) : null))
+    .then(() => (shown() ? ask(w, "side", { cmd: "rest", rest: answer.rest }) : null))
     .then((part) => {
       if (!part || !shown()) return;
       if (!part.ok) throw new Error(part.error.message);

@@ -44,3 +44,12 @@ export async function ask(w, kind, request) {
 export function dropAll(w) {
   for (const kind of KINDS) w.requests[kind].drop();
 }
+
+// The request fields for the graph on screen: {preset, values?}, {program}, or a
+// kernel's graph's {values?}.
+export function requestSource(state) {
+  const src = state.source ?? {};
+  if (src.preset) return src.values ? { preset: src.preset, values: { ...src.values } } : { preset: src.preset };
+  if (src.program !== undefined) return { program: src.program };
+  return src.values ? { values: { ...src.values } } : {}; // the engine's own graph (a notebook kernel's)
+}

@@ -7,7 +7,7 @@
 // the engine's `nudge` command (docs/api.md) does the arithmetic in Python.
 // "Check every input" does it for each input at once, like a gradient check.
 //
-// The panel asks for a nudge (onNudge, onCheckAll: actions/learn.js asks the engine)
+// The panel asks for a nudge (onNudge, onCheckAll: actions/nudge.js asks the engine)
 // and draws what the widget's state holds (state.nudge: what was asked, what came back).
 
 import { exact, factor, fmt } from "../lib/format.js";

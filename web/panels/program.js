@@ -6,10 +6,10 @@
 //   seed        d.grad = 1                    # seed: d.grad 0 → 1
 //   visit       b.grad += c.data * d.grad     # 6 × 1 = 6, b.grad 0 → 6
 //
-//   const code = new ProgramView(preElement);
-//   code.show(answer.program);
-//   code.update(view, answer)  // mark the frame's line and fill in its numbers
-//   code.mark(line)            // 1-based; null marks nothing (no notes)
+//   const program = new ProgramView(preElement);
+//   program.show(answer.program);
+//   program.update(view, answer)  // mark the frame's line and fill in its numbers
+//   program.mark(line)            // 1-based; null marks nothing (no notes)
 
 import { factor, fmt } from "../lib/format.js";
 

@@ -2,17 +2,8 @@
 // shown with a new graph's numbers (panels/nudge.js draws state.nudge).
 
 import { update } from "../update.js";
-import { ask } from "./requests.js";
+import { ask, requestSource } from "./requests.js";
 import { inputsOf } from "../lib/inputs.js";
-
-// The request fields for the graph on screen: {preset, values?}, {program}, or a
-// kernel's graph's {values?}.
-export function requestSource(state) {
-  const src = state.source ?? {};
-  if (src.preset) return src.values ? { preset: src.preset, values: { ...src.values } } : { preset: src.preset };
-  if (src.program !== undefined) return { program: src.program };
-  return src.values ? { values: { ...src.values } } : {}; // the engine's own graph (a notebook kernel's)
-}
 
 function showNudge(w, asked, shown, stale = false) {
   update(w, { type: "nudge", nudge: { asked, shown, stale } }, false);

@@ -17,7 +17,7 @@ import { askedLabel, cardsFor, diagnosis, graded, questionKey, showsNext, status
  * @typedef {import("../state.js").View} View
  */
 
-export class Checkpoints {
+export class QuestionCards {
   /**
    * @param {HTMLElement} box
    * @param {{onTryOrder?: (labels: string[]) => void, onToggle?: (on: boolean) => void,
@@ -61,50 +61,50 @@ export class Checkpoints {
     const cards = cardsFor(state, view);
     // The node the open question is about is outlined on the graph, beside its numbers
     // (every update: a redrawn graph has new elements).
-    const open = cards.find((c) => !c.folded)?.cp;
+    const open = cards.find((c) => !c.folded)?.question;
     this.markAsked(askedLabel(open));
     // ... and the nodes a diagnosed wrong answer names, while it is on the card.
     const st = open ? this.statusOf(open) : null;
     this.markNamed(st?.state === "wrong" ? diagnosis(open, st.reply)?.nodes ?? [] : []);
-    const shown = cards.map((c) => `${c.cp.id}:${c.mode}:${c.folded}`).join("|")
+    const shown = cards.map((c) => `${c.question.id}:${c.mode}:${c.folded}`).join("|")
       + `@${state.questions.key}:${state.questions.enabled}`;
     if (shown === this.shown) return;
     this.shown = shown;
     this.box.hidden = cards.length === 0;
-    this.box.replaceChildren(...cards.map((c) => (c.folded ? this.folded(c.cp, c.mode) : this.card(c.cp))));
+    this.box.replaceChildren(...cards.map((c) => (c.folded ? this.folded(c.question, c.mode) : this.card(c.question))));
     this.box.dataset.count = String(cards.length);
     // A new question must be seen before the step that answers it (lib/dom.js).
     if (visible) bringIntoView(this.box.querySelector(".checkpoint:not(.is-folded)"));
   }
 
-  statusOf(cp) {
-    return statusOf(this.questions, cp);
+  statusOf(question) {
+    return statusOf(this.questions, question);
   }
 
   // An answered or revealed question, folded to one line: the answer, with the
   // question and the explanation a click away.
-  folded(cp, mode) {
-    const st = this.statusOf(cp);
-    const [verdict, ...parts] = this.answerParts(cp, st);
+  folded(question, mode) {
+    const st = this.statusOf(question);
+    const [verdict, ...parts] = this.answerParts(question, st);
     return h("details", {
       class: `checkpoint is-folded is-${mode} state-${st.state}`,
-      data: { checkpoint: cp.id, mode, state: st.state },
+      data: { checkpoint: question.id, mode, state: st.state },
     },
-    h("summary", { class: "cp-summary" }, verdict, h("span", { class: "cp-summary-q" }, cp.question)),
-    h("p", { class: "cp-question" }, cp.question),
+    h("summary", { class: "cp-summary" }, verdict, h("span", { class: "cp-summary-q" }, question.question)),
+    h("p", { class: "cp-question" }, question.question),
     ...parts);
   }
 
   // The open question: asked, with a field (or choices), Check and Show answer.
-  card(cp) {
-    const st = this.statusOf(cp);
-    const where = cp.pass === "forward"
-      ? `forward pass, node ${cp.step + 1}`
-      : cp.step === 0 ? "backward pass, the seed" : `backward pass, visit ${cp.step}`;
-    const qid = `cp-${cp.id}-q`;
+  card(question) {
+    const st = this.statusOf(question);
+    const where = question.pass === "forward"
+      ? `forward pass, node ${question.step + 1}`
+      : question.step === 0 ? "backward pass, the seed" : `backward pass, visit ${question.step}`;
+    const qid = `cp-${question.id}-q`;
     const card = h("section", {
       class: `checkpoint is-ask state-${st.state}`, "aria-labelledby": qid,
-      data: { checkpoint: cp.id, mode: "ask", state: st.state },
+      data: { checkpoint: question.id, mode: "ask", state: st.state },
     });
     // An answer checked before (drawn again after a step away and back): still the checked one.
     if (st.state === "wrong" && st.reply !== null && st.reply !== undefined) card.dataset.checked = String(st.reply);
@@ -112,29 +112,29 @@ export class Checkpoints {
       h("span", { class: "cp-badge", "aria-hidden": "true" }, "?"),
       h("span", {}, "Your turn"),
       h("span", { class: "cp-where" }, `· ${where}`));
-    const question = h("p", { class: "cp-question", id: qid }, cp.question);
-    const about = askedLabel(cp);
+    const text = h("p", { class: "cp-question", id: qid }, question.question);
+    const about = askedLabel(question);
     if (about) head.append(h("span", { class: "cp-where" }, `· ${about} is outlined on the graph`));
-    card.append(head, question);
-    if (cp.edited) {
+    card.append(head, text);
+    if (question.edited) {
       card.append(h("p", { class: "cp-note" },
         "With your new input values the answer is worked out from them, not the preset's numbers."));
     }
-    if (cp.auto && cp.step === 0) {
+    if (question.auto && question.step === 0) {
       card.append(h("p", { class: "cp-note" },
         "Questions made from your program: one before each backward visit. The switch turns them off."));
     }
-    const feedback = h("div", { class: "cp-feedback", id: `cp-${cp.id}-fb`, "aria-live": "polite" });
+    const feedback = h("div", { class: "cp-feedback", id: `cp-${question.id}-fb`, "aria-live": "polite" });
     const form = h("form", { class: "cp-form", novalidate: true });
     let read;
-    if (cp.kind === "choice") {
+    if (question.kind === "choice") {
       const group = h("fieldset", { class: "cp-choices" }, h("legend", { class: "visually-hidden" }, "Choices"));
-      cp.choices.forEach((choice, i) => {
-        const id = `cp-${cp.id}-c${i}`;
+      question.choices.forEach((choice, i) => {
+        const id = `cp-${question.id}-c${i}`;
         group.append(h("div", { class: "cp-choice" },
           h("input", {
-            type: "radio", name: `cp-${cp.id}`, id, value: String(i), checked: String(st.reply) === String(i),
-            "aria-describedby": `cp-${cp.id}-fb`,
+            type: "radio", name: `cp-${question.id}`, id, value: String(i), checked: String(st.reply) === String(i),
+            "aria-describedby": `cp-${question.id}-fb`,
           }),
           h("label", { for: id }, choice)));
       });
@@ -146,8 +146,8 @@ export class Checkpoints {
     } else {
       const input = h("input", {
         type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false",
-        class: "cp-input", id: `cp-${cp.id}-in`, "aria-labelledby": qid, value: st.reply ?? "",
-        "aria-describedby": `cp-${cp.id}-fb`,
+        class: "cp-input", id: `cp-${question.id}-in`, "aria-labelledby": qid, value: st.reply ?? "",
+        "aria-describedby": `cp-${question.id}-fb`,
       });
       form.append(h("label", { class: "visually-hidden", for: input.id }, "Your answer"), input);
       read = () => input.value;
@@ -155,16 +155,16 @@ export class Checkpoints {
     const check = h("button", { type: "submit", class: "button primary small" }, "Check");
     const show = h("button", {
       type: "button", class: "button quiet small",
-      onclick: () => this.reveal(cp),
+      onclick: () => this.reveal(question),
     }, "Show answer");
     form.append(h("span", { class: "cp-buttons" }, check, show));
     form.addEventListener("submit", (e) => {
       e.preventDefault();
-      this.answerWith(cp, read(), feedback, card);
+      this.answerWith(question, read(), feedback, card);
     });
     card.append(form);
-    if (st.state === "wrong") feedback.append(...this.wrongText(cp, st.reply, st.tries));
-    else feedback.append(h("p", { class: "cp-hint" }, showsNext(cp)
+    if (st.state === "wrong") feedback.append(...this.wrongText(question, st.reply, st.tries));
+    else feedback.append(h("p", { class: "cp-hint" }, showsNext(question)
       ? "Answer before you step on: the next step shows it."
       : "No step shows this one: check your answer, or show it."));
     card.append(feedback);
@@ -174,8 +174,8 @@ export class Checkpoints {
   // The learner's answer: checked here, kept in the state (onAnswer). A right one folds
   // the card (the next render draws it so); a wrong one is said on the card as it is,
   // so the field keeps its focus.
-  answerWith(cp, reply, feedback, card) {
-    const { status: st, invalid } = graded(cp, this.statusOf(cp), reply);
+  answerWith(question, reply, feedback, card) {
+    const { status: st, invalid } = graded(question, this.statusOf(question), reply);
     if (invalid === "pick") {
       feedback.replaceChildren(h("p", { class: "cp-wrong" }, "Pick one of the answers first."));
       return;
@@ -188,16 +188,16 @@ export class Checkpoints {
     const right = st.state === "right";
     // What was checked: Enter or Escape on it hands the keys back to the stage (widget.js).
     card.dataset.checked = st.reply;
-    this.onAnswer(questionKey(this.questions, cp), st);
+    this.onAnswer(questionKey(this.questions, question), st);
     if (right) {
       // The card has folded to its answer and the next question here (if any) opened;
       // the focus goes to the next question's field, or else to the folded answer.
-      this.focusAfter(cp);
+      this.focusAfter(question);
     } else {
       card.dataset.state = st.state;
       card.className = card.className.replace(/state-\S+/, `state-${st.state}`);
-      feedback.replaceChildren(...this.wrongText(cp, st.reply, st.tries));
-      this.markNamed(diagnosis(cp, st.reply)?.nodes ?? []);
+      feedback.replaceChildren(...this.wrongText(question, st.reply, st.tries));
+      this.markNamed(diagnosis(question, st.reply)?.nodes ?? []);
       bringIntoView(feedback); // below the field: on a phone it may start off the screen
     }
   }
@@ -205,63 +205,64 @@ export class Checkpoints {
   // What a wrong answer says: the mistake it matches (its sentence names what the
   // learner did and the fact that fixes it), or a neutral line; from the second wrong
   // answer on, a hint too, and from the third, the answer.
-  wrongText(cp, reply, tries) {
-    const shown = cp.kind === "choice" ? `“${cp.choices[Number(reply)]}”` : reply;
-    const found = diagnosis(cp, reply);
+  wrongText(question, reply, tries) {
+    const shown = question.kind === "choice" ? `“${question.choices[Number(reply)]}”` : reply;
+    const found = diagnosis(question, reply);
     const lines = [found
       ? h("p", { class: "cp-wrong cp-diagnosis", data: { mistake: found.mistakes.join(" ") } },
         h("strong", {}, "✗ "), found.text)
       : h("p", { class: "cp-wrong" },
         h("strong", {}, "✗ Not quite. "), `${shown} is not it. Try again, or press Show answer.`)];
-    const hint = cp.hint ?? cp.ahead?.hint;
+    const hint = question.hint ?? question.ahead?.hint;
     if (tries >= 2 && hint) lines.push(h("p", { class: "cp-next-hint" }, h("strong", {}, "Hint: "), hint));
     if (tries >= 3 || (tries >= 2 && !hint)) {
       lines.push(h("p", { class: "cp-answer-shown" },
-        h("strong", {}, "The answer: "), this.answerText(cp), `. ${cp.explanation}`));
+        h("strong", {}, "The answer: "), this.answerText(question), `. ${question.explanation}`));
     }
     return lines;
   }
 
-  reveal(cp) {
-    const st = { ...this.statusOf(cp) };
+  reveal(question) {
+    const st = { ...this.statusOf(question) };
     if (st.state !== "right") st.state = "revealed";
-    this.onAnswer(questionKey(this.questions, cp), st);
-    this.focusAfter(cp);
+    this.onAnswer(questionKey(this.questions, question), st);
+    this.focusAfter(question);
   }
 
-  focusAfter(cp) {
+  focusAfter(question) {
     const next = this.box.querySelector(".checkpoint:not(.is-folded) input");
-    /** @type {HTMLElement | null} */ (next ?? this.box.querySelector(`[data-checkpoint="${cp.id}"] summary`))?.focus();
+    const summary = this.box.querySelector(`[data-checkpoint="${question.id}"] summary`);
+    /** @type {HTMLElement | null} */ (next ?? summary)?.focus();
   }
 
-  answerText(cp) {
-    if (cp.kind === "choice") return cp.choices[cp.answerValue];
-    return fmt(cp.answerValue);
+  answerText(question) {
+    if (question.kind === "choice") return question.choices[question.answerValue];
+    return fmt(question.answerValue);
   }
 
   // A folded question's verdict line (first), explanation and any "Run this order".
-  answerParts(cp, st) {
+  answerParts(question, st) {
     const parts = [];
-    const answer = this.answerText(cp);
+    const answer = this.answerText(question);
     if (st.state === "right") {
       parts.push(h("p", { class: "cp-verdict cp-right" }, h("strong", {}, "✓ Right: "), answer));
     } else if (st.state === "wrong") {
       parts.push(h("p", { class: "cp-verdict cp-missed" },
         h("strong", {}, "The answer: "), answer,
-        ` (you said ${cp.kind === "choice" ? cp.choices[Number(st.reply)] : st.reply})`));
+        ` (you said ${question.kind === "choice" ? question.choices[Number(st.reply)] : st.reply})`));
     } else {
       parts.push(h("p", { class: "cp-verdict cp-shown" }, h("strong", {}, "The answer: "), answer));
     }
-    if (cp.edited && !cp.auto) {
+    if (question.edited && !question.auto) {
       parts.push(h("p", { class: "cp-explanation" },
-        `Worked out from the trace with your values. (For the preset's own numbers: ${cp.explanation})`));
+        `Worked out from the trace with your values. (For the preset's own numbers: ${question.explanation})`));
     } else {
-      parts.push(h("p", { class: "cp-explanation" }, cp.explanation));
+      parts.push(h("p", { class: "cp-explanation" }, question.explanation));
     }
-    if (cp.order && !cp.edited) {
+    if (question.order && !question.edited) {
       parts.push(h("p", {},
         h("button", {
-          type: "button", class: "button small", onclick: () => this.onTryOrder(cp.order),
+          type: "button", class: "button small", onclick: () => this.onTryOrder(question.order),
         }, "Run this order")));
     }
     return parts;

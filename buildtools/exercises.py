@@ -1,7 +1,7 @@
 """The "Your code" exercises, written into the site as data by the build.
 
-Each exercise is a module in engine/exercises/ (its solution, the part to write marked);
-engine.yourcode.exercise(id) makes its scaffold. The page needs the four as text, and
+Each exercise is a module in engine/exercises/, <n>_<id>.py (its solution, the part to
+write marked); engine.yourcode.exercise(id) makes its scaffold. The page needs them as text, and
 must get them without asking Python: the engine's worker never reaches engine.yourcode,
 and the code worker runs learner code. So the build asks the repository's engine once,
 in a fresh CPython (reading the files runs none of a learner's code), and writes

@@ -69,8 +69,14 @@ MAX_INSTRUCTIONS = 5_000_000
 _MONITORING = getattr(sys, "monitoring", None)
 _TOOL_NAME = "gradwalk: your code"
 FULL_SWEEP_NODES = 200  # up to this many nodes, every grad is compared after every line
-EXERCISES = ("mul", "backward", "tanh", "engine")
 _EXERCISE_DIR = Path(__file__).resolve().parent / "exercises"
+# The exercises, found in engine/exercises/ (one file each, <n>_<id>.py) and listed in the
+# order of n: a new exercise is one new file.
+_EXERCISE_FILES = {
+    path.stem.split("_", 1)[1]: path
+    for path in sorted(_EXERCISE_DIR.glob("[0-9]*_*.py"), key=lambda path: int(path.stem.split("_", 1)[0]))
+}
+EXERCISES = tuple(_EXERCISE_FILES)
 _WRITE_HERE = "# >>> write here:"
 _END = "# <<<"
 _NO_BACKWARD_NOTE = "doesn't call a _backward on each node"  # engine.check's note, untrue once pushes show visits
@@ -127,7 +133,7 @@ def exercise(exercise_id: str) -> dict:
     as ``pass``) and the solution, both whole modules."""
     if exercise_id not in EXERCISES:
         raise KeyError(exercise_id)
-    solution = (_EXERCISE_DIR / f"{exercise_id}.py").read_text(encoding="utf-8")
+    solution = _EXERCISE_FILES[exercise_id].read_text(encoding="utf-8")
     title = solution.split('"""', 2)[1].strip().splitlines()[0] if solution.startswith('"""') else exercise_id
     return {"id": exercise_id, "title": title, "scaffold": scaffold_of(solution), "solution": solution}
 

@@ -7,7 +7,7 @@
 //   preset     a preset id                  program  a program of your own (its text)
 //   values     new input values, a:3,b:-1   order    a visit order to run, d,b,c,a
 //   pass, step where to start in the trace  start    forward | backward | end | order | code
-//   exercise   "Your code"'s exercise (a module name of engine/exercises/), with start="code"
+//   exercise   "Your code"'s exercise (the id of a file <n>_<id>.py of engine/exercises/), with start="code"
 //   hide       parts to leave out, comma-separated (presets, questions, values, nudge,
 //              editor, code, table, order, why, lesson, share, exercises)
 //   questions  "off" turns the checkpoint questions off

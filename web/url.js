@@ -15,8 +15,8 @@
 //   embed   1 for the embedded widget; hide (parts to hide, comma-separated) and
 //           start (forward | backward | end | order | code) go with it
 //
-//   start=code opens "Your code" (embedded or not); exercise (a module name
-//   of engine/exercises/) picks its exercise, and code holds the learner's code, compressed like prog
+//   start=code opens "Your code" (embedded or not); exercise (the id of a file
+//   <n>_<id>.py of engine/exercises/) picks its exercise, and code holds the learner's code, compressed like prog
 //   (actions/code.js reads and writes them)
 //
 //   why     the "Why reverse mode" tab (a mode's id)    run  the mode on the stepper

@@ -154,7 +154,7 @@ def main(argv=None) -> int:
 
     if args.dist is None:
         common.build_site()
-    has_yourcode = (common.ROOT / "engine" / "yourcode.py").is_file() if args.dist is None else None
+    has_yourcode = (common.ROOT / "engine" / "yourcode").is_dir() if args.dist is None else None
     entry = "engine.yourcode.run" if has_yourcode else "engine.api.handle"
 
     results = {v: [] for v in VARIANTS}

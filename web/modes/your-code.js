@@ -21,7 +21,7 @@ const LINE_MARGIN_PX = 12;
 // and what the learner does that ends it at once.
 const REVEAL_FOR_MS = 15_000;
 const LEARNER_EVENTS = ["pointerdown", "keydown", "wheel", "touchstart"];
-// How an exercise marks the part to write (engine/yourcode.py's scaffold_of).
+// How an exercise marks the part to write (engine/yourcode/exercises.py's scaffold_of).
 const WRITE_HERE = "# >>> write here";
 
 // ---------------------------------------------------------------- a run as frames

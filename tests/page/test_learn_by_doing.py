@@ -19,6 +19,7 @@ import pytest
 from buildtools import prerender
 from engine import api
 from engine.text import fmt
+from tests.support.fast_engine import route_fast_engine
 from tests.support.frames import pushes
 from tests.support.page import (
     BOOT_TIMEOUT_MS,
@@ -87,6 +88,7 @@ def shared(browser, site_url):
     context.add_init_script(WIDGET_HELPERS)
     context.set_default_timeout(15_000)
     guard.watch_context(context)
+    route_fast_engine(context)  # after the guard's route, so that it is asked first
     page = guard.watch_page(context.new_page())
     page.goto(site_url)
     wait_ready(page)

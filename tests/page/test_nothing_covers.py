@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from buildtools import csp
+from tests.support.fast_engine import route_fast_engine
 from tests.support.page import STEP_TIMEOUT_MS, WIDGET_HELPERS, run_order, wait_ready
 
 pytestmark = pytest.mark.browser
@@ -40,6 +41,7 @@ COLUMN_PATH = "__test__/column.html"
 def screen(browser, site_url, request):
     name = request.param
     context = browser.new_context(service_workers="block", reduced_motion="reduce", **SCREENS[name])
+    route_fast_engine(context)
     context.set_default_timeout(STEP_TIMEOUT_MS)
     context.add_init_script(WIDGET_HELPERS)
     page = context.new_page()

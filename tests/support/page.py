@@ -1,5 +1,7 @@
 """Helpers shared by the page's browser tests (tests/page/, tests/modes/, tests/robustness/)."""
 
+from tests.support.fast_engine import route_fast_engine
+
 # The widget lives in an open shadow root (web/widget.js), which document.querySelector
 # does not enter. Scripts that tests run in a page reach it through these: the
 # widget's shadow root (or the document, on a page without one), its element, and
@@ -29,12 +31,15 @@ LAPTOP_AND_PHONE = {
 }
 
 
-def sized_page(browser, context_options, name):
+def sized_page(browser, context_options, name, real_engine=False):
     """A fresh page in a context of its own (a viewport, touch: Playwright's context
     options), with the widget helpers and service workers blocked, named `name`
-    (page.size_name). A generator for fixtures: it yields the page, then closes the
-    context and fails the test if the page threw."""
+    (page.size_name), its engine CPython's behind the stand-in worker
+    (tests/support/fast_engine.py) unless `real_engine`. A generator for fixtures: it
+    yields the page, then closes the context and fails the test if the page threw."""
     context = browser.new_context(service_workers="block", **context_options)
+    if not real_engine:
+        route_fast_engine(context)
     context.set_default_timeout(15_000)
     context.add_init_script(WIDGET_HELPERS)
     page = context.new_page()

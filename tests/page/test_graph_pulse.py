@@ -7,11 +7,15 @@ Diamond (presets/diamond.toml): a = 2, b = a + 1 = 3, c = 3a = 6, d = b·c = 18.
 pushes b.grad += 6×1 and c.grad += 3×1; visiting c then b brings a.grad to 9, then 15.
 """
 
+import re
 import time
+from pathlib import Path
 
 import pytest
 
 from tests.support.page import wait_ready
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # Click Step forward and, in the same task (before any frame), read what the graph shows.
 STEP_AND_LOOK_JS = """(label) => {
@@ -26,12 +30,18 @@ STEP_AND_LOOK_JS = """(label) => {
 }"""
 
 # Two steps in the same task: how many pulses the first set off, what the second shows.
+# (apart: the milliseconds from the first click to the second, which must stay under the
+# page's fast-stepping threshold for the second to count as fast; a loaded machine can take
+# longer to draw the first step.)
 TWO_STEPS_JS = f"""() => {{
   const stepAndLook = {STEP_AND_LOOK_JS};
+  const start = performance.now();
   gwRoot().querySelector('#step-forward').click();
   const first = gwRoot().querySelectorAll('#graph [data-pulse]').length;
-  return {{ first, ...stepAndLook('b') }};
+  const apart = performance.now() - start;
+  return {{ first, apart, ...stepAndLook('b') }};
 }}"""
+FAST_STEP_MS = int(re.search(r"const FAST_STEP_MS = (\d+);", (ROOT / "web/panels/graph.js").read_text()).group(1))
 
 SHOWN_JS = """(label) => {
   const g = gwRoot().querySelector(`#graph [data-node="${label}"]`);
@@ -80,9 +90,14 @@ def test_a_backward_push_travels_and_lands_in_the_parents_grad(page, site_url):
 
 
 def test_a_step_finishes_the_last_pulse_at_once(page, site_url):
-    open_diamond(page, site_url, "pass=backward&step=0")
-    # Visit d (two pulses set off), then at once visit c: d's pulses land now.
-    after = page.evaluate(TWO_STEPS_JS)
+    # Visit d (two pulses set off), then at once visit c: d's pulses land now. (Tried again
+    # when the machine took longer than the threshold to draw the first step.)
+    for _ in range(3):
+        open_diamond(page, site_url, "pass=backward&step=0")
+        after = page.evaluate(TWO_STEPS_JS)
+        if after["apart"] < FAST_STEP_MS * 0.8:
+            break
+    assert after["apart"] < FAST_STEP_MS, after
     assert after["first"] == 2
     assert after["shownGrad"] == "6"
     assert page.evaluate(SHOWN_JS, "c")["grad"] == "3"

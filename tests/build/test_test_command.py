@@ -22,8 +22,11 @@ ONE_FILE = "tests/engine/test_value.py"
 
 
 def run(*args, env=None, timeout=240):
+    # In one process (-n 0): these runs are about what happens around pytest, and starting
+    # a worker per core for one small file costs more than the file (the default's own
+    # arguments are test_the_files_are_spread_over_a_worker_per_core's).
     return subprocess.run(
-        [sys.executable, "build.py", "test", *args],
+        [sys.executable, "build.py", "test", "-n", "0", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -66,6 +69,21 @@ def test_a_missing_chromium_stops_with_one_sentence_naming_the_fix():
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert "GRADWALK_CHROMIUM" in lines[0] and "unset it" in lines[0]
+
+
+def test_the_files_are_spread_over_a_worker_per_core(monkeypatch):
+    monkeypatch.setattr(run_tests.os, "cpu_count", lambda: 2)
+    assert run_tests.parallel([]) == ["-n", "2", "--dist", "loadfile"]
+    assert run_tests.parallel(["-k", "diamond"]) == ["-n", "2", "--dist", "loadfile"]
+    for chosen in (["-n", "0"], ["-n4"], ["--numprocesses=3"], ["--numprocesses", "1"], ["-p", "no:xdist"]):
+        assert run_tests.parallel(chosen) == [], chosen
+    ran = []
+    for name in ("ensure_node", "ensure_test_packages", "ensure_chromium", "ensure_node_modules"):
+        monkeypatch.setattr(run_tests, name, lambda: None)
+    monkeypatch.setenv("GRADWALK_SKIP_CHECKS", "1")
+    monkeypatch.setattr(run_tests.subprocess, "call", lambda command, **kw: ran.append(command) or 0)
+    assert run_tests.main(["-q"]) == 0
+    assert ran == [[sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadfile", "-q"]]
 
 
 def test_pins_are_read_exactly():

@@ -21,6 +21,7 @@ import json
 import pytest
 
 from engine import api
+from tests.support.fast_engine import route_fast_engine
 from tests.support.page import (
     STEP_TIMEOUT_MS,
     WIDGET_HELPERS,
@@ -53,6 +54,7 @@ def five_decimals(x: float) -> str:
 def shared(browser, site_url, request):
     """One context and page per viewport for the module; each test opens the page again (`lp`)."""
     context = browser.new_context(service_workers="block", **VIEWPORTS[request.param])
+    route_fast_engine(context)  # what the page says of the engine's answers is the subject
     context.add_init_script(WIDGET_HELPERS)
     context.set_default_timeout(15_000)
     page = context.new_page()

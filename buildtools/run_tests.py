@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -76,8 +77,9 @@ def parallel(pytest_args: list[str]) -> list[str]:
     """pytest-xdist's arguments: a worker per core (the browser tests spend much of
     their time waiting on Chromium, Pyodide and servers, so two files at once finish
     sooner even on two cores), unless the arguments already say how many."""
-    chosen = any(a in ("-n", "--numprocesses") or a.startswith(("-n", "--numprocesses=")) for a in pytest_args)
-    if chosen or "no:xdist" in pytest_args:
+    given = [*shlex.split(os.environ.get("PYTEST_ADDOPTS", "")), *pytest_args]  # pytest reads both
+    chosen = any(a in ("-n", "--numprocesses") or a.startswith(("-n", "--numprocesses=")) for a in given)
+    if chosen or any("no:xdist" in a for a in given):
         return []
     return ["-n", str(os.cpu_count() or 1), "--dist", "loadfile"]
 

@@ -144,7 +144,7 @@ def hint(graph, backward: list[dict], check: str, step: int | None, ids: dict[st
     return f"It is the local derivative times the upstream grad: {local} × {asked.child}.grad{given}."
 
 
-# -- grading a reply: the rule web/panels/checkpoints.js follows too --------------------------------
+# -- grading a reply: the rule web/lib/grading.js follows too (web/questions.js grades with it) -----
 
 
 def shown_slack(value: float) -> float:

@@ -1,5 +1,5 @@
 // The question model: a graph's questions, when each is asked and revealed, how a reply
-// is graded and which mistake a wrong one is. Pure (no DOM): update.js keeps what it
+// is graded and which mistake a wrong one is. Pure (no DOM): changes.js keeps what it
 // returns in state.questions, panels/question-cards.js draws the cards, and the Node tests
 // (tests/web/questions.test.mjs) run it on the engine's own answers.
 //
@@ -29,7 +29,7 @@ import { diagnosed, isRight } from "./lib/grading.js";
  * @typedef {import("./state.js").QuestionStatus} QuestionStatus
  */
 
-// The questions of a new graph and when they are asked (update.js keeps them in
+// The questions of a new graph and when they are asked (changes.js keeps them in
 // state.questions): {key, list, waiting}.
 //   detail  the preset's detail ({checkpoints}) or null for a program
 //   edited  true if the input values differ from the preset's
@@ -116,7 +116,7 @@ export function cardsFor(state, view) {
   ];
 }
 
-// The keys of the questions a view puts on screen, open (update.js marks them seen).
+// The keys of the questions a view puts on screen, open (changes.js marks them seen).
 export function questionsOnScreen(state, view) {
   return cardsFor(state, view).filter((c) => !c.folded).map((c) => questionKey(state.questions, c.question));
 }

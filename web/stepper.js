@@ -51,7 +51,7 @@ export function buildTrace(answer) {
 // leave out what their edge says (parent, local, rule) and what the frame says
 // (upstream). decodeAnswer writes them back in, once, in place, in the backward pass
 // and in a visit-order run, so that every panel reads whole pushes. It is the one
-// decoder of that format: update.js calls it on every answer it is given (and the
+// decoder of that format: changes.js calls it on every answer update() is given (and the
 // build on the answers it draws); it returns the answer, and a second call does nothing.
 const decoded = new WeakSet();
 

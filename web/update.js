@@ -1,6 +1,6 @@
 // The one writer of a widget's state. Every change, whatever asked for it (a click, an
 // engine's answer, a link being restored), is a plain object {type, ...} given to
-// update(w, change): it is applied to w.state here and nowhere else, and then render.js
+// update(w, change): it is applied to w.state here (by changes.js) and nowhere else, and then render.js
 // draws the widget from the state. Actions (actions/) decide which changes to make and
 // ask the engine for what they need; panels and modes only describe what the learner
 // did, or draw what they are given.

@@ -1,6 +1,6 @@
 """Your code: run a learner's own ``Value`` class on a graph, and say what its backward() did.
 
-This is the only module of the engine that executes a learner's text. ``engine.api`` never
+This is the only package of the engine that executes a learner's text. ``engine.api`` never
 imports it, so neither the engine's worker nor the notebook can reach it; the page's code
 worker (its own Pyodide) calls :func:`run`, one JSON string in, one JSON string out, never
 an exception (docs/yourcode.md has the request and the answer).

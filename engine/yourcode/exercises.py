@@ -3,16 +3,31 @@ the order of n), shown as a scaffold with the part to write left as ``pass``."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 _EXERCISE_DIR = Path(__file__).resolve().parents[1] / "exercises"
 
 # The exercises, found in engine/exercises/ (one file each, <n>_<id>.py) and listed in the
-# order of n: a new exercise is one new file.
-_EXERCISE_FILES = {
-    path.stem.split("_", 1)[1]: path
-    for path in sorted(_EXERCISE_DIR.glob("[0-9]*_*.py"), key=lambda path: int(path.stem.split("_", 1)[0]))
-}
+# order of n (then of the name): a new exercise is one new file. Other files are not exercises.
+_NAMED = re.compile(r"(\d+)_([a-z][a-z0-9_]*)")
+
+
+def _exercise_files(folder: Path) -> dict[str, Path]:
+    found = sorted(
+        (int(m.group(1)), m.group(2), path) for path in folder.glob("*.py") if (m := _NAMED.fullmatch(path.stem))
+    )
+    files: dict[str, Path] = {}
+    for _, exercise_id, path in found:
+        if exercise_id in files:
+            raise ValueError(
+                f"engine/exercises/ has two exercises called {exercise_id}: {files[exercise_id].name}, {path.name}"
+            )
+        files[exercise_id] = path
+    return files
+
+
+_EXERCISE_FILES = _exercise_files(_EXERCISE_DIR)
 
 EXERCISES = tuple(_EXERCISE_FILES)
 

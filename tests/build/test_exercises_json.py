@@ -3,6 +3,8 @@ exercises.json are engine.yourcode's own, in its order, and the page's copy is n
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,8 @@ from buildtools import BuildError, exercises
 from engine import yourcode
 
 ROOT = Path(__file__).resolve().parents[2]
+# engine.yourcode.run in the engine of a folder given first, on the request given second.
+RUN_ONE = "import sys; sys.path.insert(0, sys.argv[1]); from engine import yourcode; print(yourcode.run(sys.argv[2]))"
 
 
 def test_the_exercises_are_the_engines_in_its_order(tmp_path):
@@ -36,9 +40,17 @@ def test_a_new_exercise_is_one_file(tmp_path):
     """A file engine/exercises/<n>_<id>.py is an exercise, in the place n gives it: in the
     chooser (exercises.json) and in what a run accepts."""
     shutil.copytree(ROOT / "engine", tmp_path / "engine", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "presets", tmp_path / "presets")  # found next to the engine
     folder = tmp_path / "engine" / "exercises"
     solution = (folder / "3_tanh.py").read_text(encoding="utf-8")
     (folder / "25_relu.py").write_text(solution.replace('"""', '"""Write relu\n\n', 1), encoding="utf-8")
     listed = exercises.describe(tmp_path)
     assert [e["id"] for e in listed] == ["mul", "backward", "tanh", "engine", "relu"]
     assert listed[-1]["title"] == "Write relu"
+    # ... and a run of that copy's engine accepts it (its solution, on the tanh preset).
+    request = json.dumps({"exercise": "relu", "source": listed[-1]["solution"], "preset": "neuron"})
+    ran = subprocess.run(
+        [sys.executable, "-I", "-c", RUN_ONE, str(tmp_path), request], capture_output=True, text=True, timeout=120
+    )
+    answer = json.loads(ran.stdout)
+    assert answer["ok"] and answer["exercise"] == "relu" and answer["findings"] == [], ran.stdout + ran.stderr

@@ -84,6 +84,13 @@ def test_only_update_js_writes_the_widgets_state():
     assert writers == []
 
 
+def test_only_update_js_applies_changes():
+    # changes.js is given the state itself (s.x = ...), which the check above does not see:
+    # so no module but update.js may reach it.
+    importers = sorted(name for name, imports in import_graph().items() if "changes.js" in imports)
+    assert importers == ["update.js"]
+
+
 def test_only_the_requests_action_calls_the_engine():
     call = re.compile(r"\bw\.engine\.call\(|\bengine\.call\(")
     callers = [

@@ -68,7 +68,7 @@ def new_page(browser, size):
 
 @pytest.fixture(scope="module", params=list(VIEWPORTS))
 def shared(browser, request):
-    """One page per size for the module (its context's caches make each boot quick)."""
+    """One page per size for the module (its engine the fast stand-in: the layout is the subject)."""
     page = new_page(browser, request.param)
     yield page
     page.context.close()

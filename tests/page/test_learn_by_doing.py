@@ -498,9 +498,8 @@ def test_typed_program_builds_its_graph_and_a_bad_one_shows_its_error(lp):
     }""")
     page.wait_for_function("gwRoot().getElementById('editor-status').textContent.includes('2,000 lines')")
     # Too many nodes: the engine refuses it with its message, the last good graph
-    # stays and the page keeps working. (A wide program: a long *chain* of Values
-    # currently overflows Pyodide's stack in a browser worker when it is freed; see
-    # the report. The page restarts the engine if that happens.)
+    # stays and the page keeps working. (A wide program; a long chain's freeing in
+    # Pyodide's stack is tests/runtime/test_pyodide_long_chains.py's.)
     many = "a = 1\n" + "".join(f"t{i} = a * 2 + {i}\n" for i in range(1, 1100))
     expected = engine({"cmd": "load", "program": many})["error"]
     assert "more than 2,000 nodes" in expected["message"]

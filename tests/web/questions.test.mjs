@@ -13,10 +13,11 @@ const { Stepper, buildTrace, decodeAnswer } = await import(site("stepper.js"));
 const { cardsFor, diagnosis, graded, questionKey, questionSummary, questionsFor, showsNext } =
   await import(site("questions.js"));
 const { createState } = await import(site("state.js"));
+const { closedGroups } = await import(site("grouped.js"));
 
 const OPEN = { state: "open", tries: 0, reply: "" };
 
-// A graph's questions as update.js makes them: {questions, answer} is all cardsFor reads.
+// A graph's questions as changes.js makes them: {questions, answer} is all cardsFor reads.
 function asked(subject, { edited = false, answer = null } = {}) {
   const all = answers();
   const isPreset = subject in all.details;
@@ -53,7 +54,7 @@ for (const subject of [...Object.keys(answers().details), ...Object.keys(answers
     if (detail) {
       // Every checkpoint the graph can show is on the list (a graph with closed groups
       // asks only those of a pass's last frame, which every view ends with).
-      const closed = answer.groups?.some((g) => !g.expanded);
+      const closed = closedGroups(answer) > 0;
       const expected = detail.checkpoints.filter((c) => !closed || c.before_step === -1).map((c) => c.id);
       assert.deepEqual(questions.list.map((q) => q.id), expected);
     } else {

@@ -9,7 +9,7 @@ import { bringIntoView, h } from "../lib/dom.js";
 import { askedLabel, cardsFor, diagnosis, graded, questionKey, showsNext, statusOf } from "../questions.js";
 
 // The questions are the widget's state (state.questions: on or off, what the learner
-// did with each, which ones have been on screen), written by update.js; this panel
+// did with each, which ones have been on screen), written through update.js; this panel
 // draws them and says what the learner did (onAnswer, onToggle).
 
 /**

@@ -14,7 +14,9 @@ import pytest
 from buildtools import graph_svg
 from tests.support.page import wait_ready
 
-pytestmark = [pytest.mark.browser, pytest.mark.real_engine]  # the real engine's boot is tested here
+# The real engine's boot is tested here (real_engine), but for the comparison of every
+# preset's drawing, whose subject is the markup: that one answers with the fast engine.
+pytestmark = pytest.mark.browser
 
 DEFAULT = "add-mul"  # the chooser's first preset (the build reads it from prerender/all.json)
 
@@ -130,6 +132,7 @@ def test_inlined_graphs_are_what_the_script_draws(page, site_url, built_dist, se
         assert got == f"{px}px", cls
 
 
+@pytest.mark.real_engine
 @pytest.mark.parametrize("preset", [DEFAULT, "diamond"])
 def test_the_script_adopts_the_inlined_graph(page, site_url, preset):
     """The nodes painted with the page (the default's, or another preset's swapped in
@@ -157,6 +160,7 @@ def test_the_script_adopts_the_inlined_graph(page, site_url, preset):
     assert page.evaluate(SVG_NOW)["markup"] == markup
 
 
+@pytest.mark.real_engine
 @pytest.mark.allow_console_errors
 @pytest.mark.parametrize(
     "query, shown",
@@ -182,6 +186,7 @@ def test_a_query_for_another_graph_never_shows_it(page, site_url, query, shown):
     assert page.evaluate(SHOWN) == {"graph": shown, "placeholder": not shown}
 
 
+@pytest.mark.real_engine
 def test_a_query_not_at_a_start_is_drawn_by_the_script(page, site_url):
     page.goto(site_url + "?preset=diamond&start=end")
     page.wait_for_function("() => gwRoot()?.querySelector?.('svg[data-graph=diamond] [data-node]')")
@@ -189,6 +194,7 @@ def test_a_query_not_at_a_start_is_drawn_by_the_script(page, site_url):
     wait_ready(page)
 
 
+@pytest.mark.real_engine
 @pytest.mark.allow_console_errors
 def test_the_texts_above_the_graph_are_the_scripts(page, site_url):
     """index.html's title, summary and zoom tools for the default preset, and those the

@@ -92,7 +92,10 @@ def test_the_worker_dying_mid_session_is_survived(page, site_url):
 
 @pytest.mark.allow_console_errors
 def test_a_computation_over_the_time_limit_is_stopped_and_the_page_keeps_working(page, site_url):
-    open_settled(page, site_url + "index.html?preset=diamond&calltimeout=500")
+    # A 3 s limit: the page's own first load must come back within it on a loaded machine
+    # (two test workers on two cores took over 0.5 s once), and the busy worker below
+    # holds the program's request for 8 s.
+    open_settled(page, site_url + "index.html?preset=diamond&calltimeout=3000")
     page.click("#edit-program")
     # 1,939 nodes, all drawn: inside the engine's limits, but heavy work for a phone.
     lines = [f"x{i} = {i + 1}" for i in range(20)]
@@ -100,15 +103,15 @@ def test_a_computation_over_the_time_limit_is_stopped_and_the_page_keeps_working
     lines += [f"s{j} = " + " + ".join(f"y{k}" for k in range(40 * j, 40 * j + 40)) for j in range(12)]
     lines.append("z = " + " + ".join(f"s{j}" for j in range(12)))
     # The engine of a slow device: its worker is kept busy for 8 s from its next task,
-    # so the program's request waits behind that and cannot be answered within half a
-    # second. (CPU throttling over CDP does not reliably reach a dedicated worker: with
-    # the whole renderer throttled 20 times, this program still came back within 500 ms
-    # in 2 of 5 runs, and the test raced the machine.)
+    # so the program's request waits behind that and cannot be answered within the limit.
+    # (CPU throttling over CDP does not reliably reach a dedicated worker: with the whole
+    # renderer throttled 20 times, this program still came back within 500 ms in 2 of 5
+    # runs, and the test raced the machine.)
     assert page.workers, "the engine's worker is not running"
     for worker in page.workers:
         worker.evaluate("() => { setTimeout(() => { const end = Date.now() + 8000; while (Date.now() < end); }, 0); }")
     shown = submit_typed(page, "\n".join(lines))
-    assert shown["error"], "the big program came back within half a second even at 1/20 speed"
+    assert shown["error"], "the big program came back within the limit though its worker was busy"
     assert "restarted" in shown["text"], shown["text"]
     assert shown["graph"] == "diamond" and len(shown["nodes"]) == 4  # the last good graph stays
     # The page keeps working with the restarted engine.

@@ -28,6 +28,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.real_engine]  # Pyodide itself is
 SNAPSHOT_PATH = "/snapshots/python.bin"
 CACHES = "() => caches.keys()"
 USAGE = "() => navigator.storage.estimate().then((e) => e.usage)"
+# Under the emulated 1 MB quota nothing of the build (~20 MB) or the snapshot (~12 MB) is
+# kept. Chromium's estimate can still run a few kB past the quota while it takes back a
+# refused write (1,001,166 bytes was seen once), so the bound is the quota plus that slack.
+QUOTA = 1_000_000
+UNDER_QUOTA = QUOTA + 64_000
 # Whether the cache `name` holds a stored snapshot yet (the worker stores it once idle).
 HAS_SNAPSHOT = """async ([name, path]) => {
   if (!(await caches.has(name))) return false;
@@ -167,7 +172,7 @@ def test_a_small_quota_still_gives_a_working_widget(page, sites, lesson):
     site = sites()
     url = lesson_page(lesson, site)
     cdp = page.context.new_cdp_session(page)
-    cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin_of(url), "quotaSize": 1_000_000})
+    cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin_of(url), "quotaSize": QUOTA})
     for _ in range(2):
         visit(page, url)
         widget = page.locator("grad-walk")
@@ -180,7 +185,7 @@ def test_a_small_quota_still_gives_a_working_widget(page, sites, lesson):
         assert 15 in grads, grads  # the diamond's a.grad, once the backward pass is done
         time.sleep(2)  # room for the snapshot's write to be tried (and refused)
         assert not page.evaluate(HAS_SNAPSHOT, [site.cache, SNAPSHOT_PATH])
-        assert page.evaluate(USAGE) <= 1_000_000
+        assert page.evaluate(USAGE) <= UNDER_QUOTA
 
 
 # How the page's own registration of sw.js (web/boot/sw-register.js, once the engine is
@@ -216,7 +221,7 @@ def test_a_small_quota_on_the_sites_own_pages_still_gives_a_working_widget(brows
         page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
         page.on("console", lambda m: m.type == "error" and errors.append(f"console error: {m.text}"))
         cdp = context.new_cdp_session(page)
-        cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin_of(site.url), "quotaSize": 1_000_000})
+        cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin_of(site.url), "quotaSize": QUOTA})
         for _ in range(2):
             page.goto(site.url + "?preset=diamond")
             page.wait_for_function(
@@ -228,7 +233,7 @@ def test_a_small_quota_on_the_sites_own_pages_still_gives_a_working_widget(brows
             # The service worker's install, tried once the engine is ready, ends without a build kept.
             assert page.evaluate(INSTALL_ENDS) in ("redundant", "not registered")  # failed, or already gone
             assert page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r?.active ?? null)") is None
-            assert page.evaluate(USAGE) <= 1_000_000
+            assert page.evaluate(USAGE) <= UNDER_QUOTA
             page.get_by_role("button", name="Start backward", exact=True).click()
             forward = page.get_by_role("button", name="Step forward", exact=True)
             for _ in range(30):

@@ -5,6 +5,7 @@
 
 import { Stepper, addRest, buildTrace, decodeAnswer } from "./stepper.js";
 import { narrationFor } from "./view.js";
+import { runOf } from "./modes/your-code.js";
 import { questionsFor, questionsOnScreen } from "./questions.js";
 import { inputsOf } from "./lib/inputs.js";
 
@@ -134,11 +135,13 @@ function apply(s, c) {
       // The finding picked is marked on the graph by the run's frames (modes/your-code.js).
       if ("picked" in c.set && stepper?.trace.mode?.name === "code") stepper.trace.mode.picked = c.set.picked;
       break;
-    case "codeRun": { // a run of the learner's code answered: {result, run}, their run on the stepper, at its end
-      // with its first finding picked (its line marked in the editor, its nodes on the graph)
+    case "codeRun": { // a run of the learner's code answered: {result}, their run on the stepper, at its end
+      // with its first finding picked (its line marked in the editor, its nodes on the graph).
+      // Its frames are made on their graph, the answer the "graph" change before it decoded.
       const picked = c.result.findings.length ? 0 : null;
-      c.run.picked = picked;
-      stepper.setMode(c.run);
+      const run = runOf(c.result, s.answer);
+      run.picked = picked;
+      stepper.setMode(run);
       stepper.toEnd("mode");
       Object.assign(s.code, { status: "done", result: c.result, error: null, picked, runs: s.code.runs + 1 });
       break;

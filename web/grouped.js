@@ -33,10 +33,9 @@ export function groupsInTheWay(answer) {
   return answer?.graph?.source === "kernel" && answer.graph.grouped ? Infinity : closedGroups(answer);
 }
 
-export function readLevel(answer) {
-  const { units, groups, nodes, edges, output } = answer;
+// Where each number of a grouped answer goes at the level on screen (read, not written).
+function unitMaps({ units, groups }) {
   const box = new Map(groups.map((g) => [g.id, g]));
-  const node = new Map(nodes.map((n) => [n.id, n]));
   const index = new Map(units.map((u, i) => [u, i])); // unit → its index
   // The engine's node id of every number on screen → the unit that shows it: a drawn node
   // itself, a collapsed group's one output its box (a box with several outputs shows none
@@ -54,6 +53,28 @@ export function readLevel(answer) {
     if (outputs.length === 1) shows.set(outputs[0], i);
     for (const o of outputs) within.set(o, i);
   });
+  return { box, index, shows, within };
+}
+
+// The unit each of `frames` (a grouped answer's own forward or backward frames, not read
+// yet) stands at once readLevel has read the answer (answer.nodes[frame.node].unit then):
+// a node's id or a group's, or undefined for a frame of a number not on screen. It reads
+// the answer and writes nothing, so an action can find its place in a new view before
+// update() is given the answer and decodes it (decodeAnswer, stepper.js, in changes.js:
+// the one place that does). readLevel maps the frames one to one, so the indices hold.
+export function frameUnits(answer, frames) {
+  if (!isGrouped(answer)) return frames.map(() => undefined);
+  const { index, shows } = unitMaps(answer);
+  return frames.map((f) => {
+    const i = f.kind === "group" ? index.get(f.group) : shows.get(f.node);
+    return i === undefined ? undefined : answer.units[i];
+  });
+}
+
+export function readLevel(answer) {
+  const { units, groups, nodes, edges, output } = answer;
+  const { box, index, shows, within } = unitMaps(answer);
+  const node = new Map(nodes.map((n) => [n.id, n]));
   const unitNodes = units.map((u, i) => {
     if (typeof u === "string") {
       const g = box.get(u);

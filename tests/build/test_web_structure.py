@@ -1,7 +1,7 @@
 """What docs/architecture.md says of the front end's structure, checked on web/'s source:
 its modules import one another without a cycle, only update.js writes the widget's
-state (through changes.js, which is given the state itself), and only actions/requests.js
-calls the engine."""
+state (through changes.js, which is given the state itself), only changes.js decodes an
+engine's answer, and only actions/requests.js calls the engine."""
 
 import re
 from pathlib import Path
@@ -97,3 +97,12 @@ def test_only_the_requests_action_calls_the_engine():
         name for name, text in sources().items() if call.search(text) and not name.startswith(("boot/", "worker"))
     ]
     assert callers == ["actions/requests.js"]
+
+
+def test_only_changes_js_decodes_an_answer():
+    # An engine's answer is decoded in one place, the change that stores it: an action hands
+    # update() the answer as it came (stepper.js defines decodeAnswer; the build's Node
+    # scripts and tests/web call it outside web/).
+    call = re.compile(r"(?<!function )\bdecodeAnswer\(")
+    callers = [name for name, text in sources().items() if call.search(text)]
+    assert callers == ["changes.js"]

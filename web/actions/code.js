@@ -14,8 +14,6 @@ import { loadCodeEditor } from "../panels/code-editor.js";
 import { siteURL } from "../site.js";
 import { debounce, nextTask, withoutTicks } from "../lib/dom.js";
 import { update } from "../update.js";
-import { runOf } from "../modes/your-code.js";
-import { decodeAnswer } from "../stepper.js";
 import { decodeProgram, encodeProgram } from "../url.js";
 import { loadPreset } from "./load.js";
 import { engineFailed, narrate, notReady } from "./say.js";
@@ -235,14 +233,14 @@ export async function runCode(w) {
   try {
     // Their graph is a load answer without "ok" and, read from their objects, without its
     // preset and program (docs/yourcode.md): a whole one here, with what it was built from.
-    const answer = decodeAnswer({
+    // update() decodes it and makes their run's frames on it (changes.js's "codeRun").
+    const answer = {
       ...result.graph, ok: true, preset: result.graph.preset ?? source.preset ?? null,
       program: result.graph.program ?? program,
-    });
-    const mode = runOf(result, answer);
+    };
     update(w, [
       { type: "graph", answer, source, kind: "code" },
-      { type: "codeRun", result, run: mode },
+      { type: "codeRun", result },
     ]);
   } catch (error) {
     engineFailed(w, error);

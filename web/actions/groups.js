@@ -4,7 +4,7 @@
 // frame, or to the first frame of an opened group's parts, or to a closed group's frame.
 
 import { update } from "../update.js";
-import { decodeAnswer } from "../stepper.js";
+import { frameUnits } from "../grouped.js";
 import { ask, requestSource } from "./requests.js";
 import { engineFailed, notReady } from "./say.js";
 
@@ -65,9 +65,11 @@ function placeAfter(stepper, before, next, group, inside) {
     }
     return false;
   };
-  decodeAnswer(next);
+  // `next` is the engine's answer as it came (update() decodes it: changes.js), read at
+  // its level without writing it (frameUnits).
   const list = pass === "forward" ? next.forward : next.backward;
-  const index = list.findIndex((f, j) => (pass === "forward" || j > 0) && wanted(unitOf(next, f)));
+  const units = frameUnits(next, list);
+  const index = list.findIndex((f, j) => (pass === "forward" || j > 0) && wanted(units[j]));
   return index >= 0 ? { pass, index } : { pass, index: Math.min(pos.index, list.length - 1) };
 }
 

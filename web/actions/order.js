@@ -9,7 +9,6 @@ import { ask } from "./requests.js";
 import { playRun, runPlays } from "./play.js";
 import { wrongGrads } from "../modes/shared.js";
 import { levelOf } from "../grouped.js";
-import { decodeAnswer } from "../stepper.js";
 import { orderRule } from "../view.js";
 
 // Push or pull, for the visit-order experiment (the radio buttons next to the list).
@@ -51,7 +50,24 @@ export async function runOrder(w) {
     orderStatus(w, `The engine refused this order: ${answer.error.message}`);
     return;
   }
-  const exp = decodeAnswer(answer).experiment; // (a grouped graph's read at its level: grouped.js)
+  orderStatus(w, `Ran ${order.join(", ")} with ${rule}.`);
+  // The answer goes to update() as it came: changes.js decodes it (a grouped graph's run read
+  // at its level, grouped.js), and the result is worded from the run it put on the stepper.
+  // (Decoding maps the run's frames one to one, so their count is known before.)
+  const result = () => resultOf(w.state.stepper.trace.experiment, order, rule);
+  // The run plays visit by visit (actions/play.js): the narration, a live region, says
+  // only that it plays and then the result, not every visit (the details panel shows each).
+  if (!runPlays(answer.experiment.frames.length)) {
+    update(w, { type: "orderRun", answer }, result);
+    return;
+  }
+  update(w, { type: "orderRun", answer, play: true },
+    `Playing the backward pass (${rule}) in the order ${order.join(", ")}, one visit at a time.`);
+  playRun(w, result());
+}
+
+// What a run of `order` found, for the narration (the run decoded: update() stored it).
+function resultOf(exp, order, rule) {
   const wrong = wrongGrads(exp.grads, exp.correct_grads).length;
   // The mistake is named as the result box names it (panels/experiment.js).
   const mistake = exp.mistake ? ` Mistake: ${exp.mistake.name}.` : "";
@@ -59,18 +75,8 @@ export async function runOrder(w) {
     ? "every grad came out right."
     : `${wrong === 1 ? "1 grad is" : `${wrong} grads are`} wrong ` +
       `(marked ✗ on the graph and in the table; the result says why).${mistake}`;
-  orderStatus(w, `Ran ${order.join(", ")} with ${rule}.`);
-  const result = `Ran the backward pass (${rule}) in the order ${order.join(", ")}: ${verdict} ` +
+  return `Ran the backward pass (${rule}) in the order ${order.join(", ")}: ${verdict} ` +
     "Step back to replay it one visit at a time.";
-  // The run plays visit by visit (actions/play.js): the narration, a live region, says
-  // only that it plays and then the result, not every visit (the details panel shows each).
-  if (!runPlays(exp.frames.length)) {
-    update(w, { type: "orderRun", answer }, result);
-    return;
-  }
-  update(w, { type: "orderRun", answer, play: true },
-    `Playing the backward pass (${rule}) in the order ${order.join(", ")}, one visit at a time.`);
-  playRun(w, result);
 }
 
 // Put the list in this order and run it (a question's "Run this order", a check report's order).

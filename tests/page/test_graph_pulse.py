@@ -8,10 +8,10 @@ pushes b.grad += 6×1 and c.grad += 3×1; visiting c then b brings a.grad to 9, 
 """
 
 import re
-import time
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.support.page import wait_ready
 
@@ -53,22 +53,37 @@ SHOWN_JS = """(label) => {
 }"""
 
 
+def past_fast_step(page, since):
+    """Wait, on the page's own clock, until FAST_STEP_MS have passed since `since` (a
+    performance.now() at or after the graph's last step): the next click is then a step of
+    its own, not a fast one (graph.js's test)."""
+    page.wait_for_function("([since, ms]) => performance.now() - since > ms", arg=[since, FAST_STEP_MS], timeout=5_000)
+
+
 def open_diamond(page, site_url, query):
     page.goto(f"{site_url}?preset=diamond&hide=questions&{query}")
     wait_ready(page)
-    page.wait_for_selector("svg[data-graph='diamond'] [data-node='d'] .node-box", timeout=10_000)
-    time.sleep(0.3)  # well past the fast-stepping threshold: the next click is a step of its own
+    # The step of the link drawn (its numbers set) and the page settled: the graph's last step is behind us.
+    page.wait_for_selector("svg[data-graph='diamond'] [data-node='d'][data-grad] .node-box", timeout=10_000)
+    page.wait_for_function("() => !document.documentElement.dataset.busy", timeout=10_000)
+    past_fast_step(page, page.evaluate("() => performance.now()"))
+
+
+def step_and_look(page, label):
+    """STEP_AND_LOOK_JS, and when its step was made (the page's performance.now())."""
+    looked = page.evaluate(f"(label) => ({{ ...({STEP_AND_LOOK_JS})(label), at: performance.now() }})", label)
+    return looked, looked.pop("at")
 
 
 def wait_landed(page, label, timeout=3.0):
     """What `label` shows once every pulse has landed (bounded wait)."""
-    end = time.monotonic() + timeout
-    while True:
-        shown = page.evaluate(SHOWN_JS, label)
-        if shown["pulses"] == 0:
-            return shown
-        assert time.monotonic() < end, f"the pulses were still on screen after {timeout} s"
-        time.sleep(0.03)
+    try:
+        page.wait_for_function(
+            "() => gwRoot().querySelectorAll('#graph [data-pulse]').length === 0", timeout=timeout * 1000
+        )
+    except PlaywrightTimeoutError:
+        raise AssertionError(f"the pulses were still on screen after {timeout} s") from None
+    return page.evaluate(SHOWN_JS, label)
 
 
 def test_a_backward_push_travels_and_lands_in_the_parents_grad(page, site_url):
@@ -80,8 +95,8 @@ def test_a_backward_push_travels_and_lands_in_the_parents_grad(page, site_url):
     assert wait_landed(page, "b")["grad"] == "6"
     assert wait_landed(page, "c")["grad"] == "3"
 
-    page.evaluate(STEP_AND_LOOK_JS, "a")  # visit c: a.grad += 3×3
-    time.sleep(0.3)
+    _, at = step_and_look(page, "a")  # visit c: a.grad += 3×3
+    past_fast_step(page, at)
     during = page.evaluate(STEP_AND_LOOK_JS, "a")  # visit b, mid-way: a.grad += 1×6
     assert during["dataGrad"] == "15"
     assert during["pulses"] == ["+= 1×6"]
@@ -128,9 +143,10 @@ def test_with_reduced_motion_the_numbers_land_at_once_without_a_pulse(reduced_pa
     assert during["pulses"] == []
     assert (during["dataGrad"], during["shownGrad"]) == ("6", "6")
     assert page.evaluate(SHOWN_JS, "c")["grad"] == "3"
-    time.sleep(0.3)
-    page.evaluate(STEP_AND_LOOK_JS, "a")
-    time.sleep(0.3)
+    # Each step slower than a fast one: no pulse because of reduced motion, not because of speed.
+    past_fast_step(page, page.evaluate("() => performance.now()"))
+    _, at = step_and_look(page, "a")
+    past_fast_step(page, at)
     during = page.evaluate(STEP_AND_LOOK_JS, "a")
     assert during["pulses"] == []
     assert (during["dataGrad"], during["shownGrad"]) == ("15", "15")

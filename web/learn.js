@@ -8,16 +8,16 @@
 //   links.js, url.js       the state in the URL (restored, kept up to date); Copy link
 //   panels/embed.js        ?embed=1 and <grad-walk> for lesson pages, the Embed dialog
 //
-// Learn builds those panels inside the widget `w` (widget.js), turns what the learner
-// does in them into changes of the widget's state (update.js) and loads
-// (actions/load.js), and draws them: graphLoaded(state, answer) for every new graph
-// and draw(state, view) at every render (render.js).
+// Learn builds those panels inside the widget `w` (widget.js), hands what the learner
+// does in them to the actions that change the state and load (actions/questions.js,
+// values.js, program.js, nudge.js, order.js, groups.js; a link's: actions/link.js), and
+// draws them: graphLoaded(state, answer) for every new graph and draw(state, view) at
+// every render (render.js).
 
 import { INPUT_TIP, markEditable } from "./panels/graph-inputs.js";
-import { exact, fmt } from "./lib/format.js";
 import { QuestionCards } from "./panels/question-cards.js";
 import { questionSummary } from "./questions.js";
-import { h, debounce, latestOnly } from "./lib/dom.js";
+import { h, debounce } from "./lib/dom.js";
 import { Editor } from "./panels/editor.js";
 import { EmbedDialog, applyEmbed } from "./panels/embed.js";
 import { InputsPanel } from "./panels/inputs.js";
@@ -25,10 +25,10 @@ import { inputsOf } from "./lib/inputs.js";
 import { NudgePanel } from "./panels/nudge.js";
 import { parseLink } from "./url.js";
 import { LearnLinks } from "./links.js";
-import { update } from "./update.js";
-import { narrate } from "./actions/say.js";
-import { loadSource } from "./actions/load.js";
 import { arrangeAndRun } from "./actions/order.js";
+import { questionAnswered, switchQuestions } from "./actions/questions.js";
+import { resetValues, typeValue } from "./actions/values.js";
+import { backToPreset, buildProgram } from "./actions/program.js";
 import { checkAll, nudge } from "./actions/nudge.js";
 import { openAllGroups } from "./actions/groups.js";
 
@@ -66,17 +66,15 @@ export class Learn extends LearnLinks {
         }
       },
       onToggle: (on) => {
-        update(w, { type: "questionsEnabled", on }, on
-          ? "Questions are on: before a step that reveals something worth predicting, a question appears."
-          : "Questions are off: stepping shows every number straight away.");
+        switchQuestions(w, on);
         this.saveURL();
       },
-      onAnswer: (key, status) => update(w, { type: "question", key, status }, false),
+      onAnswer: (key, status) => questionAnswered(w, key, status),
     });
 
     this.inputs = new InputsPanel($("inputs"), {
-      onChange: (name, value) => this.setValue(name, value),
-      onReset: () => this.resetValues(),
+      onChange: (name, value) => typeValue(w, name, value), // values typed in a burst load together
+      onReset: () => resetValues(w),
     });
     this.nudge = new NudgePanel($("nudge"), {
       onNudge: (wrt, hText) => nudge(w, wrt, hText),
@@ -85,13 +83,11 @@ export class Learn extends LearnLinks {
     });
     this.editor = new Editor($("editor-box"), {
       pre: $("program"),
-      build: (text) => this.buildProgram(text),
-      backToPreset: () => this.backToPreset(),
+      build: (text) => buildProgram(w, text),
+      backToPreset: () => backToPreset(w),
     });
     $("code-tools")?.append(this.editor.button);
 
-    // Values typed in a burst go to the engine together, one load at a time.
-    this.runValues = latestOnly(() => this.sendValues());
     this.saveURL = debounce(() => this.writeURL(), 200);
     this.watchHistory(); // Back and Forward restore the state (links.js)
     this.buildBar();
@@ -146,12 +142,6 @@ export class Learn extends LearnLinks {
       show(g ? this.lineOf?.get(g.dataset.node) ?? null : null);
     });
     svg.addEventListener("mouseleave", () => show(null));
-  }
-
-  // Loads from here are the widget's load action's (actions/load.js). (If Python itself
-  // fails, the engine starts a fresh worker on its own: boot/engine-client.js.)
-  load(source, options) {
-    return loadSource(this.w, source, options);
   }
 
   leafAt(target) {
@@ -230,120 +220,8 @@ export class Learn extends LearnLinks {
     this.nudge.draw(state.nudge);
     if (this.live) this.saveURL();
   }
-
-  // ---------------------------------------------------------------- values
-
-  setValue(name, value) {
-    if (!this.state.ready) {
-      narrate(this.w, "Changing a value needs the engine, which is still starting. It will work in a moment.");
-      return;
-    }
-    update(this.w, { type: "edit", name, value });
-    this.runValues();
-  }
-
-  async sendValues() {
-    const state = this.state;
-    const edits = new Map(state.values.edits);
-    if (!edits.size) return;
-    const before = state.answer;
-    const src = state.source ?? {};
-    let source;
-    let programOrigin;
-    if (src.preset) {
-      const values = { ...(src.values ?? {}) };
-      const originals = state.values.originals;
-      const original = originals?.preset === src.preset ? originals.values : {};
-      for (const [name, value] of edits) {
-        if (original[name] === value) delete values[name];
-        else values[name] = value;
-      }
-      source = Object.keys(values).length ? { preset: src.preset, values } : { preset: src.preset };
-    } else if (src.program !== undefined) {
-      programOrigin = state.values.programOrigin ?? src.program;
-      source = { program: src.program, values: Object.fromEntries(edits) };
-    } else {
-      // The engine's own graph: it recomputes from its original values and every edit so far.
-      source = { values: { ...(src.values ?? {}), ...Object.fromEntries(edits) } };
-    }
-    update(this.w, { type: "editsSent", programOrigin });
-    let answer;
-    try {
-      answer = await this.load(source, {
-        keepPlace: true,
-        order: this.currentOrder(),
-        kind: "values",
-        message: (a) => changeText(before, a, edits),
-      });
-    } catch (error) {
-      narrate(this.w, `The engine could not compute that: ${error?.message ?? error}`);
-      return;
-    }
-    if (answer && !answer.ok) narrate(this.w, `That value could not be used: ${answer.error.message}`);
-  }
-
-  async resetValues() {
-    const state = this.state;
-    const before = state.answer;
-    const src = state.source ?? {};
-    const source = src.preset ? { preset: src.preset }
-      : src.program !== undefined ? { program: state.values.programOrigin ?? src.program } : {};
-    update(this.w, { type: "editsSent" });
-    await this.load(source, {
-      keepPlace: true, order: this.currentOrder(), kind: "reset",
-      message: (a) => `Back to the original values. ${outputText(before, a)}`,
-    });
-  }
-
-  // ---------------------------------------------------------------- programs
-
-  async buildProgram(text) {
-    if (!this.state.ready) {
-      const message = "The engine is still starting; your program will be built once it is ready.";
-      return { ok: false, error: { message } };
-    }
-    let answer;
-    try {
-      answer = await this.load({ program: text }, { keepPlace: true, kind: "editor" });
-    } catch (error) {
-      const restarted = /^The engine failed/.test(error?.message ?? "");
-      return { ok: false, error: { message: restarted
-        ? "This program was too much for the engine running in your browser, so the engine was restarted. "
-          + "Try a smaller program."
-        : `The engine could not answer: ${error?.message ?? error}` } };
-    }
-    if (answer === null) return null;
-    if (!answer.ok) return answer;
-    return { ok: true, nodes: answer.nodes.length, output: answer.nodes[answer.output].label };
-  }
-
-  async backToPreset() {
-    const id = this.state.values.lastPreset ?? this.state.presets[0]?.id;
-    if (!id) return;
-    const message = "Back to the preset. Press Step forward to compute the first node.";
-    await this.load({ preset: id }, { kind: "preset", message });
-  }
 }
 
 function cssEscape(text) {
   return typeof CSS !== "undefined" && CSS.escape ? CSS.escape(text) : text.replace(/["\\]/g, "\\$&");
-}
-
-// "a is now 3 (was 2): d = 36 (was 18), a.grad = 21."
-function changeText(before, after, edits) {
-  const names = [...edits.keys()];
-  const parts = names.map((name) => {
-    const inp = inputsOf(after).find((i) => i.name === name);
-    const old = before ? inputsOf(before).find((i) => i.name === name) : null;
-    const grad = inp ? ` and ${inp.label}.grad = ${fmt(after.nodes[inp.nodeId].grad)}` : "";
-    return `${name} is now ${fmt(inp?.value ?? edits.get(name))}${old ? ` (was ${fmt(old.value)})` : ""}${grad}`;
-  });
-  return `${parts.join("; ")}. ${outputText(before, after)}`;
-}
-
-function outputText(before, after) {
-  const out = after.nodes[after.output];
-  const was = before && before.nodes.length === after.nodes.length ? before.nodes[before.output].data : null;
-  const changed = was !== null && exact(was) !== exact(out.data);
-  return `The output ${out.label} = ${fmt(out.data)}${changed ? ` (was ${fmt(was)})` : ""}.`;
 }

@@ -6,9 +6,9 @@
 
 import { h, say } from "./lib/dom.js";
 import { siteAddress } from "./panels/embed.js";
-import { update } from "./update.js";
 import { narrate } from "./actions/say.js";
-import { loadSource } from "./actions/load.js";
+import { goToLinkedPlace, loadFirstPreset, loadLinked } from "./actions/link.js";
+import { ranOrder } from "./actions/order.js";
 import { openInLink } from "./grouped.js";
 import { whyFromParams, whyLinkParams } from "./actions/why.js";
 import { codeLinkParams } from "./actions/code.js";
@@ -40,13 +40,6 @@ export class LearnLinks {
     return siteAddress(this.ownsAddressBar);
   }
 
-  // The visit order of the run on the graph, if any (node labels).
-  currentOrder() {
-    const app = this.w.state;
-    const exp = app.stepper?.trace.experiment;
-    return exp ? exp.order.map((id) => app.answer.nodes[id].label) : null;
-  }
-
   async copyLink() {
     await this.writeURL();
     const url = this.fullPageURL();
@@ -71,7 +64,7 @@ export class LearnLinks {
       program: src.preset ? null : src.program ?? null,
       values: src.values ?? null,
       pass, step: pass === "start" ? null : s.pos.index,
-      order: this.currentOrder(),
+      order: ranOrder(app),
       open: openInLink(app.answer),
       cp: this.w.state.questions.enabled ? null : false,
       embed: this.link.state.embed, hide: this.link.state.hide, start: this.link.state.start,
@@ -161,71 +154,18 @@ export class LearnLinks {
       order = null;
       open = null;
     }
-    let answer = null;
-    for (let attempt = 0; attempt < 4; attempt++) {
-      const request = values ? { ...source, values } : source;
-      try {
-        answer = await loadSource(this.w, request, { order, expanded: open, kind: "link" });
-      } catch (error) {
-        answer = { ok: false, error: { message: error?.message ?? String(error), kind: "internal" } };
-      }
-      if (answer === null) {
-        this.finishRestore();
-        return true; // the learner already picked something else
-      }
-      if (answer.ok) break;
-      const err = answer.error;
-      if (err.kind === "order" && order) {
-        problems.push(`the visit order could not be used (${lower(err.message)})`);
-        order = null;
-      } else if (err.kind === "graph" && open) {
-        problems.push(`the open groups could not be used (${lower(err.message)})`);
-        open = null;
-      } else if (values) {
-        problems.push(`the input values could not be used (${lower(err.message)})`);
-        values = null;
-      } else if (source.program !== undefined) {
-        problems.push(`the program in the link does not run (line ${err.line ?? 1}: ${lower(err.message)})`);
-        source = { preset: fallbackId };
-        order = null;
-        open = null;
-      } else {
-        problems.push(lower(err.message));
-        source = { preset: fallbackId };
-        order = null;
-        open = null;
-      }
+    const loaded = await loadLinked(this.w, { source, values, order, open }, fallbackId, problems);
+    if (loaded === null) {
+      this.finishRestore();
+      return true; // the learner already picked something else
     }
-    if (!answer?.ok) {
+    if (!loaded.answer.ok) {
       this.showNotice(problems);
       this.finishRestore();
       return false;
     }
-    if (program !== null && source.program === undefined) this.editor.setText(program);
-
-    // Where in the trace.
-    const s = app.stepper;
-    let place = null;
-    if (st.pass) {
-      const frames = s.frames(st.pass).length;
-      const index = st.pass === "start" ? -1 : st.step ?? 0;
-      if (st.pass === "experiment" && !s.trace.experiment) {
-        // (an order the link named but that could not be used is reported already)
-        if (!(order === null && st.order)) {
-          problems.push("pass=experiment needs a visit order, so the page starts at the beginning");
-        }
-      } else if (st.pass !== "start" && !(index >= 0 && index < frames)) {
-        problems.push(`the ${st.pass} pass has no step ${index} (it has steps 0 to ${frames - 1})`);
-      } else {
-        place = { pass: st.pass, index };
-      }
-    } else if (st.embed && st.start) {
-      place = startPlace(s, st.start);
-    } else if (s.trace.experiment) {
-      place = { pass: "experiment", index: s.frames("experiment").length - 1 };
-    }
-    if (place) update(this.w, { type: "step", pos: place });
-    if (st.cp !== null) update(this.w, { type: "questionsEnabled", on: st.cp }, false);
+    if (program !== null && loaded.source.program === undefined) this.editor.setText(program);
+    goToLinkedPlace(this.w, st, loaded.order, problems); // where in the trace, and the questions switch
     this.showNotice(problems);
     this.finishRestore();
     return true;
@@ -259,8 +199,7 @@ export class LearnLinks {
     } else {
       // An entry without a link (the address the page was opened at): the first preset.
       this.restored = true;
-      const app = this.w.state;
-      await loadSource(this.w, { preset: app.presets[0].id }, { kind: "link" });
+      await loadFirstPreset(this.w);
       this.finishRestore();
     }
     // "Why reverse mode" last: its experiment runs on the graph just restored (unless
@@ -295,20 +234,4 @@ function newPlace(before, after) {
   const landmark = (p) =>
     [p.get("preset"), p.has("prog") || p.has("src") || p.has("program"), p.get("order"), p.get("run")].join("\u0000");
   return landmark(a) !== landmark(b);
-}
-
-function startPlace(s, start) {
-  const back = s.backPass;
-  if (start === "backward") return { pass: back, index: 0 };
-  if (start === "end") return { pass: back, index: s.frames(back).length - 1 };
-  if (start === "order") {
-    const n = s.trace.forward.length;
-    return n ? { pass: "forward", index: n - 1 } : null;
-  }
-  return null;
-}
-
-function lower(text) {
-  const t = String(text ?? "").replace(/\.$/, "");
-  return t.charAt(0).toLowerCase() + t.slice(1);
 }

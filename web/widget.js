@@ -36,12 +36,12 @@ import { Learn } from "./learn.js";
 import { WhyReverse } from "./modes/why-reverse.js";
 import { YourCode } from "./modes/your-code.js";
 import { createState } from "./state.js";
-import { update } from "./update.js";
 import { render } from "./render.js";
 import { boot, choosePreset, firstPaint, onProgress } from "./actions/load.js";
 import { engineFailed } from "./actions/say.js";
 import { reset, showProblem, startBackward, stepBack, stepForward, stepTo } from "./actions/step.js";
-import { chooseTab } from "./actions/stage.js";
+import { chooseTab, startWith } from "./actions/stage.js";
+import { showDigits } from "./actions/digits.js";
 import { orderChanged, orderStatus, restoreOrder, runOrder } from "./actions/order.js";
 import {
   applyPendingWhy, chooseRule, engineReadyForWhy, leaveMode, modeContext, selectWhy, whyFromParams,
@@ -158,7 +158,7 @@ function createWidget(host, shadow, options) {
     });
   }
   // "More digits" changes how this widget writes numbers (state.digits).
-  w.table = new NodeTable($("node-rows"), { onDigits: (on) => update(w, { type: "digits", on }) });
+  w.table = new NodeTable($("node-rows"), { onDigits: (on) => showDigits(w, on) });
   w.program = new ProgramView($("program"));
   // The scrubber moves the stepper through the step action; render keeps it in step.
   w.scrubber = new Scrubber($("scrubber-box"), { onMove: (offset) => stepTo(w, offset) });
@@ -202,10 +202,7 @@ function createWidget(host, shadow, options) {
     : parametersOf("why").some((k) => params.has(k))
       ? "why"
       : host.classList.contains("start-order") ? "order" : null;
-  update(w, [
-    ...(w.learn.link.state.cp === false ? [{ type: "questionsEnabled", on: false }] : []),
-    ...(tab ? [{ type: "tab", tab }] : []),
-  ], false);
+  startWith(w, { questions: w.learn.link.state.cp, tab });
   render(w); // the widget as it starts, before any graph
   if (tab === "code") openCode(w);
   disposers.push(w.engine.subscribe((status) => status.state === "loading" && onProgress(w, status)));

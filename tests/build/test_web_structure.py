@@ -1,7 +1,8 @@
 """What docs/architecture.md says of the front end's structure, checked on web/'s source:
 its modules import one another without a cycle, only update.js writes the widget's
-state (through changes.js, which is given the state itself), only changes.js decodes an
-engine's answer, and only actions/requests.js calls the engine."""
+state (through changes.js, which is given the state itself), only the actions (actions/)
+call update(), only changes.js decodes an engine's answer, and only actions/requests.js
+calls the engine."""
 
 import re
 from pathlib import Path
@@ -89,6 +90,13 @@ def test_only_update_js_applies_changes():
     # so no module but update.js may reach it.
     importers = sorted(name for name, imports in import_graph().items() if "changes.js" in imports)
     assert importers == ["update.js"]
+
+
+def test_only_the_actions_import_update_js():
+    # What changes the state is an action's to decide: the panels, the modes and the helpers
+    # that read the DOM or the URL (learn.js, links.js, widget.js) call an action instead.
+    importers = sorted(name for name, imports in import_graph().items() if "update.js" in imports)
+    assert importers and all(name.startswith("actions/") for name in importers), importers
 
 
 def test_only_the_requests_action_calls_the_engine():

@@ -17,13 +17,19 @@ export function orderStatus(w, text, say = true) {
   update(w, { type: "orderStatus", text, say }, false);
 }
 
+// The visit order of the run on the graph, if any (node labels): what a link names, and
+// what a new graph of the same shape runs again.
+export function ranOrder(state) {
+  const exp = state.stepper?.trace.experiment;
+  return exp ? exp.order.map((id) => state.answer.nodes[id].label) : null;
+}
+
 // The learner moved an item of the list (the panel announced how): the new order, and
 // whether Run order would change anything.
 export function orderChanged(w, order) {
   update(w, { type: "order", labels: order }, false);
   const s = w.state;
-  const exp = s.stepper?.trace.experiment;
-  const ran = exp ? exp.order.map((id) => s.answer.nodes[id].label) : null;
+  const ran = ranOrder(s);
   const hint = ran && ran.join() === order.join() ? "" : " Press Run order to try it.";
   orderStatus(w, `${s.orderStatus.text}${hint}`, false);
 }

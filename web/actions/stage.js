@@ -1,7 +1,7 @@
 // Which tab the stage shows (state.tab). The learner picks one; an experiment that
 // starts on the stepper (a visit-order run, a "Why reverse mode" experiment, a run of
 // "Your code", or a link to either) brings its own tab forward once, when it starts
-// (update.js).
+// (update.js). What the widget starts with is one change too (startWith).
 
 import { update } from "../update.js";
 import { LEFT_MODE } from "./why.js";
@@ -29,4 +29,13 @@ export function chooseTab(w, tab) {
   } else {
     update(w, chosen, s ? null : false);
   }
+}
+
+// What the widget starts with, before any graph (widget.js): the link's questions switch
+// (off only when it says so) and the tab it opens on (null: the first). Nothing is said.
+export function startWith(w, { questions, tab }) {
+  update(w, [
+    ...(questions === false ? [{ type: "questionsEnabled", on: false }] : []),
+    ...(tab ? [{ type: "tab", tab }] : []),
+  ], false);
 }

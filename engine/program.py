@@ -12,6 +12,9 @@ A learner writes what they would write with micrograd::
 The source is parsed with :mod:`ast` and walked node by node against a whitelist; nothing
 from it is ever handed to ``eval`` or ``exec``. Everything outside the subset raises
 :class:`ProgramError` with a line, a column and one sentence a learner can act on.
+
+The walk is :class:`Walker`'s, and it takes the class whose values it builds: the engine's
+own Value for a :class:`Program`, a learner's own class in "Your code" (engine/yourcode/graph.py).
 """
 
 from __future__ import annotations
@@ -133,71 +136,71 @@ def _fail(node, message):
     raise ProgramError(message, *_where(node))
 
 
-class Program:
-    """A parsed program: its graph, its variables and its output."""
+class Walker:
+    """A program's statements evaluated in order, every construct checked as it is reached,
+    building the program's graph out of values of ``value_class``.
 
-    def __init__(self, source: str):
-        self.source = source
-        self.variables: dict[str, Value] = {}
-        self.output: Value | None = None
-        self.inputs: dict[str, Value] = {}  # each input's name → its leaf Value
+    The class is a parameter because two classes build programs: the engine's own
+    :class:`~engine.value.Value` (:class:`Program`), and a learner's own class in "Your
+    code" (engine/yourcode/graph.py), which walks here too so that both graphs are the same
+    program read the same way: the same inputs, the same folding of plain numbers, the same
+    names, refused with the same sentences at the same places.
+
+    What touches the class is two methods, :meth:`new_input` and :meth:`apply`; a subclass
+    replaces them to guard each call of code that isn't the engine's. Names and places are
+    kept here, by ``id`` of the node, rather than written onto the nodes: a learner's objects
+    are theirs, and stay as their code made them (:class:`Program` writes them onto its own
+    Values once the walk is over). Every node made is kept in ``_created``, which keeps those
+    ids from being reused while the walker lives.
+
+    A value here is anything that isn't a plain number, and the walker's own numbers are
+    always floats (literals, folded results, the number of ``Value(2.0)``): so whichever class
+    builds the graph, ``2 * 3`` folds and ``2 * a`` calls its ``__rmul__``.
+    """
+
+    def __init__(self, value_class: type = Value):
+        self.value_class = value_class
+        self.variables: dict[str, object] = {}
+        self.output = None
+        self.inputs: dict[str, object] = {}  # each input's name → its leaf (the latest, if reassigned)
         self.input_spans: dict[str, tuple[int, int, int, int]] = {}  # literal's position
+        self.names: dict[int, str] = {}  # id(node) → the label the program gave it
+        self.places: dict[int, tuple[int, int]] = {}  # id(node) → (line, column) of the code that made it
         self._labels: set[str] = set()
         self._versions: dict[str, int] = {}  # how many nodes each name has labelled
         self._count = 0
-        self._temp = 0
-        self._created: list[Value] = []  # every node this program made, for release()
+        self._created: list = []  # every node this program made, for release() (and to keep ids unique)
         # Each `with group("name"):` block, outermost first: its name and the nodes made in it.
-        self.groups: list[tuple[str, list[Value]]] = []
-        self._open: list[list[Value]] = []  # the blocks being read, outermost first
-        self._nodes: list[Value] = []  # the output's graph in topological order, once parsed
+        self.groups: list[tuple[str, list]] = []
+        self._open: list[list] = []  # the blocks being read, outermost first
+        self._overrides: dict[str, float] = {}
 
-    # -- the entry point ----------------------------------------------------------------
-
-    @classmethod
-    def parse(cls, source: str, values: dict[str, float] | None = None) -> Program:
-        """Build the graph of ``source``; ``values`` replaces input values by name."""
-        program = cls(source)
-        tree = _parse_python(source)
+    def walk(self, tree: ast.Module, values: dict[str, float] | None = None):
+        """Evaluate the statements of ``tree`` (from :func:`_parse_python`); ``values``
+        replaces input values by name. Returns the walker."""
         if not tree.body:
             raise ProgramError("The program is empty; write at least one assignment, like a = 2.", 1, 1)
-        program._overrides = dict(values or {})
-        try:
-            for index, statement in enumerate(tree.body):
-                program._statement(statement, is_last=index == len(tree.body) - 1)
-            unknown = sorted(set(program._overrides) - set(program.inputs))
-            if unknown:
-                raise ProgramError(f"There is no input named {unknown[0]} to change.", 1, 1)
-        except ProgramError:
-            program.release()  # the half-built graph goes away without deep recursion
-            raise
-        program._nodes = topological_order(program.output)
-        if program.groups:
-            # In the order its lines made them, which is also a topological order: each
-            # group's nodes then come one after another, so the graph drawn with every group
-            # open steps exactly as the graph itself (the same frames, the same node ids).
-            used = set(program._nodes)
-            program._nodes = [node for node in program._created if node in used]
-        program.name_intermediates()
-        return program
+        self._overrides = dict(values or {})
+        for index, statement in enumerate(tree.body):
+            self._statement(statement, is_last=index == len(tree.body) - 1)
+        unknown = sorted(set(self._overrides) - set(self.inputs))
+        if unknown:
+            raise ProgramError(f"There is no input named {unknown[0]} to change.", 1, 1)
+        return self
 
-    def release(self):
-        """Cut every node's links to its parents.
+    # -- what touches the class -------------------------------------------------------------
 
-        Freeing a long chain of Values the ordinary way frees each node from inside its
-        child's deallocation, one C stack frame per node. CPython copes; Pyodide in a
-        browser worker has a much smaller stack and dies. Cutting the links first means
-        every node is freed on its own. The numbers stay readable; the graph doesn't.
-        """
-        for node in self._created:
-            node._prev = node._local = ()
-        self._created = []
-        self._nodes = []
+    def new_input(self, number: float):
+        """A leaf holding ``number``: ``Value(number)``."""
+        return self.value_class(number)
 
-    @property
-    def nodes(self) -> list[Value]:
-        """Every node the output depends on, in topological order (sorted once, at parse)."""
-        return self._nodes
+    def apply(self, op: str, value, args: tuple, node, reflected: bool = False):
+        """The operation ``op`` (a key of engine.ops.OPS) on ``value``, as its method:
+        ``a.__mul__(b)``, ``a.__rmul__(2.0)`` for ``2 * a`` (``reflected``), ``a.tanh()``,
+        ``a.__neg__()``. Each of ``args`` is a value or a plain float; ``node`` is where the
+        program asks for it."""
+        entry = OPS[op]
+        return getattr(value, entry.reflected if reflected else entry.method)(*args)
 
     # -- statements ---------------------------------------------------------------------
 
@@ -217,8 +220,6 @@ class Program:
             if op is None:
                 _fail(statement, f"Only {ALLOWED} are allowed.")
             value = self._binary(statement, op, self.variables[name], self._expression(statement.value, 1))
-            if not isinstance(value, Value):
-                _fail(statement, f"{name} holds a number, not a Value.")
             self._label(value, name)
         elif isinstance(statement, ast.Expr) and _is_backward_call(statement.value):
             if not is_last:
@@ -258,7 +259,7 @@ class Program:
             _fail(call.args[0], f'There is already a group called "{name}"; give each group its own name.')
         if len(self._open) >= MAX_GROUP_DEPTH:
             _fail(statement, f"Groups can be nested at most {MAX_GROUP_DEPTH} deep.")
-        members: list[Value] = []
+        members: list = []
         self.groups.append((name, members))
         self._open.append(members)
         try:
@@ -277,25 +278,25 @@ class Program:
             _fail(target, f"Names can be at most {MAX_LABEL_CHARS} characters long.")
         return name
 
-    def _assigned(self, expression, name) -> Value:
+    def _assigned(self, expression, name):
         """The right-hand side of ``name = ...``: a new input, or a computed node."""
         result = self._expression(expression, 1)
         if isinstance(result, _LiteralInput):  # name = Value(2.0, label="...")
             return self._input(float(result), result.label or name, result.node, name)
-        if not isinstance(result, Value):  # name = 2, or name = 2 * 3: an input
+        if _is_number(result):  # name = 2, or name = 2 * 3: an input
             return self._input(result, name, expression, name)
-        if not result.label:  # a node this line created; b = a just gives a a second name
+        if id(result) not in self.names:  # a node this line created; b = a just gives a a second name
             self._label(result, name)
         return result
 
-    def _input(self, number, label, expression, name) -> Value:
+    def _input(self, number, label, expression, name):
         if name in self._overrides:
             number = _checked_number(self._overrides[name], expression, "The new value of " + name)
-        leaf = Value(number)
+        leaf = self.new_input(number)
         self._created.append(leaf)
         for members in self._open:
             members.append(leaf)
-        self._place(leaf, expression)
+        self.places[id(leaf)] = _where(expression)
         self._label(leaf, label)
         if name in self.inputs:
             # A reassigned input: only the latest one can be changed by name.
@@ -312,7 +313,7 @@ class Program:
     # -- expressions ----------------------------------------------------------------------
 
     def _expression(self, node, depth):
-        """A Value, or a plain float when the expression involves no Value at all."""
+        """A value, or a plain float when the expression involves no value at all."""
         if depth > MAX_DEPTH:
             _fail(node, f"This expression is nested more than {MAX_DEPTH} levels deep; split it into steps.")
         if isinstance(node, ast.Constant):
@@ -326,7 +327,7 @@ class Program:
         if isinstance(node, ast.UnaryOp):
             if isinstance(node.op, ast.USub):
                 operand = self._expression(node.operand, depth + 1)
-                return self._made(-operand, node) if isinstance(operand, Value) else -operand
+                return -operand if _is_number(operand) else self._made(self.apply("neg", operand, (), node), node)
             if isinstance(node.op, ast.UAdd):
                 return self._expression(node.operand, depth + 1)
             _fail(node, f"Only {ALLOWED} are allowed.")
@@ -350,17 +351,17 @@ class Program:
 
     def _binary(self, node, op, left, right):
         if op == "**":
-            if isinstance(right, Value):
+            if not _is_number(right):
                 _fail(node, "The exponent after ** must be a plain number, like x ** 2.")
             if abs(right) > MAX_EXPONENT:
                 _fail(node, f"Exponents must be between -{MAX_EXPONENT:g} and {MAX_EXPONENT:g}.")
-        entry = OPS[op]
-        if isinstance(left, Value):
-            result = getattr(left, entry.method)(right)
-        elif isinstance(right, Value):
-            result = getattr(right, entry.reflected)(left)  # 2 * a
+        # A number from Value(2.0) that meets an operator is only a number: a plain float.
+        if not _is_number(left):
+            result = self.apply(op, left, (float(right) if _is_number(right) else right,), node)
+        elif not _is_number(right):
+            result = self.apply(op, right, (float(left),), node, reflected=True)  # 2 * a
         else:  # plain numbers: folded, in floats, so it can never run long
-            return entry.compute(left, right)[0]
+            return float(OPS[op].compute(float(left), float(right))[0])
         return self._made(result, node)
 
     def _call(self, node, depth):
@@ -402,20 +403,20 @@ class Program:
             if not label or len(label) > MAX_LABEL_CHARS or not label.isprintable():
                 _fail(keyword.value, f"A label must be 1 to {MAX_LABEL_CHARS} printable characters.")
         number = self._expression(node.args[0], 1)
-        if isinstance(number, (Value, _LiteralInput)):
+        if not _is_number(number) or isinstance(number, _LiteralInput):
             _fail(node.args[0], "Value() takes a plain number, like Value(2.0), not another value.")
         # Handed back as a number that remembers it came from Value(...), so that
         # `name = Value(2.0, label="x")` can become an input labelled x.
         return _LiteralInput(number, label, node.args[0])
 
     def _function(self, node, name, argument):
-        if not isinstance(argument, Value):
-            return OPS[name].compute(float(argument))[0]  # tanh(2): a plain number
-        return self._made(getattr(argument, name)(), node)
+        if _is_number(argument):
+            return float(OPS[name].compute(float(argument))[0])  # tanh(2): a plain number
+        return self._made(self.apply(name, argument, (), node), node)
 
     # -- bookkeeping ------------------------------------------------------------------------
 
-    def _made(self, value: Value, node) -> Value:
+    def _made(self, value, node):
         """Record a node the program just created: where it came from, and a count."""
         self._count += 1
         self._created.append(value)
@@ -425,14 +426,12 @@ class Program:
             _fail(
                 node, f"This program builds more than {MAX_NODES:,} nodes, which is too many to draw; make it shorter."
             )
-        self._place(value, node)
+        # The first place wins: a learner's operator may hand back a node it was given
+        # (a * 1 returning a), which stays where it was made.
+        self.places.setdefault(id(value), _where(node))
         return value
 
-    @staticmethod
-    def _place(value, node):
-        value.line, value.col = _where(node)
-
-    def _label(self, value: Value, name: str):
+    def _label(self, value, name: str):
         """Give ``value`` a label nobody else has: c, then c', c'', c#4, c#5 … as c is reassigned."""
         label = name
         version = self._versions.get(name, 1)
@@ -441,7 +440,66 @@ class Program:
             label = name + "'" * (version - 1) if version <= 3 else f"{name}#{version}"
         self._versions[name] = version
         self._labels.add(label)
-        value.label = label
+        self.names[id(value)] = label
+
+
+class Program(Walker):
+    """A parsed program: its graph of the engine's Values, its variables and its output."""
+
+    def __init__(self, source: str):
+        super().__init__(Value)
+        self.source = source
+        self._temp = 0
+        self._nodes: list[Value] = []  # the output's graph in topological order, once parsed
+
+    # -- the entry point ----------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, source: str, values: dict[str, float] | None = None) -> Program:
+        """Build the graph of ``source``; ``values`` replaces input values by name."""
+        program = cls(source)
+        tree = _parse_python(source)
+        try:
+            program.walk(tree, values)
+        except ProgramError:
+            program.release()  # the half-built graph goes away without deep recursion
+            raise
+        program._mark_nodes()
+        program._nodes = topological_order(program.output)
+        if program.groups:
+            # In the order its lines made them, which is also a topological order: each
+            # group's nodes then come one after another, so the graph drawn with every group
+            # open steps exactly as the graph itself (the same frames, the same node ids).
+            used = set(program._nodes)
+            program._nodes = [node for node in program._created if node in used]
+        program.name_intermediates()
+        return program
+
+    def _mark_nodes(self):
+        """Each node's label and place written onto it, where the rest of the engine reads them."""
+        for node in self._created:
+            node.line, node.col = self.places[id(node)]
+            label = self.names.get(id(node))
+            if label:
+                node.label = label
+
+    def release(self):
+        """Cut every node's links to its parents.
+
+        Freeing a long chain of Values the ordinary way frees each node from inside its
+        child's deallocation, one C stack frame per node. CPython copes; Pyodide in a
+        browser worker has a much smaller stack and dies. Cutting the links first means
+        every node is freed on its own. The numbers stay readable; the graph doesn't.
+        """
+        for node in self._created:
+            node._prev = node._local = ()
+        self._created = []
+        self._nodes = []
+
+    @property
+    def nodes(self) -> list[Value]:
+        """Every node the output depends on, in topological order (sorted once, at parse)."""
+        return self._nodes
 
     def name_intermediates(self):
         """Readable, unique labels for the unnamed nodes (x1*w1, or t1, t2 when long)."""
@@ -641,16 +699,10 @@ def _checked_number(value, node, what) -> float:
     return number
 
 
-def statements(body: list) -> list:
-    """A program's statements in order, those inside ``with group(...):`` blocks in their
-    place: the straight-line program the blocks only name parts of."""
-    out = []
-    for statement in body:
-        if isinstance(statement, ast.With) and _is_group_block(statement):
-            out.extend(statements(statement.body))
-        else:
-            out.append(statement)
-    return out
+def _is_number(x) -> bool:
+    """A plain number of the program's own, always a float (a literal, a folded result, the
+    number of Value(2.0)); anything else is a value of the class building the graph."""
+    return isinstance(x, float)
 
 
 def _is_group_block(statement: ast.With) -> bool:

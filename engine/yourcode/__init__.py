@@ -10,10 +10,11 @@ A run:
 1. checks the request's program with :mod:`engine.program`'s parser (it is never run), then
    compiles the learner's module (a syntax error comes back at its line and column) and
    runs it in a fresh namespace under the file name ``<your code>``;
-2. builds the program's graph with **their** ``Value``: the program's syntax tree is walked here
-   and each operation is a call of their operator (``a * b`` calls ``a.__mul__(b)``,
-   ``3 * a`` calls ``a.__rmul__(3)``, ``tanh(a)`` calls ``a.tanh()``). An operation their
-   class lacks is named before the graph is built, with the presets their class can build;
+2. builds the program's graph with **their** ``Value``: :mod:`engine.program`'s own walker,
+   handed their class, walks the program's syntax tree, and each operation is a call of their
+   operator (``a * b`` calls ``a.__mul__(b)``, ``3 * a`` calls ``a.__rmul__(3)``, ``tanh(a)``
+   calls ``a.tanh()``). An operation their class lacks is named before the graph is built,
+   with the presets their class can build;
 3. checks their engine with :func:`engine.check.check` (local derivatives against the
    rules, ``=`` against ``+=``, the visit order, the grads), on the graph read by
    :mod:`engine.foreign` with the program's names;
@@ -98,7 +99,7 @@ def _run(request: dict) -> dict:
             buildable=_buildable(value_class),
             **where,
         )
-    built = _Builder(value_class, watch, request["values"]).build(tree)
+    built = _Builder(value_class, watch).walk(tree, request["values"])
     root = built.output
     if not callable(watch.guarded(getattr, root, "backward", None, runtime=True)):
         raise _Refusal("graph", "The graph's output has no backward() method to call: give Value a backward().")
@@ -116,7 +117,7 @@ def _run(request: dict) -> dict:
     labels = [node.label for node in foreign.nodes]
     # A leaf the program didn't make is a number their operator wrapped (micrograd's Value(other)).
     constants = [
-        i for i, node in enumerate(foreign.nodes) if not node.parents and id(foreign.objects[i]) not in built.inputs
+        i for i, node in enumerate(foreign.nodes) if not node.parents and id(foreign.objects[i]) not in built.input_ids
     ]
     set_order = _SetOrder(foreign, watch, ran, constants).run()
     findings = _Findings(report, right_graph, ran, value_class, constants, set_order).all()

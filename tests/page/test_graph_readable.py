@@ -12,10 +12,10 @@ ellipsis and given whole on hover (<title>) and in the accessible name.
 """
 
 import base64
-import time
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, choose, sized_page, wait_ready
 
@@ -199,8 +199,18 @@ def test_a_200_node_program_is_drawn_at_11px_or_more_and_every_node_can_be_seen(
         "() => { const s = gwRoot().querySelector('#graph-scroll');"
         " s.scrollTo({ left: s.scrollWidth, top: s.scrollHeight, behavior: 'instant' }); }"
     )
-    time.sleep(0.3)
+    # What comes into view is drawn at the next frame: wait for the far end's last node.
+    page.wait_for_function(FAR_END_DRAWN_JS, timeout=STEP_TIMEOUT_MS)
     assert_readable(page, "the big program's far end")
+
+
+# The node furthest right in the layout is drawn (a scroll's drawing has reached the far end).
+FAR_END_DRAWN_JS = """() => {
+  const nodes = [...gwRoot().querySelectorAll('#graph [data-node]')];
+  const x = (g) => Number(g.getAttribute('transform').match(/-?[\\d.]+/)[0]);
+  const last = nodes.reduce((a, b) => (x(b) > x(a) ? b : a));
+  return last.querySelector('.node-box') !== null;
+}"""
 
 
 VIEW_JS = """() => {
@@ -216,14 +226,17 @@ def view(page):
     return page.evaluate(VIEW_JS)
 
 
-def wait_view(page, check, what, timeout=3.0):
-    end = time.monotonic() + timeout
-    while True:
-        v = view(page)
-        if check(v):
-            return v
-        assert time.monotonic() < end, f"{what}: {v}"
-        time.sleep(0.03)
+def wait_view(page, check, what, timeout=3.0, arg=None):
+    """The view once `check` (a JavaScript function of the view and `arg`) holds for it."""
+    try:
+        handle = page.wait_for_function(
+            f"(arg) => {{ const v = ({VIEW_JS})(); return ({check})(v, arg) ? v : false; }}",
+            arg=arg,
+            timeout=timeout * 1000,
+        )
+    except PlaywrightTimeoutError:
+        raise AssertionError(f"{what}: {view(page)}") from None
+    return handle.json_value()
 
 
 def test_keys_pan_and_zoom_the_graph_without_stepping(desktop, site_url):
@@ -236,11 +249,11 @@ def test_keys_pan_and_zoom_the_graph_without_stepping(desktop, site_url):
     page.locator("#graph-scroll").focus()
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
-    moved = wait_view(page, lambda v: v["left"] > 0, "→ did not pan")
+    moved = wait_view(page, "(v) => v.left > 0", "→ did not pan")
     assert moved["step"] == start["step"]  # the arrows pan here; they do not step
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")
-    wait_view(page, lambda v: v["left"] == 0, "← did not pan back")
+    wait_view(page, "(v) => v.left === 0", "← did not pan back")
     page.keyboard.press("+")
     zoomed = view(page)
     assert zoomed["width"] == pytest.approx(start["width"] * 1.25, abs=2)
@@ -274,7 +287,7 @@ def test_dragging_and_ctrl_wheel_pan_and_zoom(desktop, site_url):
     page.keyboard.down("Control")
     page.mouse.wheel(0, -100)
     page.keyboard.up("Control")
-    zoomed = wait_view(page, lambda v: v["width"] > start["width"] + 10, "ctrl + wheel did not zoom in")
+    zoomed = wait_view(page, "(v, w) => v.width > w + 10", "ctrl + wheel did not zoom in", arg=start["width"])
     assert zoomed["zoom"] != "100%"
     fit(page)
     assert view(page)["width"] <= view(page)["box"] + 1  # the whole graph
@@ -314,7 +327,7 @@ def test_two_fingers_zoom_on_a_phone(phone, site_url):
     for spread in (50, 60, 70, 80):
         touch("touchMove", spread)
     touch("touchEnd", 0)
-    zoomed = wait_view(page, lambda v: v["width"] > start["width"] * 1.5, "two fingers did not zoom in")
+    zoomed = wait_view(page, "(v, w) => v.width > w * 1.5", "two fingers did not zoom in", arg=start["width"])
     assert zoomed["zoom"] != "100%"
 
 
@@ -331,10 +344,10 @@ FOCUS_IN_VIEW_JS = """() => {
 
 
 def wait_focus_in_view(page, what, timeout=4.0):
-    end = time.monotonic() + timeout
-    while not page.evaluate(FOCUS_IN_VIEW_JS):
-        assert time.monotonic() < end, f"{what}: the step's node is not in the graph's box"
-        time.sleep(0.05)
+    try:
+        page.wait_for_function(FOCUS_IN_VIEW_JS, timeout=timeout * 1000)
+    except PlaywrightTimeoutError:
+        raise AssertionError(f"{what}: the step's node is not in the graph's box") from None
 
 
 def test_the_step_in_progress_stays_in_view_through_a_big_graph(stage, site_url):

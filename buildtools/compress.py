@@ -43,7 +43,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import BuildError
+from . import BuildError, exclusive
 
 COMPRESSIBLE = {
     ".wasm",
@@ -185,14 +185,24 @@ def finish(dist: Path, cache: Path, build_id: str, lock, log=print, background: 
     """Put every compressed copy of dist/ (build `build_id`) in place: now, or with
     `background`, beside the caller (who stops it with .stop() if it must end
     first). `lock()` is the build's lock on dist/."""
+    if background:
+        return _start(dist, cache, build_id, lock, log, background=True)
+    # Two builds that wait for their copies (two test workers, say) take turns: the
+    # second then finds them all in place, instead of a second pool computing the same
+    # copies beside the first (on two cores, four test workers once took over 300 s).
+    with exclusive(dist.parent / f".{dist.name}.compressing.lock"):
+        work = _start(dist, cache, build_id, lock, log, background=False)
+        work.wait()
+    return work
+
+
+def _start(dist: Path, cache: Path, build_id: str, lock, log, background: bool) -> "Compression":
     if marker(dist).is_file() and marker(dist).read_text() == build_id:
         return Compression(dist, cache, [], lock, log)
     with lock():
         todo = plan(dist, cache)
     work = Compression(dist, cache, todo, lock, log, done=lambda: marker(dist).write_text(build_id))
     work.start(background)
-    if not background:
-        work.wait()
     return work
 
 

@@ -10,8 +10,10 @@ lost paths and its late edge on the screen together."""
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, button, run_order, show_tab, sized_page, wait_ready
+from tests.support.waits import after_frames
 
 SCREENS = {
     "390x844": {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True},
@@ -54,6 +56,26 @@ def in_view(page, only=None):
     return page.evaluate(OUT_OF_VIEW_JS, only)
 
 
+def wait_in_view(page, only, timeout_ms=3_000):
+    """in_view(page, only) once none of `only` is out of view (a pan, smooth or not, has
+    brought them in), or as it is after `timeout_ms` (the caller asserts)."""
+    try:
+        page.wait_for_function(f"(only) => ({OUT_OF_VIEW_JS})(only).out.length === 0", arg=only, timeout=timeout_ms)
+    except PlaywrightTimeoutError:
+        pass
+    return in_view(page, only)
+
+
+# The host's pass and step: a click's step has landed once they change.
+WHERE_JS = "() => [gwHost().dataset.pass, gwHost().dataset.step]"
+
+
+def wait_moved(page, before):
+    page.wait_for_function(
+        f"(before) => JSON.stringify(({WHERE_JS})()) !== JSON.stringify(before)", arg=before, timeout=STEP_TIMEOUT_MS
+    )
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("preset", PRESETS)
 def test_every_preset_is_whole_on_screen_at_its_first_paint_and_once_ready(screen, site_url, preset):
@@ -63,7 +85,9 @@ def test_every_preset_is_whole_on_screen_at_its_first_paint_and_once_ready(scree
     assert first["nodes"] > 0, "index.html came without this preset's graph"
     assert not first["out"], f"{preset} at {page.size_name}, first paint: {first['out']} not on screen"
     wait_ready(page)
-    page.wait_for_timeout(300)  # a resize observer's refit, if any, has run
+    # Once the fonts are in, frames in which a resize observer's refit, if any, has run.
+    page.evaluate("async () => { await document.fonts.ready; }")
+    after_frames(page, 3)
     ready = in_view(page)
     assert not ready["out"], f"{preset} at {page.size_name}, once ready: {ready['out']} not on screen"
     assert ready["direction"] == first["direction"], "the graph changed its layout when the script took over"
@@ -85,15 +109,15 @@ def test_the_step_in_progress_stays_in_view_at_every_step(screen, site_url, pres
     wait_ready(page)
     steps = 0
     while page.get_attribute("#step-forward", "aria-disabled") != "true" or steps == 0:
+        before = page.evaluate(WHERE_JS)
         if page.get_attribute("#step-forward", "aria-disabled") == "true":
             button(page, "Start backward").click()
         else:
             button(page, "Step forward").click()
-        page.wait_for_timeout(80)
+        wait_moved(page, before)
         steps += 1
         about = page.evaluate(STEP_NODES_JS)
-        page.wait_for_timeout(350)  # keepInView pans (smoothly) at the next frame
-        seen = in_view(page, about)
+        seen = wait_in_view(page, about)  # keepInView pans (smoothly) from the next frame
         assert not seen["out"], f"step {steps} at {page.size_name}: {seen['out']} of {about} out of view"
         if (
             page.get_attribute("#step-forward", "aria-disabled") == "true"
@@ -102,6 +126,17 @@ def test_the_step_in_progress_stays_in_view_at_every_step(screen, site_url, pres
             break
         assert steps < 40
     assert steps > 5
+
+
+# Whether the element is wholly on the screen, and not under anything (a phone's sticky
+# controls and graph): its middle is its own.
+ON_SCREEN_JS = """(selector) => { const el = gwRoot().querySelector(selector); if (!el) return false;
+  const r = el.getBoundingClientRect();
+  const inside = r.height > 0 && r.top >= 0 && r.bottom <= innerHeight
+    && r.left >= 0 && r.right <= innerWidth;
+  const hit = gwRoot().elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+  const svg = el.closest('svg');
+  return inside && Boolean(hit) && (el.contains(hit) || (svg !== null && hit.closest('svg') === svg)); }"""
 
 
 @pytest.mark.browser
@@ -118,21 +153,19 @@ def test_a_wrong_run_shows_its_verdict_lost_paths_and_late_edge_together(screen,
     page.keyboard.press("Alt+ArrowUp")  # b, d, c, a: b is visited before d has pushed into it
     run_order(page)
     page.wait_for_selector("#experiment-result .lost-paths li", timeout=STEP_TIMEOUT_MS)
-    page.wait_for_timeout(500)  # the result brought into view
 
     def on_screen(selector):
-        return page.evaluate(
-            """(selector) => { const el = gwRoot().querySelector(selector); if (!el) return false;
-              const r = el.getBoundingClientRect();
-              const inside = r.height > 0 && r.top >= 0 && r.bottom <= innerHeight
-                && r.left >= 0 && r.right <= innerWidth;
-              // and not under anything (a phone's sticky controls and graph): its middle is its own
-              const hit = gwRoot().elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
-              const svg = el.closest('svg');
-              return inside && Boolean(hit) && (el.contains(hit) || (svg !== null && hit.closest('svg') === svg)); }""",
-            selector,
-        )
+        return page.evaluate(ON_SCREEN_JS, selector)
 
+    # The result brought into view (at once: reduced motion), then every part checked.
+    try:
+        page.wait_for_function(
+            f"(sels) => sels.every(({ON_SCREEN_JS}))",
+            arg=["#experiment-result .verdict", "#experiment-result .lost-paths", "#graph .edge.is-late"],
+            timeout=STEP_TIMEOUT_MS,
+        )
+    except PlaywrightTimeoutError:
+        pass  # the assertions below say which part is off the screen
     assert on_screen("#experiment-result .verdict"), "the verdict is off the screen"
     assert on_screen("#experiment-result .lost-paths"), "the lost paths are off the screen"
     assert on_screen("#graph .edge.is-late"), "the late edge is off the screen"
@@ -161,12 +194,12 @@ def test_a_question_about_a_node_brings_it_into_view_on_a_big_program(screen, si
     asked = []
     for _ in range(8):
         button(page, "Step forward").click()
-        page.wait_for_timeout(300)  # the question's node is brought into view at the next frame
+        after_frames(page, 2)  # the step's question, if any, asked and its node marked
         label = page.evaluate("() => gwRoot().querySelector('#graph .node.is-asked')?.dataset.node ?? null")
         if label is None:
             continue
         asked.append(label)
-        seen = in_view(page, [label])
+        seen = wait_in_view(page, [label])  # brought into view at the next frame
         where = page.evaluate(
             "(l) => [gwRoot().getElementById('graph-scroll').scrollLeft, "
             "gwRoot().querySelector(`#graph [data-node='${l}']`).getAttribute('transform')]",

@@ -37,13 +37,11 @@ def test_scrubber_is_a_disabled_slider_until_a_graph_is_on_screen(page, site_url
     # Values in the query: no prerendered first paint, so no graph until Python answers.
     held = []
     page.route("**/pyodide.asm.wasm", lambda route: held.append(route))
-    page.goto(site_url + "?preset=diamond&v=a:3")
-    for _ in range(100):  # route handlers run while Playwright waits
-        if held:
-            break
-        page.wait_for_timeout(100)
-    assert held, "the page never asked for the runtime"
+    # The request's event comes just before its route (run by the next call to Playwright).
+    with page.expect_request("**/pyodide.asm.wasm", timeout=10_000):
+        page.goto(site_url + "?preset=diamond&v=a:3")
     assert page.locator("svg [data-node]").count() == 0
+    assert held, "the page never asked for the runtime"
     assert scrubber(page).is_disabled()
     for route in held:
         route.continue_()

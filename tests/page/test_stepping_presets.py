@@ -135,15 +135,13 @@ def test_arrow_keys_step_and_start_backward_reveals_all_data(page, site_url):
 def test_progress_then_not_ready_narration_then_ready(page, site_url):
     held = []
     page.route("**/pyodide.asm.wasm", lambda route: held.append(route))
-    page.goto(site_url)
+    # The request's event comes just before its route (run by the next call to Playwright).
+    with page.expect_request("**/pyodide.asm.wasm", timeout=10_000):
+        page.goto(site_url)
     page.wait_for_function("() => gwRoot().getElementById('engine-stage').textContent !== ''")
     assert page.evaluate("document.documentElement.dataset.engine") == "loading"
     assert page.locator("#engine-progress").is_visible()
     assert "downloading" in page.inner_text("#engine-loading")
-    for _ in range(100):  # route handlers run while Playwright waits
-        if held:
-            break
-        page.wait_for_timeout(100)
     assert held, "the page never asked for the runtime"
 
     show_tab(page, "Visit order")
@@ -158,7 +156,6 @@ def test_progress_then_not_ready_narration_then_ready(page, site_url):
     assert page.inner_text("#narration").startswith("a = 2")
     assert page.evaluate("document.documentElement.dataset.engine") == "loading"
 
-    page.wait_for_timeout(100)
     for route in held:
         route.continue_()
     page.unroute("**/pyodide.asm.wasm")

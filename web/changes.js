@@ -118,7 +118,6 @@ function apply(s, c) {
       stepper.setMode(c.run);
       if (c.atEnd) stepper.toEnd("mode");
       else stepper.startBackward();
-      s.why.runs += 1;
       break;
     case "modeLeft":
       stepper.setMode(null);

@@ -79,8 +79,6 @@ function draw(w, s) {
     w.drawn.order = s.order;
     w.visitOrder.arrange(s.order);
   }
-  // How many orders have been run: a run counts once it has played (or the learner stopped it).
-  if (s.runs && s.playing === null) w.$("experiment-result").dataset.runs = String(s.runs);
   if (view.pass === "experiment") {
     const visited = answer.nodes[view.frame.node].label;
     w.visitOrder.mark(view.index === 0 ? null : visited, "visiting");

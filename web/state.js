@@ -127,7 +127,7 @@ export function createState() {
     order: [], // the visit order in the list (node labels), as the learner arranged it
     /** @type {string[]} */
     correctOrder: [], // the order the graph's own backward pass visits its nodes
-    runs: 0, // visit orders run (tests wait on the count)
+    runs: 0, // visit orders run: the one playing is known by its number (playing, below)
     /** @type {number | null} */
     playing: null, // the run playing visit by visit (its number among the runs), if one is (actions/play.js)
     orderStatus: { text: "", say: true, said: 0 }, // the visit order's status line; said counts its changes
@@ -187,8 +187,6 @@ export function createState() {
       // The "Why reverse mode" section's choices (WHY_CHOICES above);
       // which experiment is on the stepper is the Stepper's (state.stepper.trace.mode).
       ...WHY_CHOICES,
-      runs: 0, // experiments put on the stepper (tests wait on the count)
-      compared: 0, // push and pull comparisons made
       busy: false, // an experiment's request is on its way
       replaying: false, // a link's experiment is being run again
       /** @type {Object<string, any>} */

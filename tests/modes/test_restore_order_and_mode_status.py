@@ -6,7 +6,17 @@ page was fixed.
 The diamond (presets/diamond.toml): a = 2, b = 3, c = 6, d = 18; correct grads a 15,
 b 6, c 3, d 1. Visiting b before d loses the path a → b → d: a.grad 9."""
 
-from tests.support.page import STEP_TIMEOUT_MS, button, nodes, open_page, order, run_order, show_tab, snapshot
+from tests.support.page import (
+    button,
+    nodes,
+    open_page,
+    order,
+    run_order,
+    show_tab,
+    snapshot,
+    wait_for_why,
+    why_result,
+)
 
 CORRECT = ["d", "c", "b", "a"]
 
@@ -72,30 +82,22 @@ def test_restore_correct_order_keeps_the_learners_place(page, site_url):
     assert nodes(page)["a"] == ("2", "")
 
 
-def compared(page):
-    return int(page.evaluate("Number(gwRoot().getElementById('why-reverse').dataset.compared || 0)"))
-
-
 def test_every_status_names_the_current_mode_after_compare_push_and_pull(page, site_url):
     open_page(page, site_url, "diamond")
     # A "Why reverse mode" experiment on the stepper: naive recursion.
     show_tab(page, "Why reverse mode")
     page.get_by_role("tab", name="Naive recursion", exact=True).click()
-    runs = int(page.evaluate("Number(gwRoot().getElementById('why-reverse').dataset.runs || 0)"))
+    before = why_result(page)
     button(page, "Run the recursion").click()
-    page.wait_for_function(
-        f"Number(gwRoot().getElementById('why-reverse').dataset.runs || 0) > {runs}", timeout=STEP_TIMEOUT_MS
-    )
+    wait_for_why(page, before)
     assert "Naive recursion" in page.inner_text("#why-active-text")
 
     # Compare push and pull: naive recursion is no longer what the stage shows.
     page.get_by_role("tab", name="Push and pull", exact=True).click()
     button(page, "Put an input first in the visit order").click()
-    n = compared(page)
+    before = why_result(page)
     button(page, "Compare push and pull on this order").click()
-    page.wait_for_function(
-        f"Number(gwRoot().getElementById('why-reverse').dataset.compared || 0) > {n}", timeout=STEP_TIMEOUT_MS
-    )
+    wait_for_why(page, before)
     assert page.locator("#why-active").is_hidden()
     assert "Naive" not in page.inner_text("#position")
     assert "naive" not in page.inner_text("#why-now").lower()
@@ -117,12 +119,10 @@ def test_every_status_names_the_current_mode_after_compare_push_and_pull(page, s
         "Push chosen: the run on the graph used pull; press Run order to run this order with push."
     )
     assert "pull" in page.inner_text("#position")
-    n = compared(page)
     show_tab(page, "Why reverse mode")
+    before = why_result(page)  # the first comparison
     button(page, "Compare push and pull on this order").click()
-    page.wait_for_function(
-        f"Number(gwRoot().getElementById('why-reverse').dataset.compared || 0) > {n}", timeout=STEP_TIMEOUT_MS
-    )
+    wait_for_why(page, before)
     assert (
         page.inner_text("#order-status")
         == "Compared push and pull on a, d, c, b: the results are in the Push and pull panel."

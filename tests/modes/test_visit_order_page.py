@@ -71,7 +71,7 @@ def test_wrong_order_by_keyboard_then_restore(page, site_url):
     # Run order from the keyboard.
     button(page, "Run order").focus()
     page.keyboard.press("Enter")
-    wait_for_run(page, 0)
+    wait_for_run(page)  # the first run's result
     assert_b_before_d_result(page)
     assert "wrong" in page.inner_text("#narration")
     assert "Mistake: a node visited too early (a lost path)." in page.inner_text("#narration")

@@ -8,7 +8,17 @@ notes every change of a's data-grad and of the widget's step, with its time."""
 
 import pytest
 
-from tests.support.page import STEP_TIMEOUT_MS, button, open_page, runs, show_tab, snapshot, wait_for_run
+from tests.support.page import (
+    ORDER_RESULT_JS,
+    STEP_TIMEOUT_MS,
+    button,
+    open_page,
+    order_result,
+    show_tab,
+    snapshot,
+    wait_for_new,
+    wait_for_run,
+)
 from tests.support.page_state import engine_answer, expected_nodes, settle
 from tests.support.presets import expected_nodes as preset_expect
 
@@ -62,12 +72,11 @@ def open_diamond_order(page, site_url):
     page.evaluate(RECORD_JS)
 
 
-def wait_counted(page, before):
-    """Wait until the widget counts more than `before` runs (a run counts once it has
-    played, or once the learner has stopped it)."""
-    page.wait_for_function(
-        f"Number(gwRoot().getElementById('experiment-result').dataset.runs || 0) > {before}", timeout=STEP_TIMEOUT_MS
-    )
+def result_waits(page):
+    """Whether the run's result is still to come (it waits for the run's last visit, or for
+    the learner to stop the play): no verdict, and the result box says the run is playing."""
+    body = page.inner_text("#experiment-body")
+    return page.locator("#experiment-body .verdict").count() == 0 and "Playing the run" in body
 
 
 def wait_for_step(page, step):
@@ -82,15 +91,12 @@ def test_run_order_plays_each_visit_and_ends_where_an_instant_run_lands(page, si
     final = shown(preset_expect("diamond")["a"][1])
     assert grads[-1] == final and len(collapsed(grads)) >= 3, grads  # the run has a value on the way
 
-    before = runs(page)
+    before = order_result(page)
     button(page, "Run order").click()
-    # The run starts at its seed, and counts as run only once it has played.
+    # The run starts at its seed, and its result waits for its last visit.
     page.wait_for_function("gwHost().dataset.pass === 'experiment'", timeout=STEP_TIMEOUT_MS)
     assert page.evaluate("gwHost().dataset.step") == "0"
-    assert runs(page) == before
-    # Its result waits for its last visit.
-    assert page.locator("#experiment-body .verdict").count() == 0
-    assert "Playing the run" in page.inner_text("#experiment-body")
+    assert result_waits(page)
     wait_for_run(page, before)
     assert page.inner_text("#experiment-body .verdict") == "✓ Every grad is right"
     steps = played(page, "step")
@@ -107,9 +113,9 @@ def test_run_order_plays_each_visit_and_ends_where_an_instant_run_lands(page, si
 
     # The same run, instant (reduced motion): the very same screen at its end.
     page.emulate_media(reduced_motion="reduce")
-    before = runs(page)
+    before = order_result(page)
     button(page, "Run order").click()
-    wait_for_run(page, before)
+    wait_for_run(page, before)  # the same verdict, drawn afresh
     settle(page)
     assert snapshot(page) == played_end
 
@@ -118,7 +124,7 @@ def test_under_reduced_motion_the_run_lands_at_its_end_at_once(page, site_url):
     page.emulate_media(reduced_motion="reduce")
     open_diamond_order(page, site_url)
     final = shown(preset_expect("diamond")["a"][1])
-    before = runs(page)
+    before = order_result(page)
     button(page, "Run order").click()
     wait_for_run(page, before)
     last = str(len(a_grads_of_the_run()) - 1)
@@ -132,10 +138,10 @@ def test_under_reduced_motion_the_run_lands_at_its_end_at_once(page, site_url):
 def test_a_key_the_scrubber_or_reset_stops_the_play_at_once(page, site_url, how):
     open_diamond_order(page, site_url)
     frames = len(a_grads_of_the_run())
-    before = runs(page)
+    before = order_result(page)
     button(page, "Run order").click()
     wait_for_step(page, 2)
-    assert runs(page) == before, "the run should still be playing"
+    assert result_waits(page), "the run should still be playing"
     if how == "ArrowLeft":
         page.keyboard.press("ArrowLeft")  # the focus is on Run order: the widget's ← steps back
     elif how == "scrubber End":
@@ -143,8 +149,8 @@ def test_a_key_the_scrubber_or_reset_stops_the_play_at_once(page, site_url, how)
         page.keyboard.press("End")
     else:
         button(page, "Reset").click()
-    # The move is made at once, and the run counts as run (the learner took over).
-    wait_counted(page, before)
+    # The move is made at once, and the run's result is shown (the learner took over).
+    wait_for_new(page, ORDER_RESULT_JS, before)
     where = page.evaluate("[gwHost().dataset.pass, gwHost().dataset.step]")
     expected = {"ArrowLeft": None, "scrubber End": ["experiment", str(frames - 1)], "Reset": ["start", "-1"]}[how]
     if expected:
@@ -162,13 +168,12 @@ def test_a_key_the_scrubber_or_reset_stops_the_play_at_once(page, site_url, how)
 def test_a_second_run_plays_again_from_the_seed(page, site_url):
     open_diamond_order(page, site_url)
     grads = a_grads_of_the_run()
-    before = runs(page)
     button(page, "Run order").click()
     wait_for_step(page, 3)
     page.evaluate("window.__played.length = 0")
     button(page, "Run order").click()
-    wait_for_run(page, before + 1)
-    # The first run counted when the second took over; the second played from its seed to its end.
-    assert runs(page) == before + 2
+    # The second run takes over: back at its seed, it plays to its end, and its result is shown.
+    page.wait_for_function("window.__played.some((r) => r.step === '0')", timeout=STEP_TIMEOUT_MS)
+    wait_for_run(page, order_result(page))
     assert [s for _, s in played(page, "step")] == [str(k) for k in range(len(grads))]
     assert collapsed([g for _, g in played(page, "grad")]) == collapsed(grads)

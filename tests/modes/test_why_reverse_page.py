@@ -3,22 +3,28 @@ push and pull, forward mode, backward twice and gradient descent. Each mode is r
 from its tab, stepped with the page's own stepper, and checked against the engine's
 numbers (tests/modes/test_why_reverse_engine.py checks the engine itself)."""
 
-from tests.support.page import STEP_TIMEOUT_MS, axe_audit, axe_report, button, choose, nodes, open_page, order, show_tab
+from tests.support.page import (
+    axe_audit,
+    axe_report,
+    button,
+    choose,
+    nodes,
+    open_page,
+    order,
+    show_tab,
+    wait_for_why,
+    why_result,
+)
 
 SHARED = "a = 1\nb = a + a\nc = b + b"
 
 
-def runs(page):
-    return int(page.evaluate("Number(gwRoot().getElementById('why-reverse').dataset.runs || 0)"))
-
-
 def run(page, name):
-    """Press one of the section's buttons and wait until its mode is on the stepper."""
-    before = runs(page)
+    """Press one of the section's buttons and wait until its result is shown: its mode is
+    then on the stepper."""
+    before = why_result(page)
     button(page, name).click()
-    page.wait_for_function(
-        f"Number(gwRoot().getElementById('why-reverse').dataset.runs || 0) > {before}", timeout=STEP_TIMEOUT_MS
-    )
+    wait_for_why(page, before)
     assert page.evaluate("gwHost().dataset.pass") == "mode"
 
 
@@ -130,9 +136,9 @@ def test_path_sums_naive_recursion_and_push_pull(page, site_url):
     tab(page, "Push and pull")
     button(page, "Put an input first in the visit order").click()
     assert order(page)[0] == "a"
-    before = int(page.evaluate("Number(gwRoot().getElementById('why-reverse').dataset.compared || 0)"))
+    before = why_result(page)  # what "Put an input first" said
     button(page, "Compare push and pull on this order").click()
-    page.wait_for_function(f"Number(gwRoot().getElementById('why-reverse').dataset.compared || 0) > {before}")
+    wait_for_why(page, before)
     compared = page.inner_text("#pushpull-result")
     assert "Push: ✓ every grad right" in compared
     assert "a is visited before b and c, but that does no harm" in compared
@@ -245,9 +251,9 @@ def test_modes_by_keyboard_and_axe_is_clean(page, site_url):
     page.keyboard.press("Tab")
     page.keyboard.press("Tab")
     assert page.evaluate("gwActive().id") == "paths-run"
-    before = runs(page)
+    before = why_result(page)
     page.keyboard.press("Enter")
-    page.wait_for_function(f"Number(gwRoot().getElementById('why-reverse').dataset.runs || 0) > {before}")
+    wait_for_why(page, before)
     page.wait_for_selector("#growth-plot svg")
     audit("path sums")
     tab(page, "Naive recursion")

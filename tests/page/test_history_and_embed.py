@@ -22,6 +22,8 @@ from tests.support.page import (
     order,
     run_order,
     show_tab,
+    wait_for_why,
+    why_result,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,11 +111,9 @@ def test_back_undoes_a_preset_a_run_and_an_experiment_and_stays_on_the_site(page
     show_tab(page, "Why reverse mode")
     page.get_by_role("tab", name="Path sums", exact=True).click()
     page.locator("#paths-wrt").select_option("a")
-    runs = int(page.evaluate("Number(gwRoot().getElementById('why-reverse').dataset.runs || 0)"))
+    before = why_result(page)
     button(page, "Walk its paths").click()
-    page.wait_for_function(
-        f"Number(gwRoot().getElementById('why-reverse').dataset.runs || 0) > {runs}", timeout=STEP_TIMEOUT_MS
-    )
+    wait_for_why(page, before)
     wait_for_url(page, "run=paths")
     assert entries(page) == start + 4
     page.go_back()

@@ -9,7 +9,19 @@ frames, then the seed and 4 visits (d, c, b, a): 9 steps after the start."""
 
 import pytest
 
-from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, button, nodes, open_page, show_tab, wait_ready
+from tests.support.page import (
+    BOOT_TIMEOUT_MS,
+    STEP_TIMEOUT_MS,
+    button,
+    nodes,
+    open_page,
+    order_result,
+    show_tab,
+    wait_for_run,
+    wait_for_why,
+    wait_ready,
+    why_result,
+)
 
 FINAL = {"a": ("2", "15"), "b": ("3", "6"), "c": ("6", "3"), "d": ("18", "1")}
 BLANK = {label: ("", "") for label in FINAL}
@@ -108,15 +120,13 @@ def test_scrubber_follows_a_permalink_and_a_visit_order_run(page, site_url):
     assert visiting(page) == ["c"]
 
     # A visit-order run: the scrubber spans the forward pass and the run, and Home/End reach both ends.
-    runs = int(page.get_attribute("#experiment-result", "data-runs") or 0)
+    before = order_result(page)
     show_tab(page, "Visit order")
     page.locator("#visit-order li[data-label='b']").focus()
     page.keyboard.press("Alt+ArrowUp")
     page.keyboard.press("Alt+ArrowUp")  # b, d, c, a
     button(page, "Run order").click()
-    page.wait_for_function(
-        f"Number(gwRoot().getElementById('experiment-result').dataset.runs || 0) > {runs}", timeout=STEP_TIMEOUT_MS
-    )
+    wait_for_run(page, before)
     assert where(page)[:3] == [9, 9, "Backward pass (your order, push), visit 4 of 4: visiting a"]
     assert nodes(page)["a"] == ("2", "9")
     scrubber(page).focus()
@@ -162,11 +172,9 @@ def test_scrubber_spans_a_why_reverse_mode_experiment(page, site_url):
     show_tab(page, "Why reverse mode")
     page.get_by_role("tab", name="Path sums", exact=True).click()
     page.locator("#paths-wrt").select_option("a")
-    runs = int(page.evaluate("Number(gwRoot().getElementById('why-reverse').dataset.runs || 0)"))
+    before = why_result(page)
     button(page, "Walk its paths").click()
-    page.wait_for_function(
-        f"Number(gwRoot().getElementById('why-reverse').dataset.runs || 0) > {runs}", timeout=STEP_TIMEOUT_MS
-    )
+    wait_for_why(page, before)
     # The forward pass, then the experiment's two paths: a → b → d (6), a → c → d (9).
     assert where(page) == [5, 6, "Path sums for a, path 1 of 2", "Path sums for a · path 1 of 2"]
     scrubber(page).focus()

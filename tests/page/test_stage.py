@@ -8,7 +8,7 @@ phone the page may scroll, but the controls and the graph stay on top).
 
 import pytest
 
-from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, sized_page
+from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, order_result, sized_page, wait_for_run
 
 pytestmark = pytest.mark.browser
 
@@ -145,11 +145,9 @@ def test_the_visit_order_experiment_shows_list_run_and_verdict_beside_the_marked
     first.focus()
     for _ in range(page.locator("#visit-order li").count()):
         page.keyboard.press("Alt+ArrowDown")
-    runs = int(page.evaluate("gwRoot().getElementById('experiment-result').dataset.runs || 0"))
+    before = order_result(page)
     page.get_by_role("button", name="Run order").click()
-    page.wait_for_function(
-        f"Number(gwRoot().getElementById('experiment-result').dataset.runs || 0) > {runs}", timeout=STEP_TIMEOUT_MS
-    )
+    wait_for_run(page, before)
     settle(page)
     page.wait_for_timeout(300)  # a smooth scroll, if any, has ended
     boxes = page.evaluate(BOXES_JS, ["#run-order", ".verdict", "#graph-scroll", "#step-back"])

@@ -146,22 +146,54 @@ def show_tab(page, name, root=None):
     return tab
 
 
-def runs(page):
-    """How many visit orders the widget has run (its result box counts them)."""
-    return int(page.get_attribute("#experiment-result", "data-runs") or 0)
+# A run's result is drawn afresh for every run that lands, as a learner sees it: a test holds
+# the result on screen (a handle to its element, or to null) before it acts, and waits for
+# another. The visit-order run's verdict waits for the run's last visit (or for the learner
+# to stop the play); a "Why reverse mode" experiment's result box is drawn when its answer
+# comes, with its frames put on the stepper at once.
+ORDER_RESULT_JS = "() => gwRoot().querySelector('#experiment-body .verdict')"
+WHY_RESULT_JS = (
+    "() => gwRoot().querySelector('#why-reverse .why-panel:not([hidden]) .why-result')?.firstElementChild ?? null"
+)
 
 
-def wait_for_run(page, before):
-    """Wait until a run after `before` runs has landed on the stepper."""
+def order_result(page):
+    """The visit-order run's result on screen (its verdict), as a handle: null before any run
+    has landed, and while a run plays."""
+    return page.evaluate_handle(ORDER_RESULT_JS)
+
+
+def wait_for_new(page, result_js, before, also="true"):
+    """Wait until what `result_js` finds is an element, and not `before`, and `also` holds."""
     page.wait_for_function(
-        f"Number(gwRoot().getElementById('experiment-result').dataset.runs || 0) > {before}", timeout=STEP_TIMEOUT_MS
+        f"(old) => {{ const now = ({result_js})(); return Boolean(now) && now !== old && ({also}); }}",
+        arg=before,
+        timeout=STEP_TIMEOUT_MS,
     )
+
+
+def wait_for_run(page, before=None):
+    """Wait until a run's result other than `before` (order_result's) is shown: a run has
+    landed on the stepper, played to its last visit or at once."""
+    wait_for_new(page, ORDER_RESULT_JS, before)
     assert page.evaluate("gwHost().dataset.pass") == "experiment"
 
 
 def run_order(page):
     """Run the visit-order list as it stands (from its tab) and wait for the run."""
     show_tab(page, "Visit order")
-    before = runs(page)
+    before = order_result(page)
     button(page, "Run order").click()
     wait_for_run(page, before)
+
+
+def why_result(page):
+    """What the "Why reverse mode" tab on screen shows in its result box (its first element,
+    as a handle), or null."""
+    return page.evaluate_handle(WHY_RESULT_JS)
+
+
+def wait_for_why(page, before):
+    """Wait until the section's answer has come (it is no longer busy) and its result box shows
+    a result other than `before` (why_result's)."""
+    wait_for_new(page, WHY_RESULT_JS, before, "!gwRoot().getElementById('why-reverse').hasAttribute('aria-busy')")

@@ -152,7 +152,7 @@ function comparedOn(w, order) {
   const left = w.state.stepper?.trace.mode?.title ?? null;
   orderStatus(w, `Compared push and pull on ${order.join(", ")}: the results are in the Push and pull panel.`, false);
   /** @type {import("../update.js").StateChange[]} */
-  const changes = [{ type: "why", set: { compared: w.state.why.compared + 1 } }];
+  const changes = [{ type: "say" }];
   if (left) changes.push({ type: "modeLeft" });
   update(w, changes, `Compared push and pull on the order ${order.join(", ")}. `
     + "The results are in the Push and pull panel."

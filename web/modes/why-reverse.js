@@ -83,8 +83,6 @@ export class WhyReverse {
     }
     if (why.busy) this.section.setAttribute("aria-busy", "true");
     else this.section.removeAttribute("aria-busy");
-    if (why.runs) this.section.dataset.runs = String(why.runs); // tests wait on these
-    if (why.compared) this.section.dataset.compared = String(why.compared);
     // The stepper's mode is ours while it is on (a run of "Your code" is not); a new graph
     // or a visit-order run turns it off.
     const mode = state.stepper?.trace.mode ?? null;

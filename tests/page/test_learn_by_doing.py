@@ -15,6 +15,7 @@ import zlib
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from buildtools import prerender
 from engine import api
@@ -379,7 +380,8 @@ def test_editing_an_input_recomputes_and_keeps_the_place(lp):
     # A value that is not a number is flagged and not sent.
     field.fill("abc")
     assert field.get_attribute("aria-invalid") == "true"
-    page.wait_for_timeout(400)
+    # Settled: a value sent (at once, or after the typing delay) marks the page busy until it is answered.
+    page.wait_for_function("() => !document.documentElement.dataset.busy", timeout=STEP_TIMEOUT_MS)
     assert nodes(page)["a"] == ("6", "39")
 
     page.get_by_role("button", name="Reset values").click()
@@ -543,7 +545,8 @@ def state_of(page):
 
 def settled_url(page, must_contain):
     page.wait_for_function("(s) => location.search.includes(s)", arg=must_contain, timeout=STEP_TIMEOUT_MS)
-    page.wait_for_timeout(300)  # the URL is written 200 ms after the last change
+    # The URL is written 200 ms after the last change, a debounce the page counts as busy.
+    page.wait_for_function("() => !document.documentElement.dataset.busy", timeout=STEP_TIMEOUT_MS)
     return page.url
 
 
@@ -669,6 +672,14 @@ def frame_state(frame):
     })""")
 
 
+# Every frame (by id) as high as its document, to 2 px (embed-resize.js).
+FRAMES_FIT_JS = """(ids) => ids.every((id) => {
+  const frame = gwRoot().getElementById(id);
+  const inner = Math.ceil(frame.contentDocument.documentElement.getBoundingClientRect().height);
+  return Math.abs(inner - frame.clientHeight) <= 2;
+})"""
+
+
 def test_sample_iframe_lesson_embeds_three_independent_widgets_under_a_strict_csp(shared):
     guard = shared["guard"]
     guard.check()
@@ -704,16 +715,16 @@ def test_sample_iframe_lesson_embeds_three_independent_widgets_under_a_strict_cs
         )
 
         # The frames grow to fit their widgets (embed-resize.js).
-        # (Polled from here: wait_for_function evaluates a string, which this CSP forbids.)
         def fits(fid, frame):
             inner = frame.evaluate("Math.ceil(document.documentElement.getBoundingClientRect().height)")
             outer = page.evaluate("(id) => gwRoot().getElementById(id).clientHeight", fid)
             return abs(inner - outer) <= 2
 
-        for _ in range(50):
-            if all(fits(fid, f) for fid, f in zip(ids, (q, n, o))):
-                break
-            page.wait_for_timeout(100)
+        # (The frames are of the page's origin: their documents are measured from the page.)
+        try:
+            page.wait_for_function(FRAMES_FIT_JS, arg=ids, timeout=STEP_TIMEOUT_MS)
+        except PlaywrightTimeoutError:
+            pass  # the assertion below says which
         assert all(fits(fid, f) for fid, f in zip(ids, (q, n, o)))
 
         # Step one widget: the others do not change.

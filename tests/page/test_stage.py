@@ -9,6 +9,7 @@ phone the page may scroll, but the controls and the graph stay on top).
 import pytest
 
 from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, order_result, sized_page, wait_for_run
+from tests.support.waits import wait_still
 
 pytestmark = pytest.mark.browser
 
@@ -47,6 +48,14 @@ BOXES_JS = """async (sels) => {
   return [sel, [r.top, r.bottom, r.left, r.right]];
 }));
 }"""
+
+# BOXES_JS's boxes as they are now (for wait_still, which measures once a frame).
+BOXES_NOW_JS = """(sels) => Object.fromEntries(sels.map((sel) => {
+  const e = gwRoot().querySelector(sel);
+  if (!e || !e.getClientRects().length) return [sel, null];
+  const r = e.getBoundingClientRect();
+  return [sel, [r.top, r.bottom, r.left, r.right]];
+}))"""
 
 STAGE = ["#step-forward", "#step-back", "#position", "#graph-scroll", "#narration"]
 QUESTION = [".checkpoint:not(.is-folded) .cp-question", ".checkpoint:not(.is-folded) form"]
@@ -149,8 +158,10 @@ def test_the_visit_order_experiment_shows_list_run_and_verdict_beside_the_marked
     page.get_by_role("button", name="Run order").click()
     wait_for_run(page, before)
     settle(page)
-    page.wait_for_timeout(300)  # a smooth scroll, if any, has ended
-    boxes = page.evaluate(BOXES_JS, ["#run-order", ".verdict", "#graph-scroll", "#step-back"])
+    # A smooth scroll, if any, has ended: the boxes measured stay put for a few frames.
+    sels = ["#run-order", ".verdict", "#graph-scroll", "#step-back"]
+    wait_still(page, BOXES_NOW_JS, sels)
+    boxes = page.evaluate(BOXES_JS, sels)
     assert_in_view(page, boxes, "after Run order", ["#run-order", ".verdict", "#graph-scroll", "#step-back"])
     assert "wrong" in page.inner_text(".verdict")
     # Beside the graph, the list is in view too (its first items at least: a long list

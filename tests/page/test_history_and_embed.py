@@ -40,6 +40,12 @@ def wait_for_url(page, *parts):
     )
 
 
+def settled(page):
+    """Wait until no debounced work is pending (the link's 200 ms debounce among it: the
+    page counts it as busy, web/boot/busy.js) and no engine call is in flight."""
+    page.wait_for_function("() => !document.documentElement.dataset.busy", timeout=STEP_TIMEOUT_MS)
+
+
 def wait_for_graph(page, graph, pass_, step):
     page.wait_for_function(
         "([g, p, s]) => gwRoot().getElementById('graph').dataset.graph === g"
@@ -59,7 +65,7 @@ def test_back_undoes_a_preset_a_run_and_an_experiment_and_stays_on_the_site(page
     for _ in range(3):
         button(page, "Step forward").click()
     wait_for_url(page, "pass=forward", "step=2")
-    page.wait_for_timeout(300)
+    settled(page)
     assert entries(page) == start + 1  # steps replace the entry
 
     choose(page, "square")
@@ -104,7 +110,7 @@ def test_back_undoes_a_preset_a_run_and_an_experiment_and_stays_on_the_site(page
     wait_for_graph(page, "square", "experiment", "2")
     assert nodes(page)["a"] == ("3", "6")
     assert order(page) == ["a", "b"]
-    page.wait_for_timeout(300)
+    settled(page)
     assert entries(page) == start + 3  # restoring an entry adds none
 
     # An experiment entered is an entry too; Back leaves it, Forward brings it back at its step.
@@ -137,7 +143,7 @@ def test_a_widget_on_a_lesson_page_leaves_the_pages_history_alone(page, site_url
     widget.get_by_role("button", name="Run order").click()
     widget.locator(".verdict.is-wrong").wait_for(timeout=STEP_TIMEOUT_MS)
     widget.get_by_role("button", name="Step back", exact=True).click()
-    page.wait_for_timeout(500)  # longer than the link's 200 ms debounce
+    settled(page)
     assert entries(page) == start
     assert page.url == address
 

@@ -227,7 +227,8 @@ def test_a_refused_value_says_why_next_to_the_field(lp, typed, why):
     assert field.get_attribute("aria-invalid") == "true"
     assert "value-a-error" in field.get_attribute("aria-describedby").split()
     assert near(field.bounding_box(), error.bounding_box()), (field.bounding_box(), error.bounding_box())
-    page.wait_for_timeout(600)  # longer than the typing delay: nothing was sent
+    # Settled: a value sent (at once, or after the typing delay) marks the page busy until it is answered.
+    page.wait_for_function("() => !document.documentElement.dataset.busy", timeout=STEP_TIMEOUT_MS)
     assert nodes(page) == before and before["a"][0] == "2"
     # Leaving the field puts the last good value back and says so.
     page.keyboard.press("Tab")

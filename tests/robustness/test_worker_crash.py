@@ -10,9 +10,8 @@
   keeps working.
 """
 
-import time
-
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.support.editor import READ_JS, submit
 from tests.support.page import button
@@ -25,12 +24,10 @@ POSITION_JS = "() => gwRoot().getElementById('position').innerText"
 
 
 def wait_for(page, predicate_js, timeout_s, what, arg=None):
-    end = time.monotonic() + timeout_s
-    while time.monotonic() < end:
-        if page.evaluate(predicate_js, arg):
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"{what} did not happen within {timeout_s} s")
+    try:
+        page.wait_for_function(predicate_js, arg=arg, timeout=timeout_s * 1000)
+    except PlaywrightTimeoutError:
+        raise AssertionError(f"{what} did not happen within {timeout_s} s") from None
 
 
 def submit_typed(page, text):

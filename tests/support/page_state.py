@@ -2,16 +2,18 @@
 reading its state from its permalink, and checking every node against the CPython
 engine's trace (tests/robustness/).
 
-The page is under a strict Content-Security-Policy, so waits poll with page.evaluate
-(a string predicate for wait_for_function would need 'unsafe-eval').
+The page is under a strict Content-Security-Policy: waits give wait_for_function a
+function expression, which Playwright calls through the debugger (a bare expression would
+need 'unsafe-eval'; tests/conftest.py wraps those).
 """
 
 import base64
 import json
-import time
 import zlib
 from functools import lru_cache
 from urllib.parse import parse_qs
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from buildtools.prerender import outer_groups
 from engine.api import handle
@@ -29,18 +31,11 @@ SETTLED_JS = """() => {
 
 def settle(page, timeout=SETTLE_TIMEOUT_S, what="the page"):
     """Wait until the page is settled; raise AssertionError (a hang) after `timeout` s."""
-    end = time.monotonic() + timeout
-    delay = 0.005
-    while True:
-        if page.evaluate(SETTLED_JS):
-            return
-        if time.monotonic() > end:
-            state = page.evaluate(
-                "() => [document.documentElement.dataset.engine, document.documentElement.dataset.busy]"
-            )
-            raise AssertionError(f"{what} did not settle within {timeout} s (engine, busy = {state})")
-        time.sleep(delay)
-        delay = min(0.05, delay * 1.5)
+    try:
+        page.wait_for_function(SETTLED_JS, timeout=timeout * 1000)
+    except PlaywrightTimeoutError:
+        state = page.evaluate("() => [document.documentElement.dataset.engine, document.documentElement.dataset.busy]")
+        raise AssertionError(f"{what} did not settle within {timeout} s (engine, busy = {state})") from None
 
 
 def open_settled(page, url, timeout=90.0):

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from buildtools import csp
+from tests.support.waits import wait_seen
 
 # The page tests below check the real worker's policy (its script's header).
 pytestmark = pytest.mark.real_engine
@@ -150,10 +151,7 @@ def test_a_violation_inside_a_worker_is_reported(page, serve_copy, request):
     # on a busy machine: wait for it (up to 5 s) rather than a fixed moment.
     violations = request.node.csp_violations
     reported = lambda: any("evil-worker.js" in v or "eval" in v for v in violations)  # noqa: E731
-    for _ in range(50):
-        if reported():
-            break
-        page.wait_for_timeout(100)  # lets Playwright deliver the page's events
+    wait_seen(page, reported, 5)  # woken by each console message the fixture collects
     assert reported(), violations
 
 
@@ -165,8 +163,10 @@ def test_a_request_to_another_origin_is_refused_by_the_policy(page, site_url, re
     page.goto(site_url + "lesson.html")
     outcome = page.evaluate("""() => fetch('https://example.com/x').then(() => 'fetched', (e) => e.name)""")
     assert outcome == "TypeError"
-    page.wait_for_timeout(300)  # the violation event is dispatched as a separate task
-    assert any("connect-src blocked https://example.com/x" in v for v in request.node.csp_violations)
+    # The violation event is dispatched as a separate task, and reported as a console message.
+    refused = lambda: any("connect-src blocked https://example.com/x" in v for v in request.node.csp_violations)  # noqa: E731
+    wait_seen(page, refused, 5)
+    assert refused(), request.node.csp_violations
 
 
 def test_the_code_sandbox_allows_no_network_and_only_its_own_script(built_dist, site_url):

@@ -2,7 +2,10 @@
 lesson page share one engine worker and step independently, and mount()/unmount()
 leave nothing behind."""
 
+import time
+
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, axe_audit, axe_report
 
@@ -179,7 +182,8 @@ CYCLES = """async (n) => {
 
 def dom_counters(page, cdp):
     cdp.send("HeapProfiler.collectGarbage")
-    page.wait_for_timeout(50)
+    # A turn of the page's event loop between the two collections (what the first freed is let go).
+    page.evaluate("() => new Promise((resolve) => setTimeout(resolve))")
     cdp.send("HeapProfiler.collectGarbage")
     return cdp.send("Memory.getDOMCounters")
 
@@ -205,11 +209,14 @@ def test_a_hundred_mounts_and_unmounts_leave_nothing_behind(blank_page):
     document_before = listeners_on(page, cdp, "document")
     result = page.evaluate(CYCLES, 100)
     assert result == {"children": 0, "attrs": []}
-    # The shared worker stops once no widget uses it.
-    deadline = 10_000
-    while page.workers and deadline > 0:
-        page.wait_for_timeout(200)
-        deadline -= 200
+    # The shared worker stops once no widget uses it: each one left is waited for until it closes.
+    deadline = time.monotonic() + 10
+    for worker in page.workers:
+        try:
+            with worker.expect_event("close", timeout=max(1, deadline - time.monotonic()) * 1000):
+                pass
+        except PlaywrightTimeoutError:
+            break
     assert page.workers == [], "the engine worker outlived every widget"
     after = dom_counters(page, cdp)
     assert after["jsEventListeners"] <= before["jsEventListeners"] + 5, (before, after)

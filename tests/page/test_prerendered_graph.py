@@ -13,6 +13,7 @@ import pytest
 
 from buildtools import graph_svg
 from tests.support.page import wait_ready
+from tests.support.waits import after_frames
 
 # The real engine's boot is tested here (real_engine), but for the comparison of every
 # preset's drawing, whose subject is the markup: that one answers with the fast engine.
@@ -109,7 +110,10 @@ def test_inlined_graphs_are_what_the_script_draws(page, site_url, built_dist, se
         page.goto(copy + query)
         page.wait_for_function(DRAWN)
         wait_ready(page)
-        page.wait_for_timeout(200)  # laid out again for the box, if its first measure was early
+        # Laid out again for the box, if its first measure was early: fonts in, then the
+        # frames in which its resize observer, if it fires, has run.
+        page.evaluate("async () => { await document.fonts.ready; }")
+        after_frames(page, 3)
         drawn = page.evaluate(SVG_NOW)
         direction = drawn["attrs"]["data-direction"]
         ways.add(direction)
@@ -141,14 +145,14 @@ def test_the_script_adopts_the_inlined_graph(page, site_url, preset):
     attrs, markup = inlined(site_url, preset)
     held = []
     page.route("**/page.js", lambda route: held.append(route))
-    page.goto(site_url + ("" if preset == DEFAULT else f"?preset={preset}"), wait_until="commit")
+    # The module's request arrives with the head; its event comes just before its route
+    # (run by the next call to Playwright), held until it is continued below.
+    with page.expect_request("**/page.js", timeout=10_000):
+        page.goto(site_url + ("" if preset == DEFAULT else f"?preset={preset}"), wait_until="commit")
     page.wait_for_function(f"() => gwRoot()?.querySelector?.('svg[data-graph={preset}] [data-node]')")
     assert page.evaluate(SHOWN) == {"graph": True, "placeholder": False}
     page.evaluate("() => gwRoot().querySelectorAll('[data-node], .edge, .node-value').forEach(e => e.gwPainted = true)")
-    for _ in range(500):  # the module's request arrives with the head; held until now
-        if held:
-            break
-        page.wait_for_timeout(20)
+    assert held, "the page never asked for its module"
     held[0].continue_()
     page.wait_for_function(DRAWN)
     adopted = page.evaluate(

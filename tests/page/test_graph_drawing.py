@@ -15,6 +15,7 @@ from tests.support.editor import SUBMIT_JS
 from tests.support.frames import pushes
 from tests.support.page import open_page, show_tab
 from tests.support.page_state import settle
+from tests.support.waits import after_frames
 
 
 def layered_program(inputs: int = 12, layers: int = 12) -> str:
@@ -192,13 +193,21 @@ def test_the_graph_scrolls_to_the_node_being_visited(page, site_url):
     )
 
 
+SCROLL_TO_END_JS = """() => new Promise((resolve, reject) => {
+  const s = gwRoot().querySelector('#graph-scroll');
+  const timer = setTimeout(() => reject(new Error('no scroll event within 5 s')), 5000);
+  s.addEventListener('scroll', () => { clearTimeout(timer); resolve(); }, { once: true });
+  s.scrollLeft = s.scrollWidth;
+})"""
+
+
 def test_inputs_drawn_late_still_say_how_to_change_them(page, site_url):
     # Scrolled to the right end, a new big program is loaded: its inputs (at the left)
     # are drawn only when the learner scrolls back, and their tooltips say the same.
     open_page(page, site_url, "diamond")
     load_program(page, layered_program())
-    page.evaluate("() => { const s = gwRoot().querySelector('#graph-scroll'); s.scrollLeft = s.scrollWidth; }")
-    page.wait_for_timeout(100)
+    # Scrolled, and its scroll event seen (by the graph's own listener first: added earlier).
+    page.evaluate(SCROLL_TO_END_JS)
     page.evaluate(SUBMIT_JS, json.dumps(layered_program(inputs=11, layers=12)))
     settle(page, timeout=30, what="the second big program")
     assert page.evaluate("() => !gwRoot().querySelector('#graph [data-node=\"x0\"] .node-box')")
@@ -218,7 +227,7 @@ def test_a_new_graph_stops_the_drawing_of_the_old_one(page, site_url):
     # At once another graph: nothing of the big one may be drawn into the new one.
     page.select_option("#preset", "add-mul")
     page.wait_for_function("() => gwRoot().querySelector('#graph').dataset.graph === 'add-mul'")
-    page.wait_for_timeout(300)  # frames in which a leftover drawing of the old graph would run
+    after_frames(page, 3)  # frames in which a leftover drawing of the old graph would run (it draws in one)
     drawn = page.evaluate(DRAWN_JS)
     preset = json.loads(handle(json.dumps({"cmd": "load", "preset": "add-mul"})))
     assert [n["label"] for n in drawn["nodes"]] == [n["label"] for n in preset["nodes"]]

@@ -14,11 +14,11 @@ tests/engine/test_yourcode.py runs in CPython.
 import base64
 import json
 import re
-import time
 import zlib
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from engine import api, yourcode
 from engine.presets import load_presets
@@ -151,14 +151,14 @@ MARKED_LINE_AND_VIEW = """() => {
 
 def assert_line_in_view(page, what):
     """The picked finding's line is on screen, clear of the sticky graph (it scrolls there)."""
-    deadline = time.monotonic() + 3
-    while True:
-        at = page.evaluate(MARKED_LINE_AND_VIEW)
-        if at and at["top"] >= at["viewTop"] and at["bottom"] <= at["viewBottom"]:
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: the marked line is not in view: {at}")
-        page.wait_for_timeout(100)
+    try:
+        page.wait_for_function(
+            f"() => {{ const at = ({MARKED_LINE_AND_VIEW})();"
+            " return Boolean(at) && at.top >= at.viewTop && at.bottom <= at.viewBottom; }",
+            timeout=3_000,
+        )
+    except PlaywrightTimeoutError:
+        raise AssertionError(f"{what}: the marked line is not in view: {page.evaluate(MARKED_LINE_AND_VIEW)}") from None
 
 
 def findings(page):
@@ -182,19 +182,27 @@ def named(page):
 def link_with(page, code, timeout_s=10):
     """The page's address once its link holds `code` (code=, deflate-raw and base64url), and
     the browser's storage holds it too."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        link = page.evaluate("location.href")
-        encoded = parse_qs(urlsplit(link).query).get("code", [""])[0]
-        if encoded:
-            packed = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
-            stored = page.evaluate(
-                "localStorage.getItem('gradwalk:your-code:' + gwRoot().querySelector('#code-exercise').value)"
-            )
-            if zlib.decompress(packed, -15).decode() == code and stored == code:
-                return link
-        page.wait_for_timeout(100)
-    raise AssertionError(f"the link never held the code: {page.evaluate('location.href')}")
+    # The code is kept (storage, then the link) by debounced work the page counts as busy:
+    # once the storage holds it and nothing is pending, the link is written too.
+    try:
+        page.wait_for_function(
+            "(code) => !document.documentElement.dataset.busy && location.search.includes('code=')"
+            " && localStorage.getItem('gradwalk:your-code:' + gwRoot().querySelector('#code-exercise').value) === code",
+            arg=code,
+            timeout=timeout_s * 1000,
+        )
+    except PlaywrightTimeoutError:
+        pass  # said below
+    link = page.evaluate("location.href")
+    encoded = parse_qs(urlsplit(link).query).get("code", [""])[0]
+    packed = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
+    if not encoded or zlib.decompress(packed, -15).decode() != code:
+        raise AssertionError(f"the link never held the code: {link}")
+    stored = page.evaluate(
+        "localStorage.getItem('gradwalk:your-code:' + gwRoot().querySelector('#code-exercise').value)"
+    )
+    assert stored == code, f"the browser's storage does not hold the code: {stored!r}"
+    return link
 
 
 def engine_grads(preset_id):
@@ -516,20 +524,23 @@ ON_SCREEN = """() => {
 def assert_on_screen_together(page, what):
     """The graph, the first finding and its marked line are on screen at once (after a run they
     are brought there; the page may still be settling, so this waits a little)."""
-    deadline = time.monotonic() + 5
-    while True:
+    try:
+        page.wait_for_function(
+            f"""() => {{
+              const at = ({ON_SCREEN})();
+              const {{ graph, finding, line }} = at;
+              return Boolean(graph && finding && line
+                && graph.top >= -1 && graph.bottom <= at.viewBottom + 1
+                && finding.top >= at.viewTop - 1 && finding.bottom <= at.viewBottom + 1
+                && line.top >= at.viewTop - 1 && line.bottom <= at.viewBottom + 1);
+            }}""",
+            timeout=5_000,
+        )
+    except PlaywrightTimeoutError:
         at = page.evaluate(ON_SCREEN)
-        graph, finding, line = at["graph"], at["finding"], at["line"]
-        if (
-            graph and finding and line
-            and graph["top"] >= -1 and graph["bottom"] <= at["viewBottom"] + 1
-            and finding["top"] >= at["viewTop"] - 1 and finding["bottom"] <= at["viewBottom"] + 1
-            and line["top"] >= at["viewTop"] - 1 and line["bottom"] <= at["viewBottom"] + 1
-        ):  # fmt: skip
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: the graph, the first finding and its line are not on screen together: {at}")
-        page.wait_for_timeout(100)
+        raise AssertionError(
+            f"{what}: the graph, the first finding and its line are not on screen together: {at}"
+        ) from None
 
 
 def assert_part_to_write_in_view(page, what):
@@ -545,18 +556,17 @@ def assert_part_to_write_in_view(page, what):
       return { top: r.top, bottom: r.bottom, boxTop: box.top, boxBottom: box.bottom, viewTop: top,
                viewBottom: innerHeight };
     }"""
-    deadline = time.monotonic() + 5
-    while True:
-        at = page.evaluate(probe)
-        if (
-            at
-            and at["top"] >= max(at["boxTop"], at["viewTop"]) - 1
-            and at["bottom"] <= min(at["boxBottom"], at["viewBottom"]) + 1
-        ):
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: the part to write is not in view: {at}")
-        page.wait_for_timeout(100)
+    try:
+        page.wait_for_function(
+            f"""() => {{
+              const at = ({probe})();
+              return Boolean(at) && at.top >= Math.max(at.boxTop, at.viewTop) - 1
+                && at.bottom <= Math.min(at.boxBottom, at.viewBottom) + 1;
+            }}""",
+            timeout=5_000,
+        )
+    except PlaywrightTimeoutError:
+        raise AssertionError(f"{what}: the part to write is not in view: {page.evaluate(probe)}") from None
 
 
 def test_one_mistake_is_one_finding_and_each_tag_names_its_line(screen, site_url):

@@ -124,6 +124,21 @@ def wait_snapshot(page, cache):
     pytest.fail(f"no snapshot was stored in {cache} within 60 s")
 
 
+# Installed before the page's scripts: the end of each engine worker's attempt to keep its
+# snapshot, as the worker reports it to the page ({type: "snapshot", state}, web/worker.js).
+SNAPSHOT_REPORTS = """
+globalThis.gwSnapshotStates = [];
+globalThis.Worker = class extends Worker {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener("message", (e) => {
+      if (e.data?.type === "snapshot") globalThis.gwSnapshotStates.push(e.data.state);
+    });
+  }
+};
+"""
+
+
 def test_three_deploys_leave_one_build_in_the_lesson_origin(page, sites, lesson, record_property):
     site = sites()
     url = lesson_page(lesson, site)
@@ -173,6 +188,7 @@ def test_a_small_quota_still_gives_a_working_widget(page, sites, lesson):
     url = lesson_page(lesson, site)
     cdp = page.context.new_cdp_session(page)
     cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin_of(url), "quotaSize": QUOTA})
+    page.add_init_script(SNAPSHOT_REPORTS)
     for _ in range(2):
         visit(page, url)
         widget = page.locator("grad-walk")
@@ -183,7 +199,8 @@ def test_a_small_quota_still_gives_a_working_widget(page, sites, lesson):
             forward.click()
         grads = widget.locator("#graph [data-node]").evaluate_all("gs => gs.map(g => Number(g.dataset.grad))")
         assert 15 in grads, grads  # the diamond's a.grad, once the backward pass is done
-        time.sleep(2)  # room for the snapshot's write to be tried (and refused)
+        # The snapshot's write tried (and refused): the worker has said how its attempt ended.
+        page.wait_for_function("() => globalThis.gwSnapshotStates.length > 0", timeout=30_000)
         assert not page.evaluate(HAS_SNAPSHOT, [site.cache, SNAPSHOT_PATH])
         assert page.evaluate(USAGE) <= UNDER_QUOTA
 

@@ -4,7 +4,10 @@ and driven in Chromium. Instant navigation swaps the page's content without a re
 widgets of the page it leaves must go with their share of the engine, and the page it brings
 must neither start a second engine nor find one left running for nobody."""
 
+import time
+
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.support.generated_site import (
     EngineWorkers,
@@ -61,7 +64,14 @@ def test_widgets_step_share_one_engine_and_survive_instant_navigation(page, mkdo
     page.locator(".md-nav__link", has_text="Home").first.click()
     page.wait_for_url(mkdocs_site, timeout=STEP_TIMEOUT_MS)
     swapped_in(page, "Backprop by hand")
-    page.wait_for_timeout((IDLE_STOP_S + 1) * 1000)
+    # Each engine still alive is waited for until it closes, within the idle stop and a second.
+    deadline = time.monotonic() + IDLE_STOP_S + 1
+    for worker in list(workers.live):
+        try:
+            with worker.expect_event("close", timeout=max(0.001, deadline - time.monotonic()) * 1000):
+                pass
+        except PlaywrightTimeoutError:
+            break
     assert not workers.live, "the engine outlived every widget"
     assert page.evaluate("window.gwSamePage === true")
     # And back through the page's own link: one engine again, never two at a time.

@@ -196,6 +196,35 @@ def test_server_sends_wheels_as_binary(site_url, built_dist):
         assert response.headers.get_content_type() in ("application/zip", "application/octet-stream")
 
 
+def server_socket_of(server_port: int, client_port: int) -> str | None:
+    """The socket inode of the server's end of a local TCP connection (Linux's /proc), or None."""
+    try:
+        lines = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split()
+        local, remote = (int(address.split(":")[1], 16) for address in fields[1:3])
+        if (local, remote) == (server_port, client_port):
+            return fields[9]
+    return None
+
+
+def holds_socket(pid: int, inode: str) -> bool:
+    """Whether process `pid` still has the socket `inode` open."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == f"socket:[{inode}]":
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def test_serve_command_prints_its_url_and_stops_cleanly(built_dist):
     server = subprocess.Popen(
         [sys.executable, BUILD_PY, "serve", "--port", "0"],
@@ -221,8 +250,16 @@ def test_serve_command_prints_its_url_and_stops_cleanly(built_dist):
         with socket.create_connection((host, int(port)), timeout=10) as sock:
             sock.sendall(f"GET /{wasm} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
             sock.recv(100)
+            server_end = server_socket_of(int(port), sock.getsockname()[1])
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
-        time.sleep(0.5)
+        # The server has met the reset and closed its end of the connection (its handler is over).
+        if server_end is None:
+            time.sleep(0.5)  # no /proc (not Linux) to see the server's sockets: a moment instead
+        else:
+            deadline = time.monotonic() + 10
+            while holds_socket(server.pid, server_end):
+                assert time.monotonic() < deadline, "the server kept the reset connection open for 10 s"
+                time.sleep(0.01)
 
         server.send_signal(signal.SIGINT)
         out, err = server.communicate(timeout=15)

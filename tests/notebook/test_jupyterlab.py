@@ -23,6 +23,7 @@ import pytest
 
 from tests.support.jupyterlab_harness import ROOT
 from tests.support.page import STEP_TIMEOUT_MS
+from tests.support.waits import after_frames
 
 pytestmark = pytest.mark.browser
 
@@ -56,7 +57,7 @@ def screenshot(notebook, top, name: str) -> Path:
     page = notebook.page
     page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
     top.evaluate("el => el.scrollIntoView({ block: 'start' })")
-    page.wait_for_timeout(300)  # the scroll's repaint
+    after_frames(page, 2)  # the scroll's repaint
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / name
     page.screenshot(path=str(path))

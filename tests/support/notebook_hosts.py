@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.page import STEP_TIMEOUT_MS
+from tests.support.waits import after_frames
 
 # Where the hosts' screenshots go.
 SCREENSHOTS = Path(os.environ.get("GRADWALK_NOTEBOOK_SCREENSHOTS", "/tmp"))
@@ -59,7 +60,7 @@ def micrograd_diamond():
 def screenshot(page, name: str, width: int = 1280, height: int = 800) -> Path:
     """The page at width × height, written to SCREENSHOTS/name."""
     page.set_viewport_size({"width": width, "height": height})
-    page.wait_for_timeout(300)  # the resize's layout and repaint
+    after_frames(page, 2)  # the resize's layout and repaint
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / name
     page.screenshot(path=str(path))

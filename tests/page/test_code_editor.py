@@ -81,7 +81,7 @@ def test_the_editor_is_fetched_only_when_loaded(blank_page, site_url):
     page.on("request", lambda r: fetched.append(urlsplit(r.url).path))
     # The loader alone (what the page's module holds) fetches nothing.
     page.evaluate("async (loader) => { window.loader = await import(loader); }", site_url + LOADER)
-    page.wait_for_timeout(300)
+    page.wait_for_timeout(300)  # the subject: no fetch within a window after the import, which no event can show
     assert not [p for p in fetched if p.endswith(BUNDLE)]
     # Loaded twice, fetched once: the module, CodeMirror included, and the chunks it
     # imports (Python's grammar comes in one of them, which the loader imports later).
@@ -103,7 +103,7 @@ def test_the_page_never_fetches_the_editor_on_its_own(page, site_url):
     page.on("request", lambda r: fetched.append(r.url))
     page.goto(site_url)
     wait_ready(page)
-    page.wait_for_timeout(300)
+    page.wait_for_timeout(300)  # the subject: no fetch within a window after ready, which no event can show
     assert fetched and not [u for u in fetched if BUNDLE in u or f"/{CHUNK_PREFIX}" in u]
 
 
@@ -309,6 +309,13 @@ new PerformanceObserver((list) => {
 """
 
 
+# Resolves when the page's event loop has gone idle (an idle callback), or fails after 5 s.
+IDLE_JS = """() => new Promise((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error('the page was not idle within 5 s')), 5000);
+  requestIdleCallback(() => { clearTimeout(timer); resolve(); });
+})"""
+
+
 def test_loading_and_mounting_makes_no_long_task(browser, site_url):
     # Measured on a document of the site's origin with no script of its own (the server's
     # "not found" page) in a context with no route: Playwright's routing hands each response
@@ -325,12 +332,15 @@ def test_loading_and_mounting_makes_no_long_task(browser, site_url):
             page = context.new_page()
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(site_url + "__test__/no-such-page")
-            page.wait_for_timeout(300)  # the document's own start is over
+            # The document's own start is over: the page has gone idle (its long tasks reported).
+            page.evaluate(IDLE_JS)
             page.evaluate("() => { window.longTasks.length = 0; }")
             started = page.evaluate("() => performance.now()")
             assert mount(page, site_url).count() == 1
             elapsed = page.evaluate("(t) => performance.now() - t", started)
-            page.wait_for_timeout(300)  # a long task is reported once it has ended
+            # The subject: long tasks in a window after the mount (the chunk it imports later
+            # among them); one is reported once it has ended.
+            page.wait_for_timeout(300)
             tries.append((round(elapsed), page.evaluate("() => window.longTasks")))
             assert errors == []
         finally:

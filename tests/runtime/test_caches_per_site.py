@@ -19,7 +19,7 @@ import time
 import pytest
 
 from buildtools import serve
-from tests.support.caches import build_id_of, cache_name
+from tests.support.caches import SNAPSHOT_REPORTS, build_id_of, cache_name
 from tests.support.cross_origin import LessonServer, documented_policy, lesson_html, origin_of
 from tests.support.page import BOOT_TIMEOUT_MS
 
@@ -122,21 +122,6 @@ def wait_snapshot(page, cache):
             return
         time.sleep(0.25)
     pytest.fail(f"no snapshot was stored in {cache} within 60 s")
-
-
-# Installed before the page's scripts: the end of each engine worker's attempt to keep its
-# snapshot, as the worker reports it to the page ({type: "snapshot", state}, web/worker.js).
-SNAPSHOT_REPORTS = """
-globalThis.gwSnapshotStates = [];
-globalThis.Worker = class extends Worker {
-  constructor(...args) {
-    super(...args);
-    this.addEventListener("message", (e) => {
-      if (e.data?.type === "snapshot") globalThis.gwSnapshotStates.push(e.data.state);
-    });
-  }
-};
-"""
 
 
 def test_three_deploys_leave_one_build_in_the_lesson_origin(page, sites, lesson, record_property):

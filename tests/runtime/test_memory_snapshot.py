@@ -9,12 +9,12 @@ The byte-for-byte parity of a restored engine is tests/runtime/test_pyodide_pari
 """
 
 import json
-import time
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from engine import api
-from tests.support.caches import build_id_of, cache_name
+from tests.support.caches import SNAPSHOT_REPORTS, build_id_of, cache_name
 from tests.support.page import WIDGET_HELPERS
 
 pytestmark = [pytest.mark.browser, pytest.mark.real_engine]  # Pyodide itself is tested here
@@ -76,6 +76,7 @@ def context(browser):
     context = browser.new_context(service_workers="block")
     context.set_default_timeout(TIMEOUT_MS)
     context.add_init_script(WIDGET_HELPERS)
+    context.add_init_script(SNAPSHOT_REPORTS)  # for wait_stored
     yield context
     context.close()
 
@@ -94,14 +95,15 @@ def visit(page, url) -> dict:
 
 
 def wait_stored(page, name) -> str:
-    """The SHA-256 of the snapshot the worker stores (once it is there)."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        sha = page.evaluate(STORED, [name, SNAPSHOT_PATH])
-        if sha is not None:
-            return sha
-        time.sleep(0.2)
-    pytest.fail("no snapshot was stored within 30 s of engine ready")
+    """The SHA-256 of the snapshot the worker stores (once it says it has stored it)."""
+    try:
+        page.wait_for_function("() => globalThis.gwSnapshotStates.length > 0", timeout=30_000)
+    except PlaywrightTimeoutError:
+        pytest.fail("no snapshot was stored within 30 s of engine ready")
+    assert page.evaluate("() => globalThis.gwSnapshotStates") == ["stored"]
+    sha = page.evaluate(STORED, [name, SNAPSHOT_PATH])
+    assert sha is not None, "the worker said it stored its snapshot, but the cache does not hold it"
+    return sha
 
 
 def test_second_visit_restores_the_snapshot_and_answers_the_same(context, site_url, built_dist):

@@ -42,3 +42,18 @@ async (waitMs) => {
   return false;
 }
 """
+
+
+# Installed before the page's scripts: the end of each engine worker's attempt to keep its
+# snapshot, as the worker reports it to the page ({type: "snapshot", state}, web/worker.js).
+SNAPSHOT_REPORTS = """
+globalThis.gwSnapshotStates = [];
+globalThis.Worker = class extends Worker {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener("message", (e) => {
+      if (e.data?.type === "snapshot") globalThis.gwSnapshotStates.push(e.data.state);
+    });
+  }
+};
+"""

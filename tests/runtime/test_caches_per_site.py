@@ -14,9 +14,9 @@ changes in place (a deploy keeps the site's address, so its caches' site key).
 
 import json
 import shutil
-import time
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from buildtools import serve
 from tests.support.caches import SNAPSHOT_REPORTS, build_id_of, cache_name
@@ -115,16 +115,18 @@ def visit(page, url):
 
 
 def wait_snapshot(page, cache):
-    """Until the engine has stored its snapshot in `cache` (what a visit leaves, whole)."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if page.evaluate(HAS_SNAPSHOT, [cache, SNAPSHOT_PATH]):
-            return
-        time.sleep(0.25)
-    pytest.fail(f"no snapshot was stored in {cache} within 60 s")
+    """Until the engine has stored its snapshot in `cache` (what a visit leaves, whole): its
+    worker says so (SNAPSHOT_REPORTS, installed on the page first), and the cache holds it."""
+    try:
+        page.wait_for_function("() => globalThis.gwSnapshotStates.length > 0", timeout=60_000)
+    except PlaywrightTimeoutError:
+        pytest.fail(f"no snapshot was stored in {cache} within 60 s")
+    assert page.evaluate("() => globalThis.gwSnapshotStates") == ["stored"]
+    assert page.evaluate(HAS_SNAPSHOT, [cache, SNAPSHOT_PATH]), f"the worker stored its snapshot, but not in {cache}"
 
 
 def test_three_deploys_leave_one_build_in_the_lesson_origin(page, sites, lesson, record_property):
+    page.add_init_script(SNAPSHOT_REPORTS)  # for wait_snapshot
     site = sites()
     url = lesson_page(lesson, site)
     visit(page, url)

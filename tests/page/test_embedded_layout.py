@@ -19,8 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fast_engine import route_fast_engine
-from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, WIDGET_HELPERS, axe_audit, axe_report, choose
+from tests.support.page import (
+    BOOT_TIMEOUT_MS,
+    STEP_TIMEOUT_MS,
+    axe_audit,
+    axe_report,
+    choose,
+    new_sized_page,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -54,14 +60,7 @@ TAB_MARGIN = 8  # px between a tab and the screen's edge, at least
 
 def new_page(browser, size):
     """A page at one of the sizes, with the widget helpers; errors collected in page.errors."""
-    context = browser.new_context(service_workers="block", **VIEWPORTS[size])
-    route_fast_engine(context)  # the layout is the subject, not Pyodide
-    context.add_init_script(WIDGET_HELPERS)
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+    page = new_sized_page(browser, VIEWPORTS[size], size, console_errors=True)  # the layout is the subject
     page.size = size
     return page
 

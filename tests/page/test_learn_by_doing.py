@@ -20,16 +20,15 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from buildtools import prerender
 from engine import api
 from engine.text import fmt
-from tests.support.fast_engine import route_fast_engine
 from tests.support.frames import pushes
 from tests.support.page import (
     BOOT_TIMEOUT_MS,
     STEP_TIMEOUT_MS,
-    WIDGET_HELPERS,
     axe_audit,
     axe_report,
     button,
     choose,
+    new_sized_page,
     nodes,
     order,
     run_order,
@@ -85,12 +84,10 @@ class Guard:
 def shared(browser, site_url):
     """One context and one booted page for the whole module."""
     guard = Guard()
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_init_script(WIDGET_HELPERS)
-    context.set_default_timeout(15_000)
-    guard.watch_context(context)
-    route_fast_engine(context)  # after the guard's route, so that it is asked first
-    page = guard.watch_page(context.new_page())
+    # (the guard's route is asked before the stand-in engine's)
+    screen = {"viewport": {"width": 1280, "height": 900}}
+    page = guard.watch_page(new_sized_page(browser, screen, "1280x900", first_route=guard.watch_context))
+    context = page.context
     page.goto(site_url)
     wait_ready(page)
     yield {"page": page, "context": context, "guard": guard, "url": site_url}

@@ -21,18 +21,18 @@ import json
 import pytest
 
 from engine import api
-from tests.support.fast_engine import route_fast_engine
 from tests.support.page import (
     STEP_TIMEOUT_MS,
-    WIDGET_HELPERS,
     axe_audit,
     axe_report,
     button,
     choose,
+    new_sized_page,
     nodes,
     order,
     wait_ready,
 )
+from tests.support.page_state import settle
 
 VIEWPORTS = {
     "desktop": {"viewport": {"width": 1280, "height": 800}},
@@ -53,16 +53,10 @@ def five_decimals(x: float) -> str:
 @pytest.fixture(scope="module", params=list(VIEWPORTS))
 def shared(browser, site_url, request):
     """One context and page per viewport for the module; each test opens the page again (`lp`)."""
-    context = browser.new_context(service_workers="block", **VIEWPORTS[request.param])
-    route_fast_engine(context)  # what the page says of the engine's answers is the subject
-    context.add_init_script(WIDGET_HELPERS)
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    yield {"page": page, "errors": errors, "viewport": request.param, "url": site_url}
-    context.close()
+    # (its engine the fast stand-in: what the page says of the engine's answers is the subject)
+    page = new_sized_page(browser, VIEWPORTS[request.param], request.param, console_errors=True)
+    yield {"page": page, "errors": page.errors, "viewport": request.param, "url": site_url}
+    page.context.close()
 
 
 @pytest.fixture
@@ -83,10 +77,12 @@ def step(page, n: int):
 
 
 def node_text(page, label: str, field: str) -> str:
+    settle(page)  # a step or a new graph is drawn once its answer is in
     return page.text_content(f"svg [data-node='{label}'] .node-{field} .node-value")
 
 
 def row_text(page, label: str, field: str) -> str:
+    settle(page)
     return page.inner_text(f"tr[data-row='{label}'] .row-{field}")
 
 

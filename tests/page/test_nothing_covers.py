@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from buildtools import csp
-from tests.support.fast_engine import route_fast_engine
-from tests.support.page import STEP_TIMEOUT_MS, WIDGET_HELPERS, run_order, wait_ready
+from tests.support.page import STEP_TIMEOUT_MS, new_sized_page, run_order, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -40,14 +39,8 @@ COLUMN_PATH = "__test__/column.html"
 @pytest.fixture(params=sorted(SCREENS))
 def screen(browser, site_url, request):
     name = request.param
-    context = browser.new_context(service_workers="block", reduced_motion="reduce", **SCREENS[name])
-    route_fast_engine(context)
-    context.set_default_timeout(STEP_TIMEOUT_MS)
-    context.add_init_script(WIDGET_HELPERS)
-    page = context.new_page()
-    page.size_name = name
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    page = new_sized_page(browser, {"reduced_motion": "reduce", **SCREENS[name]}, name)
+    page.context.set_default_timeout(STEP_TIMEOUT_MS)
     if name.startswith("column"):
         page.route(f"**/{COLUMN_PATH}", lambda route: route.fulfill(body=COLUMN_HTML, content_type="text/html"))
         page.goto(site_url + COLUMN_PATH)
@@ -72,8 +65,8 @@ def screen(browser, site_url, request):
     wait_ready(page)
     page.wait_for_function("() => gwRoot().querySelector('#graph [data-node]')")
     yield page
-    context.close()
-    assert not errors, errors
+    page.context.close()
+    assert not page.errors, page.errors
 
 
 def presets(page):

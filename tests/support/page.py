@@ -31,24 +31,37 @@ LAPTOP_AND_PHONE = {
 }
 
 
-def sized_page(browser, context_options, name, real_engine=False):
-    """A fresh page in a context of its own (a viewport, touch: Playwright's context
-    options), with the widget helpers and service workers blocked, named `name`
-    (page.size_name), its engine CPython's behind the stand-in worker
-    (tests/support/fast_engine.py) unless `real_engine`. A generator for fixtures: it
-    yields the page, then closes the context and fails the test if the page threw."""
+def new_sized_page(browser, context_options, name, *, real_engine=False, console_errors=False, first_route=None):
+    """A fresh page in a context of its own (context_options: Playwright's: a viewport,
+    touch, reduced motion), named `name` (page.size_name), with the widget helpers,
+    service workers blocked, a 15 s default timeout, and its engine CPython's behind
+    the stand-in worker (tests/support/fast_engine.py) unless `real_engine`.
+    page.errors collects its page errors (and console errors, with `console_errors`).
+    `first_route(context)` installs a route that is asked before the stand-in engine's.
+    Every browser test of the page opens its pages here; close with page.context.close()."""
     context = browser.new_context(service_workers="block", **context_options)
+    if first_route is not None:
+        first_route(context)
     if not real_engine:
         route_fast_engine(context)
     context.set_default_timeout(15_000)
     context.add_init_script(WIDGET_HELPERS)
     page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(f"page error: {e}"))
+    if console_errors:
+        page.on("console", lambda m: page.errors.append(f"console error: {m.text}") if m.type == "error" else None)
     page.size_name = name
+    return page
+
+
+def sized_page(browser, context_options, name, real_engine=False, console_errors=False):
+    """new_sized_page as a generator for fixtures: it yields the page, then closes its
+    context and fails the test if the page threw (or logged an error, with console_errors)."""
+    page = new_sized_page(browser, context_options, name, real_engine=real_engine, console_errors=console_errors)
     yield page
-    context.close()
-    assert not errors, errors
+    page.context.close()
+    assert not page.errors, page.errors
 
 
 def open_page(page, site_url, preset=None):

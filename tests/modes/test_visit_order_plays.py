@@ -6,6 +6,9 @@ it is, and a second Run plays it again from its seed.
 What the page shows over time is recorded in the page itself: a MutationObserver
 notes every change of a's data-grad and of the widget's step, with its time."""
 
+import re
+from pathlib import Path
+
 import pytest
 
 from tests.support.page import (
@@ -23,6 +26,11 @@ from tests.support.page_state import engine_answer, expected_nodes, settle
 from tests.support.presets import expected_nodes as preset_expect
 
 ORDER = ["d", "c", "b", "a"]  # the diamond's own backward order, the list's first order
+
+ROOT = Path(__file__).resolve().parents[2]
+# A visit's time in a play (web/actions/play.js: PULSE_MS + 50).
+PULSE_MS = int(re.search(r"PULSE_MS = (\d+)", (ROOT / "web/panels/graph-pulse.js").read_text()).group(1))
+VISIT_MS = PULSE_MS + 50
 
 # window.__played: every change of a's data-grad ({t, grad}) and of the host's data-step ({t, step}).
 # A value written again unchanged (every render writes the step) is not a change.
@@ -161,6 +169,9 @@ def test_a_key_the_scrubber_or_reset_stops_the_play_at_once(page, site_url, how)
     # The play's busy mark is gone: its timer's next tick (a visit's time after the last) has
     # found the play over. A play still going would hold the mark while it moves on.
     settle(page)
+    # And a visit's time later still nothing has moved (the window is the subject: a play
+    # that had let go of the busy mark but kept its timer would move within it).
+    page.wait_for_timeout(VISIT_MS)
     assert len(page.evaluate("window.__played")) == count, played(page, "step")
     assert page.evaluate("[gwHost().dataset.pass, gwHost().dataset.step]") == where
 

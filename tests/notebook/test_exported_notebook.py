@@ -40,8 +40,9 @@ def wrong_order(root, label: str) -> list[str]:
 def run_order(root):
     """Run the visit order on screen, the widget's first run, and wait for its result: its
     verdict, drawn once the run has landed (there is none before)."""
-    root.get_by_role("button", name="Run order", exact=True).click()
     verdict = root.locator("#experiment-result .verdict")
+    assert verdict.count() == 0  # so that the verdict waited for is this run's
+    root.get_by_role("button", name="Run order", exact=True).click()
     verdict.wait_for(state="attached", timeout=STEP_TIMEOUT_MS)
     return verdict.inner_text()
 

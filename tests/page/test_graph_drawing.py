@@ -227,7 +227,7 @@ def test_a_new_graph_stops_the_drawing_of_the_old_one(page, site_url):
     # At once another graph: nothing of the big one may be drawn into the new one.
     page.select_option("#preset", "add-mul")
     page.wait_for_function("() => gwRoot().querySelector('#graph').dataset.graph === 'add-mul'")
-    after_frames(page, 3)  # frames in which a leftover drawing of the old graph would run (it draws in one)
+    after_frames(page, 10)  # frames in which a leftover drawing of the old graph would run (today it draws in one)
     drawn = page.evaluate(DRAWN_JS)
     preset = json.loads(handle(json.dumps({"cmd": "load", "preset": "add-mul"})))
     assert [n["label"] for n in drawn["nodes"]] == [n["label"] for n in preset["nodes"]]

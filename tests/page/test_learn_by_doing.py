@@ -84,7 +84,8 @@ class Guard:
 def shared(browser, site_url):
     """One context and one booted page for the whole module."""
     guard = Guard()
-    # (the guard's route is asked before the stand-in engine's)
+    # (the stand-in engine's route is asked first, the guard's for every other request;
+    # service workers are blocked, as on every page test's context)
     screen = {"viewport": {"width": 1280, "height": 900}}
     page = guard.watch_page(new_sized_page(browser, screen, "1280x900", first_route=guard.watch_context))
     context = page.context

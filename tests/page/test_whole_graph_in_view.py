@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.support.page import BOOT_TIMEOUT_MS, STEP_TIMEOUT_MS, button, run_order, show_tab, sized_page, wait_ready
+from tests.support.page_state import settle
 from tests.support.waits import after_frames
 
 SCREENS = {
@@ -190,6 +191,7 @@ def test_a_question_about_a_node_brings_it_into_view_on_a_big_program(screen, si
     page.goto(f"{site_url}?src={src(big_program())}", timeout=BOOT_TIMEOUT_MS)
     wait_ready(page)
     page.wait_for_selector("#graph [data-node] .node-box", timeout=STEP_TIMEOUT_MS)
+    settle(page)  # the program's questions come with the second part of its answer
     button(page, "Start backward").click()
     asked = []
     for _ in range(8):

@@ -32,7 +32,7 @@ USAGE = "() => navigator.storage.estimate().then((e) => e.usage)"
 # kept. Chromium's estimate can still run a few kB past the quota while it takes back a
 # refused write (1,001,166 bytes was seen once), so the bound is the quota plus that slack.
 QUOTA = 1_000_000
-UNDER_QUOTA = QUOTA + 64_000
+UNDER_QUOTA = QUOTA + 16_000
 # Whether the cache `name` holds a stored snapshot yet (the worker stores it once idle).
 HAS_SNAPSHOT = """async ([name, path]) => {
   if (!(await caches.has(name))) return false;

@@ -4,8 +4,13 @@ fast_engine         the page fixture's engine: CPython's engine.api.handle behin
                     stand-in for the engine's worker (no Pyodide boot; real_engine opts out)
 code_standin        a stand-in for the code worker's entry, for the sandbox's tests
 overlaps.js         the overlap test's measure of every text-carrying box, in the page
-page                opening the page and waiting for the engine, reading its nodes,
-                    choosing presets and tabs, the accessibility audit
+page                opening a page at a size (new_sized_page, sized_page) and waiting for
+                    the engine, reading its nodes, choosing presets and tabs, waiting
+                    for a run's or a mode's result, the accessibility audit
+waits               waits on conditions instead of fixed moments: animation frames
+                    rendered, a measure gone still, events collected by listeners
+caches              the site's caches as the engine worker fills them, and its own
+                    reports of each snapshot it stored or could not store
 page_state          waiting until the page has settled, reading its state back from
                     its permalink, checking every node against the CPython engine
 editor              typing a program into the page's editor and reading what it shows

@@ -37,8 +37,10 @@ def new_sized_page(browser, context_options, name, *, real_engine=False, console
     service workers blocked, a 15 s default timeout, and its engine CPython's behind
     the stand-in worker (tests/support/fast_engine.py) unless `real_engine`.
     page.errors collects its page errors (and console errors, with `console_errors`).
-    `first_route(context)` installs a route that is asked before the stand-in engine's.
-    Every browser test of the page opens its pages here; close with page.context.close()."""
+    `first_route(context)` installs a route before the stand-in engine's (Playwright asks the
+    last route installed first, so the engine's answers its own requests and `first_route`
+    sees every other one). The page tests open their pages here or through the `page`
+    fixture (tests/conftest.py); close with page.context.close()."""
     context = browser.new_context(service_workers="block", **context_options)
     if first_route is not None:
         first_route(context)

@@ -243,6 +243,9 @@ export async function runCode(w) {
       { type: "codeRun", result },
     ]);
   } catch (error) {
+    // A run that cannot be drawn ends as an error, not "running" for ever.
+    const message = error?.message ?? String(error);
+    update(w, { type: "code", set: { status: "error", error: { kind: "internal", message } } }, false);
     engineFailed(w, error);
   }
 }

@@ -177,3 +177,17 @@ def test_a_pushs_line_is_as_thick_as_its_contribution_is_big(page, site_url):
 
 
 CLICK_BACK_JS = "() => gwRoot().querySelector('#step-back').click()"
+
+
+def test_with_more_digits_a_landed_pulse_writes_five_decimals(page, site_url):
+    # A pulse lands in an animation frame of its own, after the render that sent it: the
+    # number it brings is written as the render wrote the rest (o = tanh(n) = 0.7071067…).
+    page.goto(f"{site_url}?preset=neuron&hide=questions&pass=forward&step=8")  # next: o
+    wait_ready(page)
+    page.wait_for_selector("svg[data-graph='neuron'] [data-node='o'] .node-box", timeout=10_000)
+    page.get_by_role("button", name="More digits").click()
+    page.wait_for_function("() => !document.documentElement.dataset.busy", timeout=10_000)
+    past_fast_step(page, page.evaluate("() => performance.now()"))
+    looked, _ = step_and_look(page, "o")
+    assert looked["pulses"], looked  # the step's inputs travel into o (not landed at once)
+    assert wait_landed(page, "o")["data"] == "0.70711"

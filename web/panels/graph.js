@@ -502,7 +502,12 @@ export class GraphView {
     // its numbers travel.
     const next = last && last.pass === view.pass && view.index === last.index + 1;
     const fast = last && now - last.time < FAST_STEP_MS;
-    if (moved && next && !fast && !reducedMotion()) this.pulses.send(this.flows(view));
+    if (moved && next && !fast && !reducedMotion()) {
+      // A pulse lands in a later frame, outside the render's withDigits: it writes its
+      // numbers with the digits the render drew with ("More digits" on stays on).
+      const digits = this.digits;
+      this.pulses.send(this.flows(view).map((p) => ({ ...p, land: () => withDigits(digits, p.land) })));
+    }
   }
 
   // edge id -> |contribution| of this step's pushes (a backward or experiment visit).

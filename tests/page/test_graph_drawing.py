@@ -15,7 +15,7 @@ from tests.support.editor import SUBMIT_JS
 from tests.support.frames import pushes
 from tests.support.page import open_page, show_tab
 from tests.support.page_state import settle
-from tests.support.waits import after_frames
+from tests.support.waits import after_frames, wait_still
 
 
 def layered_program(inputs: int = 12, layers: int = 12) -> str:
@@ -86,6 +86,18 @@ SCROLL_THROUGH_JS = """() => new Promise((resolve) => {
 })"""
 
 
+# The graph's scrollable size, once the new graph's layout has stopped changing (the node
+# table filling in below it can resize the graph's box, and a refit then rescales it).
+SCROLL_SIZE_JS = "() => { const s = gwRoot().querySelector('#graph-scroll'); return [s.scrollWidth, s.scrollHeight]; }"
+
+
+def scroll_through(page):
+    """Scroll the graph through from its left end to its right, a screen at a time, once
+    its size has stopped changing (so that every part of it is scrolled past as laid out)."""
+    wait_still(page, SCROLL_SIZE_JS, frames=5, timeout_ms=10_000)
+    page.evaluate(SCROLL_THROUGH_JS)
+
+
 def test_a_big_program_draws_what_is_seen_and_shows_its_numbers(page, site_url):
     program = layered_program()
     answer = json.loads(handle(json.dumps({"cmd": "load", "program": program})))
@@ -105,7 +117,7 @@ def test_a_big_program_draws_what_is_seen_and_shows_its_numbers(page, site_url):
     page.locator("#step-forward").focus()
     for _ in range(30):
         page.keyboard.press("ArrowRight")
-    page.evaluate(SCROLL_THROUGH_JS)
+    scroll_through(page)
     page.wait_for_function(COMPLETE_JS, arg=count, timeout=20_000)
 
     drawn = page.evaluate(DRAWN_JS)
@@ -265,7 +277,7 @@ def test_a_new_graph_reuses_the_old_ones_elements_but_shows_nothing_of_it(page, 
         arg=count,
         timeout=20_000,
     )
-    page.evaluate(SCROLL_THROUGH_JS)
+    scroll_through(page)
     page.locator("#node-rows").scroll_into_view_if_needed()
     page.wait_for_function(COMPLETE_JS, arg=count, timeout=20_000)
     drawn = page.evaluate(DRAWN_JS)

@@ -6,9 +6,6 @@ it is, and a second Run plays it again from its seed.
 What the page shows over time is recorded in the page itself: a MutationObserver
 notes every change of a's data-grad and of the widget's step, with its time."""
 
-import re
-from pathlib import Path
-
 import pytest
 
 from tests.support.page import (
@@ -21,15 +18,15 @@ from tests.support.page import (
     snapshot,
     wait_for_new,
     wait_for_run,
+    web_number,
 )
 from tests.support.page_state import engine_answer, expected_nodes, settle
 from tests.support.presets import expected_nodes as preset_expect
 
 ORDER = ["d", "c", "b", "a"]  # the diamond's own backward order, the list's first order
 
-ROOT = Path(__file__).resolve().parents[2]
 # A visit's time in a play (web/actions/play.js: PULSE_MS + 50).
-PULSE_MS = int(re.search(r"PULSE_MS = (\d+)", (ROOT / "web/panels/graph-pulse.js").read_text()).group(1))
+PULSE_MS = web_number("panels/graph-pulse.js", "PULSE_MS")
 VISIT_MS = PULSE_MS + 50
 
 # window.__played: every change of a's data-grad ({t, grad}) and of the host's data-step ({t, step}).

@@ -7,13 +7,12 @@ Diamond (presets/diamond.toml): a = 2, b = a + 1 = 3, c = 3a = 6, d = b·c = 18.
 pushes b.grad += 6×1 and c.grad += 3×1; visiting c then b brings a.grad to 9, then 15.
 """
 
-import re
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from tests.support.page import wait_ready
+from tests.support.page import wait_ready, web_number
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,7 +40,7 @@ TWO_STEPS_JS = f"""() => {{
   const apart = performance.now() - start;
   return {{ first, apart, ...stepAndLook('b') }};
 }}"""
-FAST_STEP_MS = int(re.search(r"const FAST_STEP_MS = (\d+);", (ROOT / "web/panels/graph.js").read_text()).group(1))
+FAST_STEP_MS = web_number("panels/graph.js", "FAST_STEP_MS")
 
 SHOWN_JS = """(label) => {
   const g = gwRoot().querySelector(`#graph [data-node="${label}"]`);

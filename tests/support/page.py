@@ -1,6 +1,20 @@
 """Helpers shared by the page's browser tests (tests/page/, tests/modes/, tests/robustness/)."""
 
+import re
+from pathlib import Path
+
 from tests.support.fast_engine import route_fast_engine
+
+WEB = Path(__file__).resolve().parents[2] / "web"
+
+
+def web_number(module: str, name: str) -> int:
+    """A whole-number constant of a front-end module (`export const NAME = 150;` in
+    web/`module`), read from its source so that a test follows the page's own value."""
+    found = re.search(rf"\bconst {name} = (\d+);", (WEB / module).read_text())
+    assert found, f"web/{module} has no `const {name} = <number>;`"
+    return int(found.group(1))
+
 
 # The widget lives in an open shadow root (web/widget.js), which document.querySelector
 # does not enter. Scripts that tests run in a page reach it through these: the

@@ -20,7 +20,7 @@ open      the longest main-thread task (PerformanceObserver "longtask") from a c
 Both latencies are from just before the click or the change to the last `gw:render` it
 caused ("ms"), and to the end of the next animation frame after it ("frame"). The code
 worker is up and has answered once before the first measured run. Prints p50 and p95,
-and the verdicts: a run's p95 <= 300 ms, and the median opening's longest task <= 50 ms.
+and the verdicts: a run's p95 <= 300 ms, and the openings' longest task, p95, <= 50 ms.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--preset", default="diamond")
     parser.add_argument("--exercise", default="mul")
-    parser.add_argument("--openings", type=int, default=5, help="fresh pages opening each tab")
+    parser.add_argument("--openings", type=int, default=7, help="fresh pages opening each tab")
     parser.add_argument("--dist", type=Path, default=None, help="a built site to serve as it is (default: build)")
     args = parser.parse_args(argv)
     dist = args.dist or common.build_site()
@@ -165,12 +165,17 @@ def main(argv=None) -> int:
     print(f'"Your code" on {args.preset}, exercise {args.exercise} (its solution: {findings} findings), 1280×800')
     print(common.table(["what", "n", "p50 ms", "p95 ms", "p50 frame", "p95 frame"], rows))
     print(f"run p95 / load p95: {common.fmt_ratio(common.ratio(p95['run'], p95['load']))}")
-    print(f"run p95 {common.verdict(p95['run'], 300)} (≤ 300 ms)")
+    common.check("Run my code → their run drawn, p95 <= 300 ms", p95["run"], 300, f"{common.fmt_ms(p95['run'], 1)} ms")
     for tab, tasks in longest.items():
         each = ", ".join(f"{ms:.0f}" for ms in tasks)
         print(f"longest main-thread task while {tab!r} opens, in ms (0: none over 50), each opening: {each}")
-    median = common.percentile(longest["Your code"], 50)
-    print(f"its median for 'Your code': {median:.0f} ms, {common.verdict(median, 50)} (≤ 50 ms)")
+    worst = common.percentile(longest["Your code"], 95)
+    common.check(
+        "longest main-thread task while 'Your code' opens, p95 over the openings <= 50 ms",
+        worst,
+        50,
+        f"{worst:.0f} ms (median {common.percentile(longest['Your code'], 50):.0f})",
+    )
     return 0
 
 

@@ -4,7 +4,9 @@ headless Chromium, medians, percentiles and tables."""
 from __future__ import annotations
 
 import contextlib
+import json
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -120,3 +122,20 @@ def verdict(value, limit) -> str:
     if value is None:
         return "no data"
     return "ok" if value <= limit else "MISSED"
+
+
+# bench/guard.py names a file here; each check() of the benchmarks it runs adds a line to it.
+VERDICTS_ENV = "GRADWALK_BENCH_VERDICTS"
+
+
+def check(label: str, value, limit, shown: str) -> str:
+    """Print one budget's verdict line (`  ok      label: shown`) and return the verdict;
+    when $GRADWALK_BENCH_VERDICTS names a file, also add the check to it as a JSON line."""
+    word = verdict(value, limit)
+    print(f"  {word:7} {label}: {shown}", flush=True)
+    path = os.environ.get(VERDICTS_ENV)
+    if path:
+        line = {"bench": Path(sys.argv[0]).name, "label": label, "value": value, "limit": limit, "verdict": word}
+        with open(path, "a") as out:
+            out.write(json.dumps(line) + "\n")
+    return word

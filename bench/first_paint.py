@@ -206,19 +206,25 @@ def main(argv=None) -> int:
     others = [(p, common.ratio(med[f"page {p}"]["graph"], floor_default)) for p in presets]
     worst = max(others, key=lambda x: x[1] or 0) if others else (None, None)
     print()
-    print(
-        f"  {common.verdict(default_ratio, DEFAULT_LIMIT):7} default preset ({default}) graph <= "
-        f"{DEFAULT_LIMIT} x floor: {common.fmt_ratio(default_ratio)}"
+    common.check(
+        f"default preset ({default}) graph <= {DEFAULT_LIMIT} x floor",
+        default_ratio,
+        DEFAULT_LIMIT,
+        common.fmt_ratio(default_ratio),
     )
-    print(
-        f"  {common.verdict(worst[1], OTHER_LIMIT):7} other presets' graph <= {OTHER_LIMIT} x floor "
-        f"(worst: {worst[0]}): {common.fmt_ratio(worst[1])}"
+    common.check(
+        f"other presets' graph <= {OTHER_LIMIT} x floor",
+        worst[1],
+        OTHER_LIMIT,
+        f"{common.fmt_ratio(worst[1])} (worst: {worst[0]})",
     )
     own = [(p, common.ratio(med[f"page {p}"]["graph"], med[f"floor {p}"]["graph"])) for p in presets]
     worst_own = max(own, key=lambda x: x[1] or 0) if own else (None, None)
-    print(
-        f"  {common.verdict(worst_own[1], OTHER_LIMIT):7} other presets' graph <= {OTHER_LIMIT} x its own floor "
-        f"(worst: {worst_own[0]}): {common.fmt_ratio(worst_own[1])}"
+    common.check(
+        f"other presets' graph <= {OTHER_LIMIT} x its own floor",
+        worst_own[1],
+        OTHER_LIMIT,
+        f"{common.fmt_ratio(worst_own[1])} (worst: {worst_own[0]})",
     )
     return 0
 

@@ -180,13 +180,12 @@ def main() -> int:
     ok = True
     for kind in ("rss", "pss"):
         ratio = column("gradwalk", kind, min) / column("stock", kind, min)
-        word = common.verdict(ratio, 1.3)
-        ok &= word == "ok" or kind == "pss"  # the budget is written in rss; pss is told beside it
-        print(f"  {word:<7} memory at engine ready ({kind}) <= 1.3 x stock: {ratio:.2f}×")
-    code_growth = column("gradwalk", "code rss", min)
-    word = common.verdict(code_growth, 80)
+        # The budget is written in rss; pss (shared pages split) is told beside it.
+        word = common.check(f"memory at engine ready ({kind}) <= 1.3 x stock", ratio, 1.3, f"{ratio:.2f}×")
+        ok &= word == "ok" or kind == "pss"
+    growth = column("gradwalk", "code rss", min)
+    word = common.check('"Your code" open and run (rss) <= +80 MB over engine ready', growth, 80, f"+{growth:.0f} MB")
     ok &= word == "ok"
-    print(f'  {word:<7} "Your code" open and run (rss) <= +80 MB over engine ready: +{code_growth:.0f} MB')
     return 0 if ok else 1
 
 

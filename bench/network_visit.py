@@ -29,8 +29,8 @@ Measured:
                  as the page's performance.timeOrigin)
 
 Prints medians (with min and max), the ratios to the same build's stock path,
-and the network targets: engine ready <= 0.5x stock under this network, bytes
-until ready <= 4.5 MB (MB = 10^6 bytes). The exit status is 1 if any load failed.
+and the network targets: engine ready <= 0.42x stock under this network, bytes
+until ready <= 4.0 MB (MB = 10^6 bytes). The exit status is 1 if any load failed.
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
 SERVER = Path(__file__).resolve().parent / "network_server.py"
-TARGET_READY_RATIO = 0.5
-TARGET_BYTES = 4.5e6
+TARGET_READY_RATIO = 0.42
+TARGET_BYTES = 4.0e6
 
 # Installed before any of the page's scripts run.
 PROBE = """
@@ -291,14 +291,18 @@ def main(argv=None) -> int:
     for site in sites:
         fast, stock = med[(site.label, "fast")], med[(site.label, "stock")]
         ready_ratio = common.ratio(fast["ready"], stock["ready"])
-        print(
-            f"  {common.verdict(ready_ratio, TARGET_READY_RATIO):7} {site.label}: engine ready, cold, this "
-            f"network <= {TARGET_READY_RATIO} x stock: {common.fmt_ratio(ready_ratio)} "
-            f"({common.fmt_ms(fast['ready'])} against {common.fmt_ms(stock['ready'])} ms)"
+        common.check(
+            f"{site.label}: engine ready, cold, this network <= {TARGET_READY_RATIO} x stock",
+            ready_ratio,
+            TARGET_READY_RATIO,
+            f"{common.fmt_ratio(ready_ratio)} "
+            f"({common.fmt_ms(fast['ready'])} against {common.fmt_ms(stock['ready'])} ms)",
         )
-        print(
-            f"  {common.verdict(fast['bytes'], TARGET_BYTES):7} {site.label}: bytes until engine ready <= "
-            f"{TARGET_BYTES / 1e6:g} MB: {fmt_mb(fast['bytes'])} MB"
+        common.check(
+            f"{site.label}: bytes until engine ready <= {TARGET_BYTES / 1e6:g} MB",
+            fast["bytes"],
+            TARGET_BYTES,
+            f"{fmt_mb(fast['bytes'])} MB",
         )
     return 1 if failures else 0
 

@@ -342,9 +342,12 @@ def main(argv=None) -> int:
             p50 = common.percentile([s["ms"] for s in v.results[name] if s.get("ms") is not None], 50)
             what = f"{v.label}: {name}" if named else name
             verdicts.append(
-                f"  {common.verdict(p95, LIMITS[name])}  {what}, p95 <= {LIMITS[name]} ms: "
-                f"{common.fmt_ms(p95, 1)} ms (p50 {common.fmt_ms(p50, 1)}, "
-                f"n {len(v.results[name])})"
+                (
+                    f"{what}, p95 <= {LIMITS[name]} ms",
+                    p95,
+                    LIMITS[name],
+                    f"{common.fmt_ms(p95, 1)} ms (p50 {common.fmt_ms(p50, 1)}, n {len(v.results[name])})",
+                )
             )
     print(
         "\nStep and edit latency (ms, headless Chromium, localhost; to the page's gw:render mark, "
@@ -359,7 +362,8 @@ def main(argv=None) -> int:
         for note in v.notes:
             print("\n" + (f"{v.label}: " if named else "") + note)
     print()
-    print("\n".join(verdicts))
+    for check in verdicts:
+        common.check(*check)
     return 0
 
 

@@ -58,7 +58,8 @@ const { build } = site;
 const py = await bootPyodide({ runtime: site.runtime, stdlib: site.file(build.stdlib_pyc) });
 const fetchBytes = (file) => new Uint8Array(readFileSync(file));
 const fallback = py.pyimport("_stdlib_fallback").install(site.file(build.stdlib_pyc_full), fetchBytes);
-py.unpackArchive(new Uint8Array(await readFile(site.file(build.engine_wheel_pyc))), "wheel", {
+// The full engine (the page's wheel lacks engine.network, which a notebook's kernel imports).
+py.unpackArchive(new Uint8Array(await readFile(site.file(build.engine_wheel_pyc_full))), "wheel", {
   extractDir: build.site_packages,
 });
 

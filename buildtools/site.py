@@ -34,6 +34,7 @@ from . import (
     bundle,
     compress,
     csp,
+    engine_split,
     exclusive,
     exercises,
     graph_svg,
@@ -167,8 +168,13 @@ def assemble(
         )
         stdlib_full_rel = _add_hashed(staging, STDLIB_DIR, "python_stdlib_full.zip", stdlib_pyc.read_bytes())
         # Stored, not deflated: brotli over the whole wheel (compress.py) sends it in
-        # 161 kB instead of the deflated wheel's 242 kB; the worker unpacks it in memory.
-        engine_pyc_rel = _add_wheel(root, staging, {**engine_files, **pycs}, stored=True)
+        # fewer bytes than a deflated wheel; the workers unpack it in memory. The full one
+        # (the code worker's), and the page's: only what its engine imports
+        # (engine_split.py; the rest comes from the full one if an import needs it).
+        engine_pyc_files = {**engine_files, **pycs}
+        engine_pyc_full_rel = _add_wheel(root, staging, engine_pyc_files, stored=True)
+        page_engine_files, engine_later = engine_split.split(engine_pyc_files, engine_split.page_modules(root))
+        engine_pyc_rel = _add_wheel(root, staging, page_engine_files, stored=True)
         # What the fast path loads: only the modules the engine and Pyodide import
         # (the full library above is fetched only if an import ever needs it).
         stdlib_trimmed = stdlib_trim.trim(
@@ -176,7 +182,7 @@ def assemble(
             pins.pyodide_version,
             pins.pyodide_python,
             stdlib_pyc,
-            staging / engine_pyc_rel,
+            staging / engine_pyc_full_rel,
             stdlib_trim.run_corpus(root),
             log,
         )
@@ -195,7 +201,7 @@ def assemble(
         prerendered["inlined_others"] = inlined[1:]
 
         downloads = [f"{runtime_rel}/{name}" for name in runtime_files]
-        downloads += [stdlib_rel, stdlib_full_rel, engine_rel, engine_pyc_rel]
+        downloads += [stdlib_rel, stdlib_full_rel, engine_rel, engine_pyc_rel, engine_pyc_full_rel]
         micropip_rel = f"{runtime_rel}/{micropip_whl.name}"
         info = {
             "build_id": build_id,
@@ -213,6 +219,10 @@ def assemble(
             "stdlib_pyc": stdlib_rel,
             "stdlib_pyc_full": stdlib_full_rel,
             "engine_wheel_pyc": engine_pyc_rel,
+            # Every engine module (the code worker's), and the modules only it has, which the
+            # page's worker finds in it if an import ever needs one.
+            "engine_wheel_pyc_full": engine_pyc_full_rel,
+            "engine_later": engine_later,
             "prerender": prerendered,
             # Sizes let the worker turn downloaded bytes into a progress fraction.
             "downloads": {rel: (staging / rel).stat().st_size for rel in downloads},

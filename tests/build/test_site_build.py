@@ -286,10 +286,11 @@ def test_runtime_files_live_in_content_hashed_folders(built_dist):
     for rel in info["downloads"]:
         folder = rel.rsplit("/", 1)[0]
         assert re.fullmatch(r"(pyodide|stdlib|wheels)/[0-9a-f]{16}", folder), rel
-    for key in ("stdlib_pyc", "stdlib_pyc_full", "engine_wheel", "engine_wheel_pyc", "micropip_wheel", "stdlib"):
+    keys = ("stdlib_pyc", "stdlib_pyc_full", "engine_wheel", "engine_wheel_pyc", "engine_wheel_pyc_full")
+    for key in (*keys, "micropip_wheel", "stdlib"):
         assert info[key] in info["downloads"], key
     # The wheels and the stdlib zips are named by their own content.
-    for key in ("engine_wheel", "engine_wheel_pyc", "stdlib_pyc", "stdlib_pyc_full"):
+    for key in keys:
         rel = info[key]
         assert rel.split("/")[1] == hashlib.sha256((built_dist / rel).read_bytes()).hexdigest()[:16]
 
@@ -350,7 +351,7 @@ def test_precompiled_engine_wheel_has_sources_bytecode_and_a_valid_record(built_
     info = build_info(built_dist)
     with zipfile.ZipFile(built_dist / info["engine_wheel"]) as plain:
         plain_names = set(plain.namelist())
-    with zipfile.ZipFile(built_dist / info["engine_wheel_pyc"]) as whl:
+    with zipfile.ZipFile(built_dist / info["engine_wheel_pyc_full"]) as whl:
         names = set(whl.namelist())
         record = whl.read("gradwalk_engine-0.1.0.dist-info/RECORD").decode()
         listed = {row[0] for row in csv.reader(io.StringIO(record))}
@@ -364,13 +365,41 @@ def test_precompiled_engine_wheel_has_sources_bytecode_and_a_valid_record(built_
     assert {n for n in plain_names if not n.endswith("RECORD")} <= names
 
 
+def test_the_pages_engine_wheel_holds_what_the_page_imports_and_the_rest_is_found_later(built_dist):
+    # buildtools/engine_split.py: the page's worker unpacks only the modules the page's
+    # requests import; every other module is named in engine_later and is in the full wheel.
+    from buildtools import engine_split
+
+    info = build_info(built_dist)
+    with zipfile.ZipFile(built_dist / info["engine_wheel_pyc_full"]) as full:
+        full_names = set(full.namelist())
+    with zipfile.ZipFile(built_dist / info["engine_wheel_pyc"]) as page:
+        page_names = set(page.namelist())
+        record = page.read("gradwalk_engine-0.1.0.dist-info/RECORD").decode()
+        assert {row[0] for row in csv.reader(io.StringIO(record))} == page_names
+    modules = {engine_split.module_of(n) for n in full_names if n.startswith("engine/")} - {None}
+    page_modules = {engine_split.module_of(n) for n in page_names if n.startswith("engine/")} - {None}
+    assert {"engine", "engine.api", "engine.trace", "engine.groups", "engine.registry"} <= page_modules
+    assert not {"engine.yourcode", "engine.foreign", "engine.check", "engine.exercises"} & page_modules
+    assert page_modules | set(info["engine_later"]) == modules
+    assert not page_modules & set(info["engine_later"])
+    # Each module the page has comes with its source and its .pyc; its data files all come.
+    for name in page_names - {n for n in page_names if "dist-info" in n}:
+        assert name in full_names
+    assert {n for n in full_names if n.startswith("engine/_presets/")} <= page_names
+    assert "engine/__pycache__/api.cpython-314.pyc" in page_names and "engine/api.py" in page_names
+    assert (built_dist / info["engine_wheel_pyc"]).stat().st_size < 0.75 * (
+        built_dist / info["engine_wheel_pyc_full"]
+    ).stat().st_size
+
+
 def test_precompiled_files_come_from_the_cache_on_a_rebuild(tmp_path):
     # The warm cache has the compiled stdlib and engine: no Node needed (PATH is
     # empty), and the result is byte for byte the same as dist/.
     done = run_build("--dist", str(tmp_path / "dist"), env=offline_env(tmp_path))
     assert done.returncode == 0, done.stderr
     ours, theirs = build_info(tmp_path / "dist"), build_info(ROOT / "dist")
-    for key in ("stdlib_pyc", "engine_wheel_pyc", "engine_wheel"):
+    for key in ("stdlib_pyc", "engine_wheel_pyc", "engine_wheel_pyc_full", "engine_wheel"):
         assert ours[key] == theirs[key]
 
 

@@ -27,7 +27,8 @@
 // there. --stdlib boots another stdlib zip instead; --no-fallback leaves the
 // finder out (a missing module is then an ImportError); --full-stdlib names the
 // zip the finder reads; --then-import imports modules after the requests and
-// reports where each came from.
+// reports where each came from. The engine modules the page's wheel leaves out
+// (build.json's engine_later) are found the same way, in the full engine wheel.
 
 import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
@@ -76,6 +77,15 @@ if (mode === "fast" && !noFallback) {
   const fetchBytes = (url) => new Uint8Array(readFileSync(url)); // throws when it is not there, like a failed download
   fallback = pyodide.pyimport("_stdlib_fallback").install(full, fetchBytes);
 }
+// As the worker does: the engine modules the page's wheel leaves out come from the full
+// engine wheel (buildtools/engine_split.py), here read from dist/.
+let engineLater = null;
+if (mode === "fast" && !noFallback && build.engine_later?.length) {
+  const fetchBytes = (url) => new Uint8Array(readFileSync(url));
+  engineLater = pyodide.pyimport("_stdlib_fallback").install_later(
+    site.file(build.engine_wheel_pyc_full), pyodide.toPy(build.engine_later), build.site_packages, fetchBytes,
+  );
+}
 if (mode !== "stock") {
   const wheel = new Uint8Array(await readFile(site.file(build.engine_wheel_pyc)));
   pyodide.unpackArchive(wheel, "wheel", { extractDir: build.site_packages });
@@ -119,6 +129,8 @@ const requests = JSON.parse(await readFile(requestsPath, "utf8"));
 const answers = requests.map((request) => api.handle(request));
 // The stdlib modules no request should have needed from the full library.
 probe.fallback_used = fallback ? fallback.used.toJs() : null;
+// Nor any engine module the page's wheel left out.
+probe.engine_later_used = engineLater ? engineLater.used.toJs() : null;
 // Then modules the trimmed library surely lacks: {name: where it came from, or the error}.
 probe.imported = {};
 for (const name of thenImport ? thenImport.split(",") : []) {
@@ -128,6 +140,7 @@ for (const name of thenImport ? thenImport.split(",") : []) {
     probe.imported[name] = `error: ${String(error.message).trim().split("\n").pop()}`;
   }
 }
+probe.engine_later_used_in_the_end = engineLater ? engineLater.used.toJs() : null;
 await writeFile(answersPath, JSON.stringify({ answers, probe: { ...probe, ...snapshotFacts } }));
 process.exit(0);
 

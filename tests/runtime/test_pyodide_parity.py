@@ -94,6 +94,8 @@ def trimmed_stdlib_requests() -> list[str]:
 # imports them through the fallback (a top-level module, a package's module, and
 # a module of a package the trimmed library has).
 ABSENT_MODULES = ("fractions", "xml.dom.minidom", "json.tool")
+# Engine modules the page's wheel leaves out (build.json's engine_later): the code worker's.
+LATER_ENGINE_MODULES = ("engine.yourcode", "engine.foreign")
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +111,7 @@ def pyodide_runs(node, built_dist, tmp_path_factory):
             if mode != "stock":  # both run on the trimmed stdlib
                 requests += trimmed_stdlib_requests()
             if mode == "fast":
-                script_args = ("--then-import", ",".join(ABSENT_MODULES))
+                script_args = ("--then-import", ",".join(ABSENT_MODULES + LATER_ENGINE_MODULES))
             result = run_in_pyodide(
                 node, built_dist, tmp_path_factory.mktemp(mode), requests, mode, script_args=script_args
             )
@@ -208,6 +210,22 @@ def test_trimmed_stdlib_has_every_module_the_engine_needs(pyodide_runs):
     ]
     assert not mismatches, f"{len(mismatches)} answers differ:\n" + "\n".join(mismatches[:5])
     assert probe["fallback_used"] == []
+    assert probe["engine_later_used"] == []  # nor an engine module the page's wheel left out
+
+
+def test_engine_modules_left_out_of_the_pages_wheel_come_from_the_full_one(pyodide_runs, built_dist):
+    # buildtools/engine_split.py: the finder downloads the full engine wheel on the first
+    # import of a module the page's wheel lacks, and the module is imported from it.
+    _, _, probe = pyodide_runs("fast")
+    info = json.loads((built_dist / "build.json").read_text())
+    assert set(LATER_ENGINE_MODULES) <= set(info["engine_later"])
+    assert {name: probe["imported"][name] for name in LATER_ENGINE_MODULES} == {
+        "engine.yourcode": "/lib/gradwalk-engine-full.zip/engine/yourcode/__init__.py",
+        "engine.foreign": "/lib/gradwalk-engine-full.zip/engine/foreign.py",
+    }
+    # The first one fetched the wheel and put its engine folder on the package's path, where
+    # the import system found the second by itself.
+    assert probe["engine_later_used_in_the_end"] == ["engine.yourcode"]
 
 
 def test_modules_left_out_of_the_trimmed_stdlib_come_from_the_full_one(pyodide_runs, built_dist):
@@ -216,7 +234,7 @@ def test_modules_left_out_of_the_trimmed_stdlib_come_from_the_full_one(pyodide_r
     with zipfile.ZipFile(built_dist / info["stdlib_pyc"]) as zf:
         trimmed = set(zf.namelist())
     assert "fractions.pyc" not in trimmed and "xml/" not in trimmed and "json/tool.pyc" not in trimmed
-    assert probe["imported"] == {
+    assert {name: probe["imported"][name] for name in ABSENT_MODULES} == {
         "fractions": "/lib/python-stdlib-full.zip/fractions.pyc",
         "xml.dom.minidom": "/lib/python-stdlib-full.zip/xml/dom/minidom.pyc",
         "json.tool": "/lib/python-stdlib-full.zip/json/tool.pyc",

@@ -142,7 +142,7 @@ async function gatherBoot({ memoryMB, entry, module }) {
     download(`${index}pyodide-lock.json`, "text"),
     download(build.stdlib_pyc),
     download(build.stdlib_pyc_full),
-    download(build.engine_wheel_pyc),
+    download(build.engine_wheel_pyc_full), // every engine module: "Your code" runs engine.yourcode
     store ? store.read().catch(() => null) : null,
     module ? download(siteModule(module), "text") : null,
   ]);

@@ -76,6 +76,7 @@ export async function bootFast(build, indexURL, progress, orFail, downloads, sna
   );
   mark("loadPyodide");
   installStdlibFallback(pyodide, siteURL(build.stdlib_pyc_full).href);
+  installEngineLater(pyodide, build);
 
   progress.stage("installing the engine");
   try {
@@ -105,6 +106,18 @@ export async function bootFast(build, indexURL, progress, orFail, downloads, sna
 function installStdlibFallback(pyodide, fullURL) {
   const fallback = pyodide.pyimport("_stdlib_fallback");
   fallback.install(fullURL).destroy();
+  fallback.destroy();
+}
+
+// The same for the engine (buildtools/engine_split.py): this worker unpacks only the engine
+// modules the page imports; an import of one of the others (build.engine_later) fetches the
+// full engine wheel once and finds the module there. Before the snapshot, like the above.
+function installEngineLater(pyodide, build) {
+  if (!build.engine_wheel_pyc_full || !build.engine_later?.length) return;
+  const fallback = pyodide.pyimport("_stdlib_fallback");
+  const names = pyodide.toPy(build.engine_later);
+  fallback.install_later(siteURL(build.engine_wheel_pyc_full).href, names, build.site_packages).destroy();
+  names.destroy();
   fallback.destroy();
 }
 

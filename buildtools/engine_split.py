@@ -1,0 +1,74 @@
+"""The engine the page downloads first, and the rest of it later.
+
+The page's engine worker needs only the modules that answer the page's requests. The rest of
+the package (the "Your code" runner and its exercises, the notebook's reading of a learner's
+micrograd graph) serves the code worker and the notebook's kernel, and was a third of the
+precompiled wheel every learner downloaded before the first step (~100 kB of ~350 kB at
+brotli 11, measured with bench/network_visit.py's byte count).
+
+So the build makes two precompiled wheels:
+
+* the full one (every module, sources and .pyc), which the code worker unpacks, and
+* the page's: only the modules that `import engine.api` loads and that answering every
+  request of buildtools/stdlib_trim.py's corpus imports (found in a fresh CPython: the engine
+  is pure Python, so Pyodide's Python imports the same), plus the package's data files.
+
+Any other engine module is listed in build.json as `engine_later`; the worker installs a
+finder for them (buildtools/stdlib_fallback.py's, the same one that finds a standard library
+module the trimmed library lacks), which downloads the full wheel the first time such an import
+happens and imports the module from it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import BuildError, fresh_python
+
+# Printed by the fresh CPython: the engine modules loaded once every corpus request is answered.
+_LOADED = (
+    "import json, sys; sys.path.insert(0, sys.argv[1]); "
+    "from buildtools import stdlib_trim; from engine import api; "
+    "[api.handle(r) for r in stdlib_trim.corpus(api.handle)]; "
+    "print(json.dumps(sorted(m for m in sys.modules if m == 'engine' or m.startswith('engine.'))))"
+)
+
+
+def page_modules(root: Path) -> list[str]:
+    """The dotted names of the engine modules the page's engine worker imports."""
+    done = fresh_python(root, _LOADED, timeout=300)
+    if done.returncode != 0:
+        raise BuildError(
+            "The engine could not answer the requests that find the modules the page needs; "
+            "run the build again with -v to see why."
+        ) from RuntimeError(done.stderr)
+    return json.loads(done.stdout)
+
+
+def module_of(path: str) -> str | None:
+    """The dotted module a wheel path holds ("engine/yourcode/__init__.py" ->
+    "engine.yourcode", its __pycache__ .pyc likewise), or None for a data file."""
+    folder, _, name = path.rpartition("/")
+    if folder.endswith("/__pycache__"):
+        folder, name = folder.removesuffix("/__pycache__"), name.split(".")[0] + ".py"
+    if not name.endswith(".py"):
+        return None
+    stem = name.removesuffix(".py")
+    return folder.replace("/", ".") if stem == "__init__" else f"{folder.replace('/', '.')}.{stem}"
+
+
+def split(files: dict[str, bytes], loaded: list[str]) -> tuple[dict[str, bytes], list[str]]:
+    """(the page's wheel files: the loaded modules' sources and .pyc and every data file,
+    the dotted names of the engine modules left for later)."""
+    loaded_set = set(loaded)
+    first, later = {}, set()
+    for path, data in files.items():
+        module = module_of(path)
+        if module is None or module in loaded_set:
+            first[path] = data
+        else:
+            later.add(module)
+    if "engine.api" not in loaded_set:
+        raise BuildError("engine.api was not among the modules the page imports; the split is wrong.")
+    return first, sorted(later)

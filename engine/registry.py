@@ -221,7 +221,9 @@ _FOUND: list[Mode] = []
 def modes() -> list[Mode]:
     """Every mode of engine/modes/, in the order of their tabs."""
     if not _FOUND:
-        names = sorted(n[:-3] for n in os.listdir(_FOLDER) if n.endswith(".py") and not n.startswith("_"))
+        # A source, or (in the page's engine wheel: buildtools/engine_split.py) its bytecode alone.
+        files = os.listdir(_FOLDER)
+        names = sorted({n.rsplit(".", 1)[0] for n in files if n.endswith((".py", ".pyc")) and not n.startswith("_")})
         found = [importlib.import_module(f"{__package__}.modes.{name}").MODE for name in names]
         for name, mode in zip(names, found, strict=True):
             if mode.id != name:

@@ -102,14 +102,23 @@ const api = pyodide.pyimport("engine.api");
 const where = pyodide.runPython("import engine; engine.__file__");
 if (!where.startsWith("/lib/python")) throw new Error(`engine imported from ${where}, not from the wheel`);
 
+// The full engine wheel (the code worker's), unpacked aside: its .pyc files are checked
+// against their sources' hashes below (the page's wheel has no sources).
+const FULL_ENGINE = "/tmp/engine-full";
+if (mode !== "stock") {
+  pyodide.unpackArchive(new Uint8Array(await readFile(site.file(build.engine_wheel_pyc_full))), "wheel", {
+    extractDir: FULL_ENGINE,
+  });
+}
+
 // How the engine and the stdlib were loaded, for the test to check: the
 // precompiled files must really be what Python runs in the fast path.
 const probe = JSON.parse(pyodide.runPython(`
 import json, sys, importlib.util, pathlib, engine, engine.api
 def stale_pycs():
-    """Engine modules whose cached .pyc was not compiled from their source."""
+    """Modules of the full engine wheel whose cached .pyc was not compiled from their source."""
     stale = []
-    for source in pathlib.Path(engine.__file__).parent.rglob("*.py"):
+    for source in pathlib.Path("${FULL_ENGINE}/engine").rglob("*.py"):
         pyc = pathlib.Path(importlib.util.cache_from_source(str(source)))
         if not pyc.exists() or pyc.read_bytes()[8:16] != importlib.util.source_hash(source.read_bytes()):
             stale.append(source.name)
@@ -121,6 +130,9 @@ json.dumps({
     "json_origin": sys.modules["json"].__spec__.origin,
     "engine_file": engine.__file__,
     "engine_cached": engine.api.__spec__.cached,
+    "engine_loader": type(engine.api.__spec__.loader).__name__,
+    "engine_sources": sorted(p.name for p in pathlib.Path(engine.__file__).parent.rglob("*.py")),
+    "full_engine_sources": len(list(pathlib.Path("${FULL_ENGINE}/engine").rglob("*.py"))),
     "dont_write_bytecode": sys.flags.dont_write_bytecode,
 })
 `));

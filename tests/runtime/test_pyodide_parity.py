@@ -174,11 +174,15 @@ def test_fast_path_really_runs_precompiled_python(pyodide_run, built_dist):
         return
     # The stdlib zips hold no source for what compiled, so modules come from .pyc.
     assert probe["json_origin"] == "/lib/python314.zip/json/__init__.pyc"
-    # Pyodide never writes bytecode, so the engine's cached .pyc came from the wheel,
-    # compiled for exactly this Python (magic number, cache tag).
+    # The page's engine wheel is bytecode alone (buildtools/engine_split.py), loaded as it is,
+    # compiled for exactly this Python (magic number); Pyodide never writes bytecode.
     assert probe["dont_write_bytecode"] == 1
-    assert probe["engine_cached"].endswith(f"/engine/__pycache__/api.{probe['cache_tag']}.pyc")
-    assert probe["stale_pycs"] == []  # every module's .pyc matches its source's hash
+    assert probe["engine_loader"] == "SourcelessFileLoader"
+    assert probe["engine_cached"] == probe["engine_file"].removesuffix("__init__.pyc") + "api.pyc"
+    assert probe["engine_sources"] == []
+    # The full wheel (the code worker's) has sources, and each cached .pyc matches its source's hash.
+    assert probe["full_engine_sources"] > 30
+    assert probe["stale_pycs"] == []
     magic = bytes.fromhex(probe["magic"])
     for key, at_least in (("stdlib_pyc", 100), ("stdlib_pyc_full", 400)):  # trimmed, full
         with zipfile.ZipFile(built_dist / info[key]) as zf:
@@ -187,7 +191,7 @@ def test_fast_path_really_runs_precompiled_python(pyodide_run, built_dist):
             assert not [n for n in zf.namelist() if n.endswith(".py") and n + "c" in pycs]
             for name in pycs[:50]:
                 assert zf.read(name)[:8] == magic + b"\x01\x00\x00\x00", name  # unchecked hash pyc
-    with zipfile.ZipFile(built_dist / info["engine_wheel_pyc"]) as zf:
+    with zipfile.ZipFile(built_dist / info["engine_wheel_pyc_full"]) as zf:
         names = set(zf.namelist())
         sources = [n for n in names if n.startswith("engine/") and n.endswith(".py")]
         assert sources
@@ -195,6 +199,11 @@ def test_fast_path_really_runs_precompiled_python(pyodide_run, built_dist):
             folder, _, stem = source.rpartition("/")
             pyc = zf.read(f"{folder}/__pycache__/{stem[:-3]}.{probe['cache_tag']}.pyc")
             assert pyc[:8] == magic + b"\x01\x00\x00\x00", source
+    with zipfile.ZipFile(built_dist / info["engine_wheel_pyc"]) as zf:
+        pycs = [n for n in zf.namelist() if n.startswith("engine/") and n.endswith(".pyc")]
+        assert "engine/api.pyc" in pycs and not [n for n in zf.namelist() if n.endswith(".py")]
+        for name in pycs:
+            assert zf.read(name)[:8] == magic + b"\x01\x00\x00\x00", name
 
 
 def test_trimmed_stdlib_has_every_module_the_engine_needs(pyodide_runs):

@@ -136,6 +136,24 @@ def test_missing_runtime_file_fails_fast(serve_copy, open_blank, boot, missing, 
         assert result["ms"] < 15_000
 
 
+def test_the_fast_path_needs_no_lock_file(serve_copy, open_blank):
+    # It loads no package: build.json carries a lock file with none (its runtime's info), so
+    # the 111 kB pyodide-lock.json is not downloaded; here it is gone, and the engine works.
+    def damage(site):
+        info = json.loads((site / "build.json").read_text())
+        assert info["pyodide_lock_fast"]["packages"] == {}
+        lock = site / info["pyodide_index"] / "pyodide-lock.json"
+        assert info["pyodide_lock_fast"]["info"] == json.loads(lock.read_text())["info"]
+        for path in (lock, lock.with_name(lock.name + ".gz"), lock.with_name(lock.name + ".br")):
+            path.unlink(missing_ok=True)
+
+    page = open_blank(serve_copy(damage))
+    requests = [{"cmd": "presets"}, {"cmd": "load", "preset": "diamond"}]
+    result = boot_and_call(page, requests)
+    assert "failed" not in result, result.get("failed")
+    assert result["answers"] == [cpython(r) for r in requests]
+
+
 def trimmed_without(package: str):
     """A damage for serve_copy: the fast path's trimmed stdlib without `package`
     (its compressed copies removed, so the server sends the changed zip)."""

@@ -57,6 +57,8 @@ export async function bootFast(build, indexURL, progress, orFail, downloads, sna
     indexURL,
     packageBaseUrl: indexURL, // never a CDN
     stdLibURL,
+    // No package is ever loaded here: a lock file with none, from build.json, instead of a download.
+    ...(build.pyodide_lock_fast ? { lockFileContents: build.pyodide_lock_fast } : {}),
     stdout: () => {},
   };
   const { code, store, snapshot } = await kept;
@@ -72,7 +74,7 @@ export async function bootFast(build, indexURL, progress, orFail, downloads, sna
   const pyodide = await orFail(
     explained(loadPyodide({ ...options, ...(code && makeSnapshot ? code.makeOptions() : {}) }),
       "Python could not start; "
-        + "a runtime file (pyodide.asm.mjs, pyodide-lock.json or the standard library) may be damaged"),
+        + "a runtime file (pyodide.asm.mjs or the standard library) may be damaged"),
   );
   mark("loadPyodide");
   installStdlibFallback(pyodide, siteURL(build.stdlib_pyc_full).href);

@@ -10,12 +10,14 @@ const STAGE_START = { "starting Python": 0.85, "installing the engine": 0.9 };
 
 export class Progress {
   constructor(build, mode) {
-    // Only what goes through fetch can be counted: the .wasm, the stdlib zip and
-    // the lock file (the bulk of the bytes). The .mjs files come through
-    // import(), and the wheels are small and belong to the install stage.
+    // Only what goes through fetch can be counted: the .wasm, the stdlib zip and, on the
+    // stock path, the lock file (the fast path's comes in build.json): the bulk of the
+    // bytes. The .mjs files come through import(), and the wheels are small and belong
+    // to the install stage.
     const index = build.pyodide_index ?? "";
-    const counted = [`${index}pyodide.asm.wasm`, `${index}pyodide-lock.json`,
-      mode === "stock" ? build.stdlib ?? `${index}python_stdlib.zip` : build.stdlib_pyc];
+    const counted = mode === "stock"
+      ? [`${index}pyodide.asm.wasm`, `${index}pyodide-lock.json`, build.stdlib ?? `${index}python_stdlib.zip`]
+      : [`${index}pyodide.asm.wasm`, build.stdlib_pyc];
     this.sizes = new Map();
     for (const rel of counted) {
       const size = build.downloads?.[rel];

@@ -10,9 +10,8 @@ So the build makes two precompiled wheels:
 
 * the full one (every module, sources and .pyc), which the code worker unpacks, and
 * the page's: only the modules that `import engine.api` loads and that answering every
-  request of buildtools/stdlib_trim.py's corpus imports (found in a fresh CPython: the engine
-  is pure Python, so Pyodide's Python imports the same), as bytecode without their sources,
-  plus the package's data files.
+  request of buildtools/stdlib_trim.py's corpus imports (`stdlib_trim.run_corpus` lists them),
+  as bytecode without their sources, plus the package's data files.
 
 Any other engine module is listed in build.json as `engine_later`; the worker installs a
 finder for them (buildtools/stdlib_fallback.py's, the same one that finds a standard library
@@ -22,29 +21,7 @@ happens and imports the module from it.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from . import BuildError, fresh_python
-
-# Printed by the fresh CPython: the engine modules loaded once every corpus request is answered.
-_LOADED = (
-    "import json, sys; sys.path.insert(0, sys.argv[1]); "
-    "from buildtools import stdlib_trim; from engine import api; "
-    "[api.handle(r) for r in stdlib_trim.corpus(api.handle)]; "
-    "print(json.dumps(sorted(m for m in sys.modules if m == 'engine' or m.startswith('engine.'))))"
-)
-
-
-def page_modules(root: Path) -> list[str]:
-    """The dotted names of the engine modules the page's engine worker imports."""
-    done = fresh_python(root, _LOADED, timeout=300)
-    if done.returncode != 0:
-        raise BuildError(
-            "The engine could not answer the requests that find the modules the page needs; "
-            "run the build again with -v to see why."
-        ) from RuntimeError(done.stderr)
-    return json.loads(done.stdout)
+from . import BuildError
 
 
 def module_of(path: str) -> str | None:

@@ -173,7 +173,8 @@ def assemble(
         # (engine_split.py; the rest comes from the full one if an import needs it).
         engine_pyc_files = {**engine_files, **pycs}
         engine_pyc_full_rel = _add_wheel(root, staging, engine_pyc_files, stored=True)
-        page_engine_files, engine_later = engine_split.split(engine_pyc_files, engine_split.page_modules(root))
+        corpus, page_engine_modules = stdlib_trim.run_corpus(root)
+        page_engine_files, engine_later = engine_split.split(engine_pyc_files, page_engine_modules)
         engine_pyc_rel = _add_wheel(root, staging, page_engine_files, stored=True)
         # What the fast path loads: only the modules the engine and Pyodide import
         # (the full library above is fetched only if an import ever needs it).
@@ -183,7 +184,7 @@ def assemble(
             pins.pyodide_python,
             stdlib_pyc,
             staging / engine_pyc_full_rel,
-            stdlib_trim.run_corpus(root),
+            corpus,
             log,
         )
         stdlib_rel = _add_hashed(staging, STDLIB_DIR, "python_stdlib.zip", stdlib_trimmed.read_bytes())

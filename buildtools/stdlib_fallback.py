@@ -123,7 +123,7 @@ def install_later(url, names, site_packages, fetch_bytes=download):
     for finder in sys.meta_path:
         if isinstance(finder, StdlibFallback) and finder.mount == ENGINE_ZIP:
             return finder
-    names = frozenset(names.to_py() if hasattr(names, "to_py") else names)
+    names = frozenset(names)
     finder = StdlibFallback(url, fetch_bytes, site_packages, names, ENGINE_ZIP, "engine")
     sys.meta_path.append(finder)
     return finder

@@ -128,12 +128,17 @@ def corpus(handle) -> list[str]:
     return list(dict.fromkeys(requests))  # a sample that is the same on every graph, once
 
 
-def run_corpus(root: Path) -> list[str]:
-    """corpus() computed with the repository's engine in a fresh CPython."""
+def run_corpus(root: Path) -> tuple[list[str], list[str]]:
+    """corpus() computed with the repository's engine in a fresh CPython, and the dotted
+    names of the engine modules loaded once every request of it is answered (the page's
+    engine modules: buildtools/engine_split.py; the engine is pure Python, so Pyodide's
+    Python imports the same)."""
     code = (
         "import json, sys; sys.path.insert(0, sys.argv[1]); "
         "from buildtools import stdlib_trim; from engine import api; "
-        "print(json.dumps(stdlib_trim.corpus(api.handle)))"
+        "requests = stdlib_trim.corpus(api.handle); [api.handle(r) for r in requests]; "
+        "engine = sorted(m for m in sys.modules if m == 'engine' or m.startswith('engine.')); "
+        "print(json.dumps([requests, engine]))"
     )
     done = fresh_python(root, code, timeout=300)
     if done.returncode != 0:
@@ -141,7 +146,8 @@ def run_corpus(root: Path) -> list[str]:
             "The engine could not make the requests that find the standard library "
             "modules it needs; run the build again with -v to see why."
         ) from RuntimeError(done.stderr)
-    return json.loads(done.stdout)
+    requests, engine = json.loads(done.stdout)
+    return requests, engine
 
 
 def trim(

@@ -161,8 +161,10 @@ def test_second_build_is_a_fast_offline_no_op(built_dist, tmp_path):
     assert elapsed < 2.0, f"a no-op build took {elapsed:.2f} s"
 
 
-def test_changed_input_rebuilds_from_the_cache_without_downloading(tmp_path):
-    # A fresh dist/ from the warm cache: assembling needs no network at all.
+def test_changed_input_rebuilds_from_the_cache_without_downloading(built_dist, tmp_path):
+    # A fresh dist/ from the warm cache: assembling needs no network at all. `built_dist`
+    # first, so the cache holds every compressed copy (without it, this build computed
+    # all of them itself while another worker's build computed the same: 120 s on CI).
     done = run_build("--dist", str(tmp_path / "dist"), env=offline_env(tmp_path))
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "dist" / "build.json").is_file()

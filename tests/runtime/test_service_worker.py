@@ -112,16 +112,19 @@ def build_id(dist) -> str:
 def test_offline_reload_still_boots_the_engine(sw_page, own_site, built_dist):
     url, stop = own_site
     page = sw_page
-    page.goto(url + "?preset=diamond")
-    wait_engine_ready(page)
     # Caches left by an older build of this site, and by a build from before caches were
     # named by their site, are deleted when this build activates; another site's (a site
-    # in another folder of this origin) is kept.
+    # in another folder of this origin) is kept. They are made before the page loads, on
+    # a file of the origin that registers no worker: the page registers sw.js once its
+    # engine is ready, and a worker that activated before they existed would keep them.
     own = cache_name(url, build_id(built_dist))
     older = cache_name(url, "0123456789abcdef0123")
     other_site = cache_name(url + "elsewhere/", "0123456789abcdef0123")
+    page.goto(url + "build.json")
     for name in (older, "gradwalk-0123456789abcdef0123", other_site):
         page.evaluate("(name) => caches.open(name).then((c) => c.put('/old', new Response('old')))", name)
+    page.goto(url + "?preset=diamond")
+    wait_engine_ready(page)
     assert page.evaluate(REGISTER) == "active"
     assert sorted(page.evaluate("caches.keys()")) == sorted([own, other_site])
 

@@ -697,7 +697,8 @@ def _experiment(grouped: Grouped, view: View, order, correct: list[float]) -> di
     sentences = []
     for (parent, child), count in list(pairs.items())[:MAX_SENTENCES]:
         sentences.append(
-            f"{_capital(view.name(parent))} was visited before {view.name(child)} had passed its grad into it "
+            f"{_capital(view.name(parent), _what(parent))} was visited before {view.name(child)} "
+            "had passed its grad into it "
             f"({count} contribution{'s' if count != 1 else ''} arrived too late), so the paths through them "
             "never reached the inputs."
         )
@@ -757,8 +758,24 @@ def _count(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
+# The words a group's name starts with when the engine names it (engine/groups.py) or a
+# lesson does ("neuron 1 of layer 1"): a sentence that opens with such a name capitalises it.
+_NAMING_WORDS = ("neuron", "layer", "sample", "sum", "batch", "parameters", "model", "loss", "hidden", "output")
+
+
+def _what(unit) -> str:
+    return "group" if isinstance(unit, str) else "node"
+
+
+def _capital(text: str, what: str = "group") -> str:
+    """A name at the start of a sentence. Only a name of words is capitalised: a name that is
+    code (``b (1×2)``, a node ``a``) means what it says, so it gets "The group" or "The node"
+    before it instead of a capital that would make ``b`` into ``B``."""
+    if text.split(" ", 1)[0] in _NAMING_WORDS:
+        return text[:1].upper() + text[1:]
+    if text[:1].isalpha() and text[:1].islower():
+        return f"The {what} {text}"
+    return text
 
 
 __all__ = [

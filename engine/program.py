@@ -26,7 +26,10 @@ import re
 import tokenize
 import warnings
 
+from . import grid
+from .grid import Grid
 from .ops import FUNCTIONS, INFIX, MAX_EXPONENT, OPS
+from .tensor import ShapeError, checked_rows, shape_text
 from .text import expression_text
 from .value import Value, topological_order
 
@@ -125,7 +128,8 @@ _PYTHON_OPERATORS = {
     ast.BitXor: "^",
 }
 _BINARY_OPERATORS = {node: symbol for node, symbol in _PYTHON_OPERATORS.items() if symbol in INFIX}
-_RESERVED = {"Value", *FUNCTIONS}
+_RESERVED = {"Value", "tensor", "cross_entropy", *FUNCTIONS}
+TENSOR_OPERATIONS = "@, + - * (broadcasting rows and columns), tanh relu exp log, .sum(), .sum(0), .sum(1), .mean(), .T"
 
 
 def _where(node) -> tuple[int, int]:
@@ -174,13 +178,15 @@ class Walker:
         self.groups: list[tuple[str, list]] = []
         self._open: list[list] = []  # the blocks being read, outermost first
         self._overrides: dict[str, float] = {}
+        self.source_text = ""  # the program's text, for naming a tensor line's group
 
-    def walk(self, tree: ast.Module, values: dict[str, float] | None = None):
+    def walk(self, tree: ast.Module, values: dict[str, float] | None = None, source: str = ""):
         """Evaluate the statements of ``tree`` (from :func:`_parse_python`); ``values``
         replaces input values by name. Returns the walker."""
         if not tree.body:
             raise ProgramError("The program is empty; write at least one assignment, like a = 2.", 1, 1)
         self._overrides = dict(values or {})
+        self.source_text = source
         for index, statement in enumerate(tree.body):
             self._statement(statement, is_last=index == len(tree.body) - 1)
         unknown = sorted(set(self._overrides) - set(self.inputs))
@@ -205,6 +211,39 @@ class Walker:
     # -- statements ---------------------------------------------------------------------
 
     def _statement(self, statement, is_last):
+        if isinstance(statement, (ast.Assign, ast.AugAssign)):
+            # A line that makes a tensor is a group of its own (the tensor view of the line);
+            # its place in self.groups is taken now, so that an outer group comes first.
+            members: list = []
+            place = len(self.groups)
+            self._open.append(members)
+            try:
+                self._plain_statement(statement, is_last)
+            finally:
+                self._open.pop()
+            name = getattr(statement.targets[0] if isinstance(statement, ast.Assign) else statement.target, "id", "")
+            if isinstance(self.variables.get(name), Grid) and members:
+                self.groups.insert(place, (self._line_group_name(statement), members))
+            return
+        self._plain_statement(statement, is_last)
+
+    def _line_group_name(self, statement) -> str:
+        """A tensor line's group: its code, shortened to fit, unique."""
+        target = statement.targets[0] if isinstance(statement, ast.Assign) else statement.target
+        shape = shape_text(self.variables[target.id].shape)
+        if _is_call_of(getattr(statement, "value", None), "tensor"):
+            text = f"{target.id} ({shape})"  # an input: its name and shape, not its numbers
+        else:
+            text = " ".join((ast.get_source_segment(self.source_text, statement) or "").split()) + f" ({shape})"
+        if len(text) > MAX_GROUP_CHARS:
+            text = text[: MAX_GROUP_CHARS - 1].rstrip() + "…"
+        name, count = text, 1
+        while any(name == other for other, _ in self.groups):
+            count += 1
+            name = f"{text[: MAX_GROUP_CHARS - 4]} ({count})"
+        return name
+
+    def _plain_statement(self, statement, is_last):
         if isinstance(statement, ast.Assign):
             if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
                 _fail(statement, "Assign one name at a time, like a = 2.")
@@ -280,14 +319,52 @@ class Walker:
 
     def _assigned(self, expression, name):
         """The right-hand side of ``name = ...``: a new input, or a computed node."""
+        if _is_call_of(expression, "tensor"):
+            return self._tensor_input(expression, name)
         result = self._expression(expression, 1)
         if isinstance(result, _LiteralInput):  # name = Value(2.0, label="...")
             return self._input(float(result), result.label or name, result.node, name)
         if _is_number(result):  # name = 2, or name = 2 * 3: an input
             return self._input(result, name, expression, name)
-        if id(result) not in self.names:  # a node this line created; b = a just gives a a second name
-            self._label(result, name)
+        if isinstance(result, Grid) or id(result) not in self.names:
+            self._label(result, name)  # a node this line created; b = a just gives a a second name
         return result
+
+    def _tensor_input(self, call: ast.Call, name: str) -> Grid:
+        """``X = tensor([[0.5, -1.0], [1.5, 0.3]])``: an input per number, ``X[0,1]``, each with
+        its own literal (so a new value is written where it stands)."""
+        example = f"like {name} = tensor([[1.0, 2.0], [3.0, 4.0]])"
+        if len(call.args) != 1 or call.keywords:
+            _fail(call, f"tensor() takes one list of rows, {example}.")
+        rows = call.args[0]
+        if not isinstance(rows, (ast.List, ast.Tuple)):
+            _fail(rows, f"tensor() takes a list of rows written out in brackets, {example}.")
+        numbers, places = [], []
+        for row in rows.elts:
+            if not isinstance(row, (ast.List, ast.Tuple)):  # checked_rows words a flat list's fix
+                numbers.append(self._expression(row, 2))
+                continue
+            numbers.append([self._tensor_number(x) for x in row.elts])
+            places.append(row.elts)
+        try:
+            checked_rows(numbers)
+        except (TypeError, ValueError) as error:
+            _fail(call, f"{error}.")
+        return Grid(
+            [
+                [self._element(number, f"{name}[{i},{j}]", x) for j, (number, x) in enumerate(zip(row, xs))]
+                for i, (row, xs) in enumerate(zip(numbers, places))
+            ]
+        )
+
+    def _element(self, number, name, literal):
+        return self._input(number, name, literal, name)
+
+    def _tensor_number(self, node) -> float:
+        number = self._expression(node, 3)
+        if not _is_number(number) or isinstance(number, _LiteralInput):
+            _fail(node, "A tensor holds plain numbers, like 0.5 or -1; a value can't go inside one.")
+        return float(number)
 
     def _input(self, number, label, expression, name):
         if name in self._overrides:
@@ -327,10 +404,18 @@ class Walker:
         if isinstance(node, ast.UnaryOp):
             if isinstance(node.op, ast.USub):
                 operand = self._expression(node.operand, depth + 1)
+                if isinstance(operand, Grid):
+                    return grid.unary("neg", operand, self._maker(node))
                 return -operand if _is_number(operand) else self._made(self.apply("neg", operand, (), node), node)
             if isinstance(node.op, ast.UAdd):
                 return self._expression(node.operand, depth + 1)
             _fail(node, f"Only {ALLOWED} are allowed.")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            left = self._expression(node.left, depth + 1)
+            right = self._expression(node.right, depth + 1)
+            if not (isinstance(left, Grid) and isinstance(right, Grid)):
+                _fail(node, "@ multiplies two tensors, like X @ W; to multiply by a number or a value, use *.")
+            return self._tensors(node, grid.matmul, left, right)
         if isinstance(node, ast.BinOp):
             op = _BINARY_OPERATORS.get(type(node.op))
             if op is None:
@@ -340,6 +425,11 @@ class Walker:
             return self._binary(node, op, left, right)
         if isinstance(node, ast.Call):
             return self._call(node, depth)
+        if isinstance(node, ast.Attribute) and node.attr == "T":
+            value = self._expression(node.value, depth + 1)
+            if not isinstance(value, Grid):
+                _fail(node, ".T transposes a tensor; a single value has nothing to transpose.")
+            return value.T
         if isinstance(node, ast.Attribute):
             _fail(
                 node,
@@ -350,6 +440,13 @@ class Walker:
         _fail(node, _EXPRESSION_MESSAGES.get(type(node), f"Only {ALLOWED} are allowed."))
 
     def _binary(self, node, op, left, right):
+        if isinstance(left, Grid) or isinstance(right, Grid):
+            if op not in grid.ELEMENTWISE:
+                _fail(node, f"Tensors take {TENSOR_OPERATIONS}; {op} isn't one of them.")
+            # A single value beside a tensor acts as a 1×1 tensor, broadcast to every element.
+            sides = [Grid([[x]]) if not (isinstance(x, Grid) or _is_number(x)) else x for x in (left, right)]
+            sides = [float(x) if _is_number(x) else x for x in sides]
+            return self._tensors(node, lambda a, b, make: grid.elementwise(op, a, b, make), *sides)
         if op == "**":
             if not _is_number(right):
                 _fail(node, "The exponent after ** must be a plain number, like x ** 2.")
@@ -368,6 +465,12 @@ class Walker:
         function = node.func
         if isinstance(function, ast.Name) and function.id == "Value":
             return self._value_call(node)
+        if isinstance(function, ast.Name) and function.id == "tensor":
+            _fail(node, "Give each tensor(...) a name of its own first, like W = tensor([[1.0, 2.0]]).")
+        if isinstance(function, ast.Name) and function.id == "cross_entropy":
+            return self._cross_entropy(node, depth)
+        if isinstance(function, ast.Attribute) and function.attr in ("sum", "mean"):
+            return self._reduction(node, function, depth)
         if isinstance(function, ast.Name) and function.id in FUNCTIONS:
             if len(node.args) != 1 or node.keywords:
                 _fail(node, f"{function.id}() takes exactly one value, like {function.id}(x).")
@@ -409,7 +512,66 @@ class Walker:
         # `name = Value(2.0, label="x")` can become an input labelled x.
         return _LiteralInput(number, label, node.args[0])
 
+    def _reduction(self, node, function, depth):
+        """``X.sum()``, ``X.sum(0)``, ``X.sum(1)`` or ``X.mean()``."""
+        x = self._expression(function.value, depth + 1)
+        if not isinstance(x, Grid):
+            _fail(node, f".{function.attr}() adds up the numbers of a tensor; a single value is one number already.")
+        dim = None
+        if function.attr == "mean" and (node.args or node.keywords):
+            _fail(node, ".mean() takes no arguments: it is the mean of every number of the tensor.")
+        if node.keywords or len(node.args) > 1:
+            _fail(node, ".sum() takes at most one number: .sum(), .sum(0) or .sum(1).")
+        if node.args:
+            arg = node.args[0]
+            if not (isinstance(arg, ast.Constant) and type(arg.value) is int and arg.value in (0, 1)):
+                _fail(
+                    arg,
+                    ".sum() sums everything; .sum(0) sums down the rows to one row, "
+                    ".sum(1) across each row to one column.",
+                )
+            dim = arg.value
+        if function.attr == "mean":
+            return self._tensors(node, lambda x, make: grid.mean(x, make), x)
+        return self._tensors(node, lambda x, make: grid.summed(x, dim, make), x)
+
+    def _cross_entropy(self, node, depth):
+        """``cross_entropy(logits, [0, 2])``: softmax cross-entropy over each row, averaged."""
+        usage = "cross_entropy() takes a tensor of logits and a list of class numbers, like cross_entropy(Z, [0, 2])."
+        if len(node.args) != 2 or node.keywords:
+            _fail(node, usage)
+        logits = self._expression(node.args[0], depth + 1)
+        if not isinstance(logits, Grid):
+            _fail(node.args[0], usage)
+        written = node.args[1]
+        if not isinstance(written, (ast.List, ast.Tuple)) or not all(
+            isinstance(x, ast.Constant) and type(x.value) is int for x in written.elts
+        ):
+            _fail(written, "The labels are a list of whole numbers, one class per row, like [0, 2].")
+        labels = [x.value for x in written.elts]
+        return self._tensors(node, lambda z, make: grid.cross_entropy(z, labels, make), logits)
+
+    def _tensors(self, node, operation, *operands):
+        """A tensor operation, its shape error said at the line with the code that wrote it."""
+        try:
+            return operation(*operands, self._maker(node))
+        except ShapeError as error:
+            code = ast.get_source_segment(self.source_text, node) or error.op
+            _fail(node, error.named(" ".join(code.split())) + ".")
+        except (TypeError, ValueError) as error:  # cross_entropy's labels
+            _fail(node, f"{error}.")
+
+    def _maker(self, node):
+        """The walker's way to make one scalar node of a tensor operation written at ``node``."""
+
+        def make(op, value, args, reflected=False):
+            return self._made(self.apply(op, value, args, node, reflected), node)
+
+        return make
+
     def _function(self, node, name, argument):
+        if isinstance(argument, Grid):
+            return grid.unary(name, argument, self._maker(node))
         if _is_number(argument):
             return float(OPS[name].compute(float(argument))[0])  # tanh(2): a plain number
         return self._made(self.apply(name, argument, (), node), node)
@@ -432,7 +594,14 @@ class Walker:
         return value
 
     def _label(self, value, name: str):
-        """Give ``value`` a label nobody else has: c, then c', c'', c#4, c#5 … as c is reassigned."""
+        """Give ``value`` a label nobody else has: c, then c', c'', c#4, c#5 … as c is reassigned.
+        A tensor's elements are labelled ``c[i,j]`` (those that have no label yet: ``Y = X.T``
+        names nothing new)."""
+        if isinstance(value, Grid):
+            for i, j, element in value.elements():
+                if id(element) not in self.names:
+                    self._label(element, f"{name}[{i},{j}]")
+            return
         label = name
         version = self._versions.get(name, 1)
         while label in self._labels:
@@ -460,7 +629,8 @@ class Program(Walker):
         program = cls(source)
         tree = _parse_python(source)
         try:
-            program.walk(tree, values)
+            program.walk(tree, values, source)
+            program._one_number_out(tree)
         except ProgramError:
             program.release()  # the half-built graph goes away without deep recursion
             raise
@@ -474,6 +644,17 @@ class Program(Walker):
             program._nodes = [node for node in program._created if node in used]
         program.name_intermediates()
         return program
+
+    def _one_number_out(self, tree):
+        """A tensor program ends in one number, as PyTorch's backward() needs: a 1×1 tensor."""
+        if isinstance(self.output, Grid):
+            if self.output.shape != (1, 1):
+                _fail(
+                    tree.body[-1],
+                    f"The last line makes a {shape_text(self.output.shape)} tensor; the backward pass starts "
+                    "from one number, so end with .sum() or .mean() (or a loss).",
+                )
+            self.output = self.output.rows[0][0]
 
     def _mark_nodes(self):
         """Each node's label and place written onto it, where the rest of the engine reads them."""
@@ -711,6 +892,10 @@ def _is_group_block(statement: ast.With) -> bool:
         return False
     call = statement.items[0].context_expr
     return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "group"
+
+
+def _is_call_of(node, name: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
 
 
 def _is_backward_call(node) -> bool:

@@ -178,6 +178,13 @@ def broadcast_shape(op: str, a: Shape, b: Shape) -> Shape:
     return out[0], out[1]
 
 
+def matmul_shape(a: Shape, b: Shape) -> Shape:
+    """The shape of ``a @ b``, or a ShapeError that says which inner sizes differ."""
+    if a[1] != b[0]:
+        raise ShapeError("@", f"{shape_text(a)} @ {shape_text(b)}, the inner sizes {a[1]} and {b[0]} differ")
+    return a[0], b[1]
+
+
 # -- reading a tensor from the outside world ---------------------------------------------------
 
 _EXAMPLE = "[[1.0, 2.0], [3.0, 4.0]]"
@@ -284,11 +291,7 @@ class Tensor:
     def __matmul__(self, other):
         if not isinstance(other, Tensor):
             return _not_a_tensor("@", other)
-        (m, k), (k2, n) = self.shape, other.shape
-        if k != k2:
-            raise ShapeError(
-                "@", f"{shape_text(self.shape)} @ {shape_text(other.shape)}, the inner sizes {k} and {k2} differ"
-            )
+        (m, k), (_, n) = self.shape, matmul_shape(self.shape, other.shape)
         x, w = self, other
         out = _node(matmul(x.data, w.data), "@", (x, w))
 
@@ -587,6 +590,35 @@ def _reduce(x: Tensor, op: str, data: Rows, scale: float) -> Tensor:
 # -- softmax cross-entropy -------------------------------------------------------------------
 
 
+def checked_labels(shape: Shape, labels) -> list[int]:
+    """``labels`` as a list of class numbers, one per row of logits of ``shape``, or a
+    TypeError, ShapeError or ValueError saying what is wrong."""
+    if not isinstance(labels, (list, tuple)):
+        raise TypeError(
+            "cross_entropy(logits, labels): labels must be a list of ints, one per row, like [0, 2], "
+            f"not {_what(labels)}"
+        )
+    (m, classes), labels = shape, list(labels)
+    for i, label in enumerate(labels):
+        if not isinstance(label, int) or isinstance(label, bool):
+            raise TypeError(f"cross_entropy: labels[{i}] is {_what(label)}, not an int: a label is a class number")
+    if len(labels) != m:
+        raise ShapeError(
+            "cross_entropy",
+            f"{shape_text(shape)} logits and {_count(len(labels), 'label')}, one label per row: "
+            f"the counts {m} and {len(labels)} differ",
+        )
+    for i, label in enumerate(labels):
+        if not 0 <= label < classes:
+            allowed = "0" if classes == 1 else "0 or 1" if classes == 2 else f"from 0 to {classes - 1}"
+            raise ValueError(
+                f"cross_entropy: labels[{i}] is {label}, but the logits have {classes} "
+                f"{'class' if classes == 1 else 'classes'} (columns), so a label is {allowed}"
+            )
+
+    return labels
+
+
 def cross_entropy(logits: Tensor, labels: Sequence[int]) -> Tensor:
     """Softmax cross-entropy of an m×C tensor of logits against m class labels, averaged over
     the rows: 1×1, as ``torch.nn.functional.cross_entropy``.
@@ -597,28 +629,8 @@ def cross_entropy(logits: Tensor, labels: Sequence[int]) -> Tensor:
     """
     if not isinstance(logits, Tensor):
         raise TypeError("cross_entropy(logits, labels): logits must be a Tensor, one row of class scores per example")
-    if not isinstance(labels, (list, tuple)):
-        raise TypeError(
-            "cross_entropy(logits, labels): labels must be a list of ints, one per row, like [0, 2], "
-            f"not {_what(labels)}"
-        )
-    (m, classes), labels = logits.shape, list(labels)
-    for i, label in enumerate(labels):
-        if not isinstance(label, int) or isinstance(label, bool):
-            raise TypeError(f"cross_entropy: labels[{i}] is {_what(label)}, not an int: a label is a class number")
-    if len(labels) != m:
-        raise ShapeError(
-            "cross_entropy",
-            f"{shape_text(logits.shape)} logits and {_count(len(labels), 'label')}, one label per row: "
-            f"the counts {m} and {len(labels)} differ",
-        )
-    for i, label in enumerate(labels):
-        if not 0 <= label < classes:
-            allowed = "0" if classes == 1 else "0 or 1" if classes == 2 else f"from 0 to {classes - 1}"
-            raise ValueError(
-                f"cross_entropy: labels[{i}] is {label}, but the logits have {classes} "
-                f"{'class' if classes == 1 else 'classes'} (columns), so a label is {allowed}"
-            )
+    labels = checked_labels(logits.shape, labels)
+    m, classes = logits.shape
 
     probabilities, losses = [], []
     for row, label in zip(logits.data, labels):

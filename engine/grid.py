@@ -21,8 +21,9 @@ from .tensor import ShapeError, broadcast_shape, checked_labels, matmul_shape, s
 
 __all__ = ["Grid", "ShapeError", "elementwise", "matmul", "unary", "total", "summed", "mean", "cross_entropy"]
 
-# make(op, value, args, reflected=False): the value ``op`` gives on ``value`` and ``args``,
-# a key of engine.ops.OPS applied as its method (``reflected``: 2 * x is x.__rmul__(2.0)).
+# make(op, value, args, reflected=False, label=None): the value ``op`` gives on ``value`` and
+# ``args``, a key of engine.ops.OPS applied as its method (``reflected``: 2 * x is
+# x.__rmul__(2.0)); ``label`` names a node a learner should find by name (a row's loss).
 Make = Callable[..., object]
 
 ELEMENTWISE = ("+", "-", "*")  # what engine.tensor broadcasts; its rules are the tensor view's
@@ -125,8 +126,13 @@ def cross_entropy(logits: Grid, labels: list[int], make: Make) -> Grid:
     """
     labels = checked_labels(logits.shape, labels)
     losses = [
-        make("-", make("log", total([make("exp", z, ()) for z in row], make), ()), (row[label],))
-        for row, label in zip(logits.rows, labels)
+        make(
+            "-",
+            make("log", total([make("exp", z, ()) for z in row], make), (), label=f"logsumexp[{i}]"),
+            (row[label],),
+            label=f"loss[{i}]",
+        )
+        for i, (row, label) in enumerate(zip(logits.rows, labels))
     ]
     m = len(losses)
     loss = total(losses, make)

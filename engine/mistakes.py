@@ -190,6 +190,21 @@ class _Graph:
     def label(self, i: int) -> str:
         return self.graph.label(i)
 
+    def reach(self, source: int, target: int, step: int) -> float:
+        """How much of one unit more in source.grad, when source is visited, has reached
+        target.grad by backward frame ``step``: the sum, over the paths from source to target
+        pushed by then, of the product of their local derivatives. (A softmax logit hears from
+        its row's loss both directly and through its exp: both paths carry what was lost.)"""
+        carried = {source: 1.0}
+        for k in range(self.visit_frame[source], step + 1):
+            frame = self.backward[k]
+            amount = carried.get(frame["node"]) if frame.get("kind") == "visit" else None
+            if amount is None:
+                continue
+            for p in frame["pushes"]:
+                carried[p["parent"]] = carried.get(p["parent"], 0.0) + p["local"] * amount
+        return carried.get(target, 0.0)
+
     def data(self, i: int) -> float:
         return self.values[i].data
 
@@ -475,17 +490,18 @@ def _grad_wrongs(g: _Graph, node: int, step: int, visit_order: bool = True) -> t
         )
 
     # A node above visited too early: its grad lacked what one of its users adds to it, so
-    # each of its pushes into this node (two for c = x * x) was short by local × that. Only
+    # what reached this node from it by now (its own pushes, two for c = x * x, and its paths
+    # through other nodes) was short by that times those paths' locals (g.reach). Only
     # where the visit order is part of what is asked: a question about one visit's push is
     # not about the order (a learner's answer there is some other belief).
     for c in dict.fromkeys(c for _, _, c in now) if visit_order else ():
-        locals_from_c = sum(p["local"] for _, p, pc in now if pc == c)
+        reached = g.reach(c, node, step)  # c's own pushes into x, and its paths through other nodes
         upstream = next(p["upstream"] for _, p, pc in now if pc == c)
         for q_child, lost in _users_adding(g, c):
             wrongs.append(
                 _Wrong(
                     "too-early",
-                    right - locals_from_c * lost,
+                    right - reached * lost,
                     _too_early_did(g, f"{x}.grad gets", c, q_child, lost) + held,
                     _too_early_fix(g, c, upstream),
                     (x, g.label(c), g.label(q_child)),

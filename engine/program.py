@@ -178,21 +178,31 @@ class Walker:
         self.groups: list[tuple[str, list]] = []
         self._open: list[list] = []  # the blocks being read, outermost first
         self._overrides: dict[str, float] = {}
-        self.source_text = ""  # the program's text, for naming a tensor line's group
 
-    def walk(self, tree: ast.Module, values: dict[str, float] | None = None, source: str = ""):
+    def walk(self, tree: ast.Module, values: dict[str, float] | None = None):
         """Evaluate the statements of ``tree`` (from :func:`_parse_python`); ``values``
         replaces input values by name. Returns the walker."""
         if not tree.body:
             raise ProgramError("The program is empty; write at least one assignment, like a = 2.", 1, 1)
         self._overrides = dict(values or {})
-        self.source_text = source
         for index, statement in enumerate(tree.body):
             self._statement(statement, is_last=index == len(tree.body) - 1)
         unknown = sorted(set(self._overrides) - set(self.inputs))
         if unknown:
             raise ProgramError(f"There is no input named {unknown[0]} to change.", 1, 1)
+        self._one_number_out(tree)
         return self
+
+    def _one_number_out(self, tree):
+        """A tensor program ends in one number, as PyTorch's backward() needs: a 1×1 tensor."""
+        if isinstance(self.output, Grid):
+            if self.output.shape != (1, 1):
+                _fail(
+                    tree.body[-1],
+                    f"The last line makes a {shape_text(self.output.shape)} tensor; the backward pass starts "
+                    "from one number, so end with .sum() or .mean() (or a loss).",
+                )
+            self.output = self.output.rows[0][0]
 
     # -- what touches the class -------------------------------------------------------------
 
@@ -234,7 +244,7 @@ class Walker:
         if _is_call_of(getattr(statement, "value", None), "tensor"):
             text = f"{target.id} ({shape})"  # an input: its name and shape, not its numbers
         else:
-            text = " ".join((ast.get_source_segment(self.source_text, statement) or "").split()) + f" ({shape})"
+            text = f"{ast.unparse(statement)} ({shape})"  # its code, spaced as Python writes it
         if len(text) > MAX_GROUP_CHARS:
             text = text[: MAX_GROUP_CHARS - 1].rstrip() + "…"
         name, count = text, 1
@@ -556,16 +566,18 @@ class Walker:
         try:
             return operation(*operands, self._maker(node))
         except ShapeError as error:
-            code = ast.get_source_segment(self.source_text, node) or error.op
-            _fail(node, error.named(" ".join(code.split())) + ".")
+            _fail(node, error.named(ast.unparse(node)) + ".")
         except (TypeError, ValueError) as error:  # cross_entropy's labels
             _fail(node, f"{error}.")
 
     def _maker(self, node):
         """The walker's way to make one scalar node of a tensor operation written at ``node``."""
 
-        def make(op, value, args, reflected=False):
-            return self._made(self.apply(op, value, args, node, reflected), node)
+        def make(op, value, args, reflected=False, label=None):
+            made = self._made(self.apply(op, value, args, node, reflected), node)
+            if label is not None:
+                self._label(made, label)
+            return made
 
         return make
 
@@ -629,8 +641,7 @@ class Program(Walker):
         program = cls(source)
         tree = _parse_python(source)
         try:
-            program.walk(tree, values, source)
-            program._one_number_out(tree)
+            program.walk(tree, values)
         except ProgramError:
             program.release()  # the half-built graph goes away without deep recursion
             raise
@@ -644,17 +655,6 @@ class Program(Walker):
             program._nodes = [node for node in program._created if node in used]
         program.name_intermediates()
         return program
-
-    def _one_number_out(self, tree):
-        """A tensor program ends in one number, as PyTorch's backward() needs: a 1×1 tensor."""
-        if isinstance(self.output, Grid):
-            if self.output.shape != (1, 1):
-                _fail(
-                    tree.body[-1],
-                    f"The last line makes a {shape_text(self.output.shape)} tensor; the backward pass starts "
-                    "from one number, so end with .sum() or .mean() (or a loss).",
-                )
-            self.output = self.output.rows[0][0]
 
     def _mark_nodes(self):
         """Each node's label and place written onto it, where the rest of the engine reads them."""

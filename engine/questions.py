@@ -38,7 +38,7 @@ def _checkpoint(graph, backward: list[dict], cp: dict, answer) -> dict:
         if step is None or 0 <= step < len(backward):
             found = answer(cp["check"], step)
             asked["value"] = found["value"]
-            asked["wrong"] = found["wrong"]
+            asked["wrong"] = _tellable(found["wrong"], found["value"], cp.get("tolerance", 1e-3))
             asked["hint"] = asked["hint"] or hint(graph, backward, cp["check"], step)
     if cp["kind"] == "choice":
         asked["choices"] = [_choice_text(asked["wrong"], text, mistake) for text, mistake in _choices(cp)]
@@ -80,11 +80,25 @@ def _generated(graph, backward: list[dict]) -> list[dict]:
     for i, q in enumerate(listed):
         if i <= MAX_DIAGNOSED:
             found = answer(q["check"], q["step"])
-            q["value"], q["wrong"] = found["value"], found["wrong"]
+            # graded as web/questions.js grades a generated question: within 1e-3, or 1e-4 of the answer
+            tolerance = max(1e-3, abs(found["value"]) * 1e-4)
+            q["value"], q["wrong"] = found["value"], _tellable(found["wrong"], found["value"], tolerance)
             q["hint"] = hint(graph, backward, q["check"], q["step"], ids)
         else:  # the page reads the answer from the frames; a wrong one gets the neutral line
             q["value"], q["wrong"], q["hint"] = None, [], None
     return listed
+
+
+def _tellable(wrong: list[dict], value: float, tolerance: float) -> list[dict]:
+    """The wrong numbers a learner's reply can be told apart by: not one the page would
+    grade right, nor one an earlier (likelier) entry already takes. On a big graph of small
+    grads, a mistake's number may fall within the tolerance of the answer or of another's."""
+    kept: list[dict] = []
+    for entry in wrong:
+        shown = fmt(entry["value"])
+        if not is_right(shown, value, tolerance) and diagnosed(shown, kept, value, tolerance) is None:
+            kept.append(entry)
+    return kept
 
 
 def _ids(graph) -> dict[str, int]:

@@ -49,7 +49,8 @@ from engine.api import handle
 from engine.graph import Graph
 from engine.mistakes import MAX_DIAGNOSED, MISTAKES, diagnose, grad_mistake, too_early_text, wrong_answers
 from engine.presets import PresetError, get_preset, read_presets, visit_order_ids
-from engine.questions import questions
+from engine.questions import diagnosed, is_right, questions
+from engine.text import fmt
 from engine.trace import correct_backward
 from tests.support.presets import PRESET_IDS
 
@@ -296,8 +297,13 @@ def same(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
-def assert_agrees(o: Oracle, check: str, step: int | None, found: dict, visit_order: bool = True):
-    """The catalogue's answer ``found`` ({"value", "wrong"}) against the oracle's numbers."""
+def assert_agrees(
+    o: Oracle, check: str, step: int | None, found: dict, visit_order: bool = True, tolerance: float | None = None
+):
+    """The catalogue's answer ``found`` ({"value", "wrong"}) against the oracle's numbers.
+    With ``tolerance`` (a question as the page grades it), a number a reply can't be told
+    apart by may be left out: one the page would grade right, or within the tolerance of a
+    number listed (engine.questions keeps only the numbers a learner's reply can reach)."""
     right, numbers = oracle_numbers(o, check, step, visit_order)
     assert same(found["value"], right), (check, step, found["value"], right)
     for entry in found["wrong"]:
@@ -312,10 +318,17 @@ def assert_agrees(o: Oracle, check: str, step: int | None, found: dict, visit_or
             if isinstance(n, complex) or not math.isfinite(n) or same(n, right):
                 continue
             listed = [e for e in found["wrong"] if same(e["value"], n)]
+            if not listed and tolerance is not None and untellable(n, right, found["wrong"], tolerance):
+                continue
             assert any(mistake in e["mistakes"] for e in listed), (
                 f"{check} after frame {step}: {mistake} gives {n}, which the catalogue "
                 f"{'lists only as ' + str(listed[0]['mistakes']) if listed else 'misses'}"
             )
+
+
+def untellable(n: float, right: float, listed: list[dict], tolerance: float) -> bool:
+    shown = fmt(n)
+    return is_right(shown, right, tolerance) or diagnosed(shown, listed, right, tolerance) is not None
 
 
 # -- the questions --------------------------------------------------------------------------------
@@ -354,7 +367,8 @@ def test_preset_questions_list_the_numbers_each_mistake_gives(preset_id, checkpo
     step = None
     if cp["pass"] == "backward":
         step = len(backward) - 1 if cp["before_step"] == -1 else cp["before_step"]
-    assert_agrees(Oracle(graph, backward), cp["check"], step, listed[checkpoint_id], visit_order=False)
+    tolerance = cp.get("tolerance", 1e-3)
+    assert_agrees(Oracle(graph, backward), cp["check"], step, listed[checkpoint_id], False, tolerance)
     assert listed[checkpoint_id]["value"] == pytest.approx(cp["answer"], abs=cp.get("tolerance", 1e-9))
 
 
@@ -386,7 +400,8 @@ def test_generated_questions_list_the_numbers_each_mistake_gives(name):
     assert [q["id"] for q in asked] == ["auto-seed"] + [f"auto-b{k}" for k in pushing]
     for q in asked:
         assert q["check"] == graph.label(q["node"]) + ".grad"
-        assert_agrees(o, q["check"], q["step"], q, visit_order=False)
+        # graded as the page grades a generated question (web/questions.js)
+        assert_agrees(o, q["check"], q["step"], q, visit_order=False, tolerance=max(1e-3, abs(q["value"]) * 1e-4))
 
 
 def every_question(graph: Graph, backward: list[dict]):
@@ -580,7 +595,8 @@ def test_a_big_program_keeps_its_answer_small():
         assert q["wrong"] == [] and q["value"] is None and q["hint"] is None
     # a.grad with many contributions: a long sum is written short, so no sentence grows with it.
     most = max(diagnosed, key=lambda q: len(q["wrong"]))
-    assert most["check"] == "a.grad" and len(most["wrong"]) > 40
+    # (of its 42 sums' mistakes, those a reply can tell apart at the page's tolerance, 2 here)
+    assert most["check"] == "a.grad" and len(most["wrong"]) > 20
     assert any("terms)" in entry["text"] for entry in most["wrong"])
     assert max(len(entry["text"]) for q in diagnosed for entry in q["wrong"]) < 400
     without = dict(answer)

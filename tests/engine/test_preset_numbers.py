@@ -16,6 +16,7 @@ import re
 import pytest
 
 from engine import Program
+from engine.grid import Grid
 from engine.mistakes import MISTAKES
 from tests.support.presets import PRESET_IDS, agrees, decimals, expected_nodes, expected_with_values, read
 
@@ -176,7 +177,8 @@ def test_program_parses_and_every_node_is_used(preset_id):
     # Every named variable is part of the output's graph (no dead lines in a preset).
     ids = {id(n) for n in nodes}
     for name, value in prog.variables.items():
-        assert id(value) in ids, f"{preset_id}: {name} does not reach the output"
+        elements = [v for row in value.rows for v in row] if isinstance(value, Grid) else [value]
+        assert all(id(v) in ids for v in elements), f"{preset_id}: {name} does not reach the output"
     for value in nodes:
         assert math.isfinite(value.data) and math.isfinite(value.grad)
 

@@ -18,7 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import api
+from engine.presets import get_preset
 from engine.program import MAX_NODES, Program, ProgramError, with_inputs
+from tests.support.presets import PRESET_IDS
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -255,3 +257,19 @@ def test_a_product_too_big_to_draw_is_refused_before_it_is_built():
     with pytest.raises(ProgramError) as caught:
         Program.parse(source)
     assert f"more than {MAX_NODES:,} nodes" in caught.value.message and caught.value.line == 3
+
+
+# -- the tensor presets ---------------------------------------------------------------------
+
+TENSOR_PRESETS = [p for p in PRESET_IDS if "tensor(" in get_preset(p)["program"]]
+
+
+def test_the_tensor_presets_are_there():
+    assert sorted(TENSOR_PRESETS) == ["batch-network", "linear-layer", "softmax-ce"]
+
+
+@pytest.mark.parametrize("preset_id", TENSOR_PRESETS)
+def test_each_tensor_presets_numbers_are_pytorchs(preset_id):
+    # The [expect] tables are the engine's numbers (tests/engine/test_preset_numbers.py); this
+    # holds the engine, and so the tables, to PyTorch.
+    assert_matches_torch(get_preset(preset_id)["program"])

@@ -6,6 +6,7 @@ come back as data at the learner's line; the engine's own door never reaches thi
 import cProfile
 import inspect
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -125,7 +126,9 @@ def assert_right(answer, preset_id):
         assert grad == pytest.approx(answer["expected"][label], rel=1e-9, abs=1e-12), label
     # Every node the program names has the grad the engine's own backward pass gives it.
     own = engine_grads(preset_id)
-    named = [label for label in own if label in answer["grads"]]
+    # (t1, t2, ... are numbered in the order each graph lists its nodes, and a learner's class
+    # may keep its parents in a set: the same number may be another node there)
+    named = [label for label in own if label in answer["grads"] and not re.search(r"\bt\d+\b", label)]
     assert len(named) >= 2
     for label in named:
         assert answer["grads"][label] == pytest.approx(own[label], rel=1e-9, abs=1e-12), label
@@ -546,7 +549,8 @@ def test_a_missing_operation_is_named_with_the_graphs_the_class_can_build():
     assert error["missing"] == ["-", "**", "cos"] and error["methods"] == ["__sub__", "__pow__", "cos"]
     assert error["program_line"] == 3 and "line" not in error  # a line of the program, not of their code
     assert "it has no - (__sub__), used on line 3" in error["message"]
-    assert error["buildable"] == [p for p in PRESETS if p not in ("relu", "neuron", "cos", "small-network")]
+    needs_more = ("relu", "neuron", "cos", "small-network", "linear-layer", "batch-network", "softmax-ce")
+    assert error["buildable"] == [p for p in PRESETS if p not in needs_more]
     reflected = run(solution("engine").replace("def __rmul__", "def _rmul"), program="a = 2\nb = 3 * a")["error"]
     assert reflected["missing"] == ["__rmul__"] and "for a number * a Value" in reflected["message"]
 

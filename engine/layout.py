@@ -25,7 +25,7 @@ are kept: a learner changing an input's value gets the same picture without the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .graph import Graph
 
@@ -62,6 +62,12 @@ ACROSS = Orientation(
 DOWN = Orientation(
     "down", node_width=84, node_height=52, gap_along=32, gap_within=6, bend_slot=16, margin=6, margin_along=18
 )
+# Closed groups' boxes carry a note below ("12 nodes") as well as a tag above ("visiting"):
+# boxes in one layer (across) or in successive rows (down) stand further apart, so that one
+# box's tag clears the note of the box before it.
+BOX_ROOM = 24
+ACROSS_BOXES = replace(ACROSS, gap_within=ACROSS.gap_within + BOX_ROOM)
+DOWN_BOXES = replace(DOWN, gap_along=DOWN.gap_along + BOX_ROOM)
 NODE_WIDTH = ACROSS.node_width
 NODE_HEIGHT = ACROSS.node_height
 SWEEPS_SMALL = 8
@@ -77,35 +83,37 @@ _RECENT: dict[tuple, dict] = {}  # a graph's shape → its layout (callers only 
 _RECENT_LIMIT = 4
 
 
-def layout(graph: Graph, clusters: list[tuple[str, ...]] | None = None) -> dict:
+def layout(graph: Graph, clusters: list[tuple[str, ...]] | None = None, boxes: bool = False) -> dict:
     """The ``across`` layout, carrying the ``down`` one under "down" for a small graph.
 
     ``clusters`` gives each node the groups it sits in, outermost first: within every layer a
     group's nodes are then kept next to each other, and an inner group's inside its outer one,
-    so that a group drawn around its nodes covers no other node."""
+    so that a group drawn around its nodes covers no other node. ``boxes``: some of the nodes
+    are closed groups' boxes, which need more room around them (BOX_ROOM)."""
     shape = (
         len(graph),
         graph.output,
         tuple((edge.parent, edge.child) for edge in graph.edges),
         clusters and tuple(clusters),
+        boxes,
     )
     found = _RECENT.pop(shape, None)
     if found is None:
-        found = _layout(graph, clusters)
+        found = _layout(graph, clusters, boxes)
     _RECENT[shape] = found  # now the newest
     while len(_RECENT) > _RECENT_LIMIT:
         del _RECENT[next(iter(_RECENT))]  # the oldest
     return found
 
 
-def _layout(graph: Graph, clusters=None) -> dict:
+def _layout(graph: Graph, clusters=None, boxes: bool = False) -> dict:
     layers = _layers(graph)
     chains, columns = _columns(graph, layers)
     small = len(graph) <= BIG_GRAPH and sum(map(len, columns)) <= BIG_ITEMS
     _order(columns, chains, small=small, path=_paths(graph, clusters, chains) if clusters else None)
-    drawn = _draw(graph, layers, chains, columns, ACROSS)
+    drawn = _draw(graph, layers, chains, columns, ACROSS_BOXES if boxes else ACROSS)
     if len(graph) <= DOWN_LIMIT:
-        drawn["down"] = _draw(graph, layers, chains, columns, DOWN)
+        drawn["down"] = _draw(graph, layers, chains, columns, DOWN_BOXES if boxes else DOWN)
     return drawn
 
 

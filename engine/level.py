@@ -393,7 +393,8 @@ def _layout(view: View, edges: list[dict]) -> dict:
         else tuple(groups.group_path(unit))  # a closed group: in its own, to keep its place among its siblings
         for unit in view.units
     ]
-    drawn = layout(Graph.of(values[-1], values), clusters if any(clusters) else None)
+    boxes = any(isinstance(unit, str) for unit in view.units)
+    drawn = layout(Graph.of(values[-1], values), clusters if any(clusters) else None, boxes)
     drawn["units"] = list(view.units)
     return drawn
 

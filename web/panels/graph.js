@@ -412,7 +412,8 @@ export class GraphView {
       const grad = view.grad[i];
       // A closed group's box says under it how many nodes it holds.
       const modeNote = marks.notes?.get(i) ?? null;
-      const note = modeNote ?? (n.node.box ? `${n.node.box.size.toLocaleString("en")} nodes` : null);
+      const size = n.node.box?.size;
+      const note = modeNote ?? (n.node.box ? `${size.toLocaleString("en")} ${size === 1 ? "node" : "nodes"}` : null);
       const last = n.last;
       // A step changes a few nodes: the rest keep their elements untouched.
       if (!("data" in last) || !Object.is(last.data, data) || !Object.is(last.grad, grad) || last.note !== note) {

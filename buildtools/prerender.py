@@ -15,12 +15,12 @@ checks that Pyodide's answers give the same file, byte for byte.
 """
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 from engine.presets import get_preset
+from engine.program import Program, ProgramError
 
 from . import BuildError
 
@@ -36,30 +36,28 @@ def requests_for(preset_id: str) -> dict[str, str]:
     prerendered."""
     load = {"cmd": "load", "preset": preset_id}
     outer = outer_groups(get_preset(preset_id)["program"])
-    if outer:
+    if outer is not None:
         load["expanded"] = outer
     return {"preset": json.dumps({"cmd": "preset", "id": preset_id}), "load": json.dumps(load)}
 
 
-_GROUP = re.compile(r"""^(\s*)with group\((["'])(.*)\2\):\s*$""")
-
-
-def outer_groups(program: str) -> list[str]:
-    """The names of a program's outermost with group(...) blocks that hold another one."""
-    opened: list[tuple[int, str]] = []  # the blocks around the line, with their indentation
-    outer: list[str] = []
-    for line in program.splitlines():
-        if not line.strip():
-            continue
-        indent = len(line) - len(line.lstrip())
-        while opened and indent <= opened[-1][0]:
-            opened.pop()
-        match = _GROUP.match(line)
-        if match:
-            if len(opened) == 1 and opened[0][1] not in outer:
-                outer.append(opened[-1][1])
-            opened.append((indent, match.group(3)))
-    return outer
+def outer_groups(program: str) -> list[str] | None:
+    """The level the page first draws a program at (web/grouped.js's defaultExpanded): None
+    for a program without groups (drawn whole), else the names of its outermost groups that
+    hold another one, open (so [] for groups side by side: a tensor program's lines)."""
+    try:
+        parsed = Program.parse(program)
+    except ProgramError:
+        return None  # the engine says what is wrong, drawn whole or not
+    if not parsed.groups:
+        return None
+    # outermost first: a top-level group holds another when the next group is inside it
+    depths = [parsed.group_depths[name] for name, _ in parsed.groups]
+    return [
+        name
+        for k, (name, _) in enumerate(parsed.groups)
+        if depths[k] == 0 and k + 1 < len(depths) and depths[k + 1] > 0
+    ]
 
 
 def preset_ids(presets_answer: str) -> list[str]:

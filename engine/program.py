@@ -176,6 +176,7 @@ class Walker:
         self._created: list = []  # every node this program made, for release() (and to keep ids unique)
         # Each `with group("name"):` block, outermost first: its name and the nodes made in it.
         self.groups: list[tuple[str, list]] = []
+        self.group_depths: dict[str, int] = {}  # each group's name → how many groups it is inside
         self._open: list[list] = []  # the blocks being read, outermost first
         self._overrides: dict[str, float] = {}
 
@@ -233,7 +234,9 @@ class Walker:
                 self._open.pop()
             name = getattr(statement.targets[0] if isinstance(statement, ast.Assign) else statement.target, "id", "")
             if isinstance(self.variables.get(name), Grid) and members:
-                self.groups.insert(place, (self._line_group_name(statement), members))
+                group = self._line_group_name(statement)
+                self.groups.insert(place, (group, members))
+                self.group_depths[group] = len(self._open)
             return
         self._plain_statement(statement, is_last)
 
@@ -310,6 +313,7 @@ class Walker:
             _fail(statement, f"Groups can be nested at most {MAX_GROUP_DEPTH} deep.")
         members: list = []
         self.groups.append((name, members))
+        self.group_depths[name] = len(self._open)
         self._open.append(members)
         try:
             for index, inner in enumerate(statement.body):

@@ -99,9 +99,10 @@ def engine_answer(state, rule="push"):
     if state["order"]:
         request["order"] = state["order"]
         request["rule"] = rule
-    if state["program"] is not None and "with group(" in state["program"]:
+    outer = outer_groups(state["program"]) if state["program"] is not None else None
+    if outer is not None:
         # at the level the page draws: the link's open groups, or the ones it opens with
-        request["expanded"] = state.get("open", outer_groups(state["program"]))
+        request["expanded"] = state.get("open", outer)
     answer = _load(json.dumps(request, sort_keys=True))
     assert answer["ok"], f"the CPython engine refused the page's own state {request}: {answer['error']}"
     return answer

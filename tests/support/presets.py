@@ -48,11 +48,12 @@ def agrees(expected: int | float, actual: float) -> bool:
     return round(actual, decimals(expected)) == expected
 
 
-def expected_on_screen(preset_id: str) -> dict[str, tuple[int | float, int | float]]:
+def expected_on_screen(preset_id: str) -> dict[str, tuple[int | float, int | float] | None]:
     """{label: (data, grad)} for what the page first draws of the preset once its backward
-    pass is done: every node, or for a preset with group blocks (drawn with its innermost
-    groups closed: web/grouped.js) each unit of that view, a closed group's box by its
-    name with its shown output's numbers."""
+    pass is done: every node, or for a preset with groups (drawn with its innermost groups
+    closed: web/grouped.js) each unit of that view, a closed group's box by its name with its
+    one output's numbers; None for a box of several outputs (a tensor), which shows none of
+    its own (its outputs' numbers are in its frames' sentences)."""
     nodes = expected_nodes(preset_id)
     answer = json.loads(api.handle(prerender.requests_for(preset_id)["load"]))
     if not answer.get("grouped"):
@@ -63,7 +64,9 @@ def expected_on_screen(preset_id: str) -> dict[str, tuple[int | float, int | flo
     for unit in answer["units"]:
         if isinstance(unit, str):
             # its shown output, by the label the engine's whole answer gives it
-            out[boxes[unit]["name"]] = nodes[_labels(preset_id)[boxes[unit]["outputs"][-1]]]
+            box = boxes[unit]
+            one = len(box["outputs"]) == 1
+            out[box["name"]] = nodes[_labels(preset_id)[box["outputs"][-1]]] if one else None
         else:
             out[labels[unit]] = nodes[labels[unit]]
     return out

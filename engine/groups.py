@@ -58,7 +58,7 @@ class NotConvex(GroupError):
 class Group:
     id: str  # "g0", "g1", ... in the order they were made
     name: str  # readable and unique: "neuron 2 of layer 1", "sample 5"
-    kind: str  # "model", "layer", "neuron", "batch", "sample", "parameters", "sum", "part"
+    kind: str  # "model", "layer", "neuron", "batch", "sample", "parameters", "sum", "part", "tensor"
     parent: str | None
     children: list[str] = field(default_factory=list)  # child groups, in the graph's order
     nodes: list[int] = field(default_factory=list)  # nodes directly in it (not in a child), ascending
@@ -410,16 +410,20 @@ class _Builder:
 
 
 def find_groups(
-    graph: FlatGraph, model=None, parts: list[tuple[str, list[int]]] | None = None, nested: bool = True
+    graph: FlatGraph,
+    model=None,
+    parts: list[tuple[str, list[int]]] | None = None,
+    nested: bool = True,
+    kinds: dict[str, str] | None = None,
 ) -> Groups:
     """The groups of ``graph``: from ``model`` (the learner's objects), from ``parts`` (a
     program's named blocks: (name, the nodes it made), nested blocks listed inside their
-    block's nodes too), else inferred. Not ``nested``: a model's or the inferred neurons each
-    alone, with no layers, samples or parameters around them (the fallback when those would
-    not be convex)."""
+    block's nodes too; ``kinds``: a block's kind by its name, if not "part"), else inferred.
+    Not ``nested``: a model's or the inferred neurons each alone, with no layers, samples or
+    parameters around them (the fallback when those would not be convex)."""
     builder = _Builder(graph)
     if parts:
-        _program_groups(builder, parts)
+        _program_groups(builder, parts, kinds or {})
     else:
         if model is not None:
             applications, param_parts = _model_applications(builder, model_parts(model))
@@ -841,8 +845,9 @@ def _inputs(builder: _Builder):
             owner[v] = common[-1]
 
 
-def _program_groups(builder: _Builder, parts: list[tuple[str, list[int]]]):
-    """A program's ``with group(...)`` blocks, outermost first: each the nodes it made."""
+def _program_groups(builder: _Builder, parts: list[tuple[str, list[int]]], kinds: dict[str, str]):
+    """A program's ``with group(...)`` blocks, outermost first: each the nodes it made (of
+    kind "part", or as ``kinds`` names it: "tensor" for a tensor's line)."""
     made: list[tuple[str, set[int]]] = []
     for name, nodes in parts:
         inside = set(nodes)
@@ -851,7 +856,7 @@ def _program_groups(builder: _Builder, parts: list[tuple[str, list[int]]]):
             if inside <= outer:
                 parent = gid
                 break
-        gid = builder.new(name, "part", parent)
+        gid = builder.new(name, kinds.get(name, "part"), parent)
         made.append((gid, inside))
         for v in nodes:
             builder.owner[v] = gid

@@ -62,12 +62,12 @@ ACROSS = Orientation(
 DOWN = Orientation(
     "down", node_width=84, node_height=52, gap_along=32, gap_within=6, bend_slot=16, margin=6, margin_along=18
 )
-# Closed groups' boxes carry a note below ("12 nodes") as well as a tag above ("visiting"):
-# boxes in one layer (across) or in successive rows (down) stand further apart, so that one
-# box's tag clears the note of the box before it.
-BOX_ROOM = 24
-ACROSS_BOXES = replace(ACROSS, gap_within=ACROSS.gap_within + BOX_ROOM)
-DOWN_BOXES = replace(DOWN, gap_along=DOWN.gap_along + BOX_ROOM)
+# Closed groups' boxes carry a note below ("12 nodes", 18 px to its bottom) as well as a tag
+# above ("visiting", 17.5 px up): boxes in one layer (across) stand 38 px apart, and rows of
+# boxes (down) 44 px, so that one box's tag clears the note of the box before it. (No more:
+# a taller graph may no longer fit its box on a phone or beside the narration.)
+ACROSS_BOXES = replace(ACROSS, gap_within=ACROSS.gap_within + 10)
+DOWN_BOXES = replace(DOWN, gap_along=DOWN.gap_along + 12)
 NODE_WIDTH = ACROSS.node_width
 NODE_HEIGHT = ACROSS.node_height
 SWEEPS_SMALL = 8

@@ -221,28 +221,28 @@ class View:
     @cached_property
     def drawn(self) -> set[int]:
         """The nodes whose numbers are on screen: each node drawn, and every output of each
-        closed box of up to MAX_TERMS outputs (a box with one output shows its numbers; one with
-        several lists each in its sentences)."""
+        closed box of up to MAX_TERMS outputs or of a tensor's (a box with one output shows its
+        numbers; one with several lists each in its sentences)."""
         groups = self.grouped.groups.groups
         out = set()
         for unit in self.units:
             if isinstance(unit, int):
                 out.add(unit)
-            elif len(groups[unit].outputs) <= MAX_TERMS:  # a box of many (a batch's parameters) lists none
-                out.update(groups[unit].outputs)
+            elif len(groups[unit].outputs) <= MAX_TERMS or groups[unit].kind == "tensor":
+                out.update(groups[unit].outputs)  # a box of many (a batch's parameters) lists none; a tensor, all
         return out
 
     def name(self, unit) -> str:
         return self.grouped.groups.groups[unit].name if isinstance(unit, str) else self.grouped.graph.labels[unit]
 
 
-def grouped_graph(graph: Graph, parts: list[tuple[str, list]]) -> Grouped:
+def grouped_graph(graph: Graph, parts: list[tuple[str, list]], kinds: dict[str, str] | None = None) -> Grouped:
     """A program's graph with its ``with group(...)`` blocks (each a name and the Values made in
     it, outermost first) as groups; a block's nodes the output doesn't use are left out."""
     index = {id(value): i for i, value in enumerate(graph.values)}
     flat = FlatGraph.from_graph(graph)
     blocks = [(name, sorted(index[id(v)] for v in members if id(v) in index)) for name, members in parts]
-    return Grouped(flat, find_groups(flat, parts=[(name, nodes) for name, nodes in blocks if nodes]))
+    return Grouped(flat, find_groups(flat, parts=[(name, nodes) for name, nodes in blocks if nodes], kinds=kinds))
 
 
 def grouped_request(grouped: Grouped, request: dict) -> dict:

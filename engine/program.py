@@ -177,6 +177,7 @@ class Walker:
         # Each `with group("name"):` block, outermost first: its name and the nodes made in it.
         self.groups: list[tuple[str, list]] = []
         self.group_depths: dict[str, int] = {}  # each group's name → how many groups it is inside
+        self.group_kinds: dict[str, str] = {}  # a group that is not a with block: "tensor" (a tensor's line)
         self._open: list[list] = []  # the blocks being read, outermost first
         self._overrides: dict[str, float] = {}
 
@@ -237,6 +238,7 @@ class Walker:
                 group = self._line_group_name(statement)
                 self.groups.insert(place, (group, members))
                 self.group_depths[group] = len(self._open)
+                self.group_kinds[group] = "tensor"
             return
         self._plain_statement(statement, is_last)
 

@@ -166,17 +166,20 @@ function unitFrame(f, index, shows, within, nodes, edges) {
     byEdge.set(edge.id, push);
     pushes.push(push);
   }
-  // A push into a box carries a number for each of its outputs that changed; more than
-  // MAX_LABEL_LINES of them (a tensor's 6 grads) are counted on the edge, not listed there:
-  // the details and the narration list them.
+  // A push into a box carries a number for each of its outputs that changed. Into a tensor's
+  // box, more than MAX_LABEL_LINES of them (W's 6 grads) are counted on the edge, not listed
+  // there: the details and the narration list them. (A closed layer lists each neuron's.)
   for (const push of pushes) {
-    if (push.everyLine && push.lines.length > MAX_LABEL_LINES) push.lines = [`+= to ${push.lines.length} grads`];
+    const tensor = nodes[push.parent]?.box?.kind === "tensor";
+    if (push.everyLine && tensor && push.lines.length > MAX_LABEL_LINES) {
+      push.lines = [`+= ${push.lines.length} grads`];
+    }
   }
   out.pushes = pushes;
   return out;
 }
 
-const MAX_LABEL_LINES = 2;
+const MAX_LABEL_LINES = 1;
 
 // The visit-order experiment at this level, in the shape the page reads (docs/api.md's
 // Experiment): the frames unit-indexed, a push marked late when the engine says its pair of

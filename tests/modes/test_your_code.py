@@ -247,7 +247,8 @@ def test_every_solution_gets_the_right_grads_and_no_finding_on_every_preset_it_b
                     continue
                 assert grad != "" and float(grad) == pytest.approx(float(expected), rel=1e-9, abs=1e-12), what
             own = engine_grads(preset_id)  # the engine's own backward pass: an independent oracle
-            named = [label for label in own if label in grads]
+            # (t1, t2, ... are numbered in the order each graph lists its nodes: another node there)
+            named = [label for label in own if label in grads and not re.search(r"\bt\d+\b", label)]
             assert len(named) >= 2, what
             for label in named:
                 assert float(grads[label][0]) == pytest.approx(own[label], rel=1e-9, abs=1e-12), (what, label)

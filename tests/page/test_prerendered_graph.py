@@ -127,9 +127,13 @@ def test_inlined_graphs_are_what_the_script_draws(page, site_url, built_dist, se
         page.goto(site_url + query)
         page.wait_for_function(DRAWN)
         assert page.evaluate(SVG_NOW) == drawn, (size, preset)
-    assert set(shortened) <= {"neuron", "cos", "small-network"}  # the presets with long names (its boxes')
+    # the presets with long names (its boxes', a tensor line's code)
+    assert set(shortened) <= {"neuron", "cos", "small-network", "linear-layer", "batch-network", "softmax-ce"}
     assert ways == {"across", "down"}
-    # The bound graph_svg.mjs takes for a text's width is 1 em of these sizes.
+    # The bound graph_svg.mjs takes for a text's width is 1 em of these sizes (measured on
+    # small-network, whose first view draws every class: nodes, boxes, open groups' names).
+    page.goto(copy + "?preset=small-network")
+    page.wait_for_function(DRAWN)
     sizes = json.loads(re.search(r"FONT_PX = (\{.*?\});", graph_svg.SCRIPT.read_text()).group(1))
     for cls, px in sizes.items():
         got = page.evaluate("(cls) => getComputedStyle(gwRoot().querySelector('.' + cls)).fontSize", cls)

@@ -54,7 +54,7 @@ from ..api import _dumps, handle
 from ..foreign import Foreign, ForeignGraphError, rule
 from .exercises import EXERCISES, exercise, scaffold_of
 from .findings import _NO_BACKWARD_NOTE, _Findings
-from .graph import _buildable, _Builder, _missing_text, _needs
+from .graph import _buildable, _Builder, _missing_text, _needs, _uses_tensors
 from .record import _number_or_none, _Run, _SetOrder
 from .request import _checked_program, _Refusal, _request
 from .watch import LEARNER_FILE, _compiled, _grad_stores, _has, _load, _place_of, _raised_text, _Watch
@@ -85,6 +85,14 @@ _BROKEN = (
 
 def _run(request: dict) -> dict:
     tree = _checked_program(request["program"].removeprefix("\ufeff"), request["values"])
+    if _uses_tensors(tree):
+        # Their run is drawn on the page's own graph, whose lines' groups number a tensor
+        # program's nodes in another order than their graph does: refused, not misjudged.
+        raise _Refusal(
+            "program",
+            "Your code runs on programs of single values for now, and this one uses tensor(...): "
+            "choose another preset, or write a program without tensors.",
+        )
     code = _compiled(request["source"])
     watch = _Watch(_grad_stores(request["source"]))
     value_class = _load(code, watch)

@@ -71,6 +71,8 @@ def _buildable(value_class: type) -> list[str]:
     """The presets whose every operation their class has, in chooser order."""
     ids = []
     for preset in load_presets():
+        if _uses_tensors(ast.parse(preset["program"])):  # not run with a learner's class yet (yourcode._run)
+            continue
         needs = _PRESET_NEEDS.get(preset["id"])
         if needs is None:
             needs = tuple(need.method for need in _needs(ast.parse(preset["program"]), {}))
@@ -78,6 +80,13 @@ def _buildable(value_class: type) -> list[str]:
         if all(_has(value_class, method) for method in needs):
             ids.append(preset["id"])
     return ids
+
+
+def _uses_tensors(tree: ast.Module) -> bool:
+    return any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "tensor"
+        for node in ast.walk(tree)
+    )
 
 
 class _Builder(Walker):

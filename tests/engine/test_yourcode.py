@@ -20,6 +20,7 @@ from engine.api import handle
 from engine.presets import load_presets
 
 PRESETS = [preset["id"] for preset in load_presets()]
+TENSOR_PRESETS = [preset["id"] for preset in load_presets() if "tensor(" in preset["program"]]
 PR64 = "a = 1\nb = a + a\nc = b + b"  # plain recursion visits b twice when _prev keeps both a's
 
 MICROGPT = textwrap.dedent(
@@ -170,8 +171,15 @@ RIGHT_ENGINES = {
 }
 
 
+@pytest.mark.parametrize("preset_id", TENSOR_PRESETS)
+def test_a_tensor_program_is_refused_with_a_sentence(preset_id):
+    answer = run(solution("engine"), "engine", preset=preset_id)
+    assert not answer["ok"] and answer["error"]["kind"] == "program"
+    assert answer["error"]["message"].startswith("Your code runs on programs of single values for now")
+
+
 @pytest.mark.parametrize("engine_id", RIGHT_ENGINES)
-@pytest.mark.parametrize("preset_id", PRESETS)
+@pytest.mark.parametrize("preset_id", [p for p in PRESETS if p not in TENSOR_PRESETS])
 def test_a_right_engine_gets_every_grad_right_and_no_finding(engine_id, preset_id):
     exercise = engine_id if engine_id in yourcode.EXERCISES else "engine"
     answer = run(RIGHT_ENGINES[engine_id], exercise, preset=preset_id)
@@ -549,7 +557,7 @@ def test_a_missing_operation_is_named_with_the_graphs_the_class_can_build():
     assert error["missing"] == ["-", "**", "cos"] and error["methods"] == ["__sub__", "__pow__", "cos"]
     assert error["program_line"] == 3 and "line" not in error  # a line of the program, not of their code
     assert "it has no - (__sub__), used on line 3" in error["message"]
-    needs_more = ("relu", "neuron", "cos", "small-network", "linear-layer", "batch-network", "softmax-ce")
+    needs_more = ("relu", "neuron", "cos", "small-network", *TENSOR_PRESETS)
     assert error["buildable"] == [p for p in PRESETS if p not in needs_more]
     reflected = run(solution("engine").replace("def __rmul__", "def _rmul"), program="a = 2\nb = 3 * a")["error"]
     assert reflected["missing"] == ["__rmul__"] and "for a number * a Value" in reflected["message"]

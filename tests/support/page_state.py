@@ -140,12 +140,16 @@ def expected_nodes(answer, pass_, step):
 
 def _expected_units(answer, pass_, step):
     """expected_nodes for a grouped graph at the level on screen: each node drawn by its
-    label, each closed group's box by its name with its last output's numbers."""
+    label, each closed group's box by its name with its last output's numbers, or with none
+    when it has several (a closed layer, a tensor: it shows none of its own)."""
     label = {n["id"]: n["label"] for n in answer["nodes"]}
     boxes = {g["id"]: g for g in answer["groups"]}
+    several = []
     for unit in answer["units"]:
         if isinstance(unit, str):
             label[boxes[unit]["outputs"][-1]] = boxes[unit]["name"]
+            if len(boxes[unit]["outputs"]) > 1:
+                several.append(boxes[unit]["outputs"][-1])
     data = dict.fromkeys(label)
     grad = dict.fromkeys(label)
     forward = answer["forward"] if pass_ != "forward" else answer["forward"][: step + 1]
@@ -161,6 +165,8 @@ def _expected_units(answer, pass_, step):
             for c in changes(frame, answer):
                 if c["field"] == "grad" and c["node"] in grad:
                     grad[c["node"]] = c["after"]
+    for v in several:
+        data[v] = grad[v] = None
     return {label[v]: [data[v], grad[v]] for v in label}
 
 

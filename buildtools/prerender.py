@@ -19,6 +19,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from engine.graph import Graph
+from engine.groups import GroupError
+from engine.level import grouped_graph
 from engine.presets import get_preset
 from engine.program import Program, ProgramError
 
@@ -47,17 +50,13 @@ def outer_groups(program: str) -> list[str] | None:
     hold another one, open (so [] for groups side by side: a tensor program's lines)."""
     try:
         parsed = Program.parse(program)
-    except ProgramError:
+        if not parsed.groups:
+            return None
+        # the groups as engine/groups.py nests them, which is what the page reads
+        grouped = grouped_graph(Graph.of(parsed.output, parsed.nodes), parsed.groups, parsed.group_kinds)
+    except (ProgramError, GroupError):
         return None  # the engine says what is wrong, drawn whole or not
-    if not parsed.groups:
-        return None
-    # outermost first: a top-level group holds another when the next group is inside it
-    depths = [parsed.group_depths[name] for name, _ in parsed.groups]
-    return [
-        name
-        for k, (name, _) in enumerate(parsed.groups)
-        if depths[k] == 0 and k + 1 < len(depths) and depths[k + 1] > 0
-    ]
+    return [g.name for g in grouped.groups.groups.values() if g.parent is None and g.children]
 
 
 def preset_ids(presets_answer: str) -> list[str]:

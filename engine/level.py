@@ -235,6 +235,10 @@ class View:
     def name(self, unit) -> str:
         return self.grouped.groups.groups[unit].name if isinstance(unit, str) else self.grouped.graph.labels[unit]
 
+    def kind(self, unit) -> str | None:
+        """A closed group's kind, None for a node."""
+        return self.grouped.groups.groups[unit].kind if isinstance(unit, str) else None
+
 
 def grouped_graph(graph: Graph, parts: list[tuple[str, list]], kinds: dict[str, str] | None = None) -> Grouped:
     """A program's graph with its ``with group(...)`` blocks (each a name and the Values made in
@@ -430,7 +434,7 @@ def _forward(grouped: Grouped, view: View) -> list[dict]:
                 "group": unit,
                 "node": main,
                 "data": graph.data[main],
-                "text": f"{_capital(group.name)} computes its {_count(group.size, 'node')} from "
+                "text": f"{_opening(group.name, group.kind)} computes its {_count(group.size, 'node')} from "
                 f"{_count(inputs, 'input')}: its "
                 + (f"output {values}." if len(outputs) == 1 else f"{len(outputs):,} outputs {values}."),
                 "changes": [  # the outputs on screen: a box of up to MAX_TERMS lists each
@@ -550,8 +554,8 @@ def _group_frame(grouped: Grouped, gid: str, outside: dict[int, float], changes:
             f"Visit {group.name}: {held} {'goes' if many == 1 else 'go'} back through its "
             f"{_count(group.size, 'node')} to {_count(count, 'input')}" + (f": {listed}{more}." if listed else ".")
             if count
-            else f"{_capital(group.name)} takes nothing from outside it, so its visit passes nothing on: its "
-            f"{_count(group.size, 'node')} now hold their grads."
+            else f"{_opening(group.name, group.kind)} takes nothing from outside it, so its visit passes nothing "
+            f"on: its {_count(group.size, 'node')} now hold their grads."
         ),
         "changes": changes,
     }
@@ -698,7 +702,7 @@ def _experiment(grouped: Grouped, view: View, order, correct: list[float]) -> di
     sentences = []
     for (parent, child), count in list(pairs.items())[:MAX_SENTENCES]:
         sentences.append(
-            f"{_capital(view.name(parent), _what(parent))} was visited before {view.name(child)} "
+            f"{_opening(view.name(parent), view.kind(parent))} was visited before {view.name(child)} "
             "had passed its grad into it "
             f"({count} contribution{'s' if count != 1 else ''} arrived too late), so the paths through them "
             "never reached the inputs."
@@ -759,24 +763,17 @@ def _count(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
-# The words a group's name starts with when the engine names it (engine/groups.py) or a
-# lesson does ("neuron 1 of layer 1"): a sentence that opens with such a name capitalises it.
-_NAMING_WORDS = ("neuron", "layer", "sample", "sum", "batch", "parameters", "model", "loss", "hidden", "output")
-
-
-def _what(unit) -> str:
-    return "group" if isinstance(unit, str) else "node"
-
-
-def _capital(text: str, what: str = "group") -> str:
-    """A name at the start of a sentence. Only a name of words is capitalised: a name that is
-    code (``b (1×2)``, a node ``a``) means what it says, so it gets "The group" or "The node"
-    before it instead of a capital that would make ``b`` into ``B``."""
-    if text.split(" ", 1)[0] in _NAMING_WORDS:
-        return text[:1].upper() + text[1:]
-    if text[:1].isalpha() and text[:1].islower():
-        return f"The {what} {text}"
-    return text
+def _opening(name: str, kind: str | None) -> str:
+    """A name at the start of a sentence; ``kind``: its group's (engine/groups.py), None for a
+    node. A group's name of words ("neuron 2 of layer 1", "sum of 5 terms") is capitalised; a
+    name that is code (a tensor's line ``b (1×2)``, a node ``a``) means what it says, so it gets
+    "The group" or "The node" before it instead of a capital that would make ``b`` into ``B``."""
+    first = name.split(" ", 1)[0]
+    if kind not in (None, "tensor") and len(first) > 1 and first.isalpha():
+        return name[:1].upper() + name[1:]
+    if name[:1].isalpha() and name[:1].islower():
+        return f"The {'node' if kind is None else 'group'} {name}"
+    return name
 
 
 __all__ = [

@@ -176,7 +176,6 @@ class Walker:
         self._created: list = []  # every node this program made, for release() (and to keep ids unique)
         # Each `with group("name"):` block, outermost first: its name and the nodes made in it.
         self.groups: list[tuple[str, list]] = []
-        self.group_depths: dict[str, int] = {}  # each group's name → how many groups it is inside
         self.group_kinds: dict[str, str] = {}  # a group that is not a with block: "tensor" (a tensor's line)
         self._open: list[list] = []  # the blocks being read, outermost first
         self._overrides: dict[str, float] = {}
@@ -237,7 +236,6 @@ class Walker:
             if isinstance(self.variables.get(name), Grid) and members:
                 group = self._line_group_name(statement)
                 self.groups.insert(place, (group, members))
-                self.group_depths[group] = len(self._open)
                 self.group_kinds[group] = "tensor"
             return
         self._plain_statement(statement, is_last)
@@ -315,7 +313,6 @@ class Walker:
             _fail(statement, f"Groups can be nested at most {MAX_GROUP_DEPTH} deep.")
         members: list = []
         self.groups.append((name, members))
-        self.group_depths[name] = len(self._open)
         self._open.append(members)
         try:
             for index, inner in enumerate(statement.body):
@@ -366,15 +363,11 @@ class Walker:
             checked_rows(numbers)
         except (TypeError, ValueError) as error:
             _fail(call, f"{error}.")
-        return Grid(
-            [
-                [self._element(number, f"{name}[{i},{j}]", x) for j, (number, x) in enumerate(zip(row, xs))]
-                for i, (row, xs) in enumerate(zip(numbers, places))
-            ]
-        )
-
-    def _element(self, number, name, literal):
-        return self._input(number, name, literal, name)
+        rows = []
+        for i, (row, literals) in enumerate(zip(numbers, places)):
+            element = [f"{name}[{i},{j}]" for j in range(len(row))]
+            rows.append([self._input(x, e, literal, e) for x, e, literal in zip(row, element, literals)])
+        return Grid(rows)
 
     def _tensor_number(self, node) -> float:
         number = self._expression(node, 3)

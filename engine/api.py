@@ -401,7 +401,7 @@ def load(request: dict, source=None) -> dict:
     parts = subject.parsed.groups if subject.what == "program" else None
     if parts and "expanded" in request:  # the graph at the level on screen, as for a learner's network
         # (before anything of the whole graph's answer: its "order" names the boxes drawn, not nodes)
-        level = _level(_grouped(graph, parts, subject.parsed.group_kinds), request)
+        level = _level(_grouped(graph, subject.parsed), request)
         return {**level, "preset": subject.preset, "program": subject.program}
     split = request.get("rest_later") is True and len(graph) >= REST_LATER_FROM
     backward, grads = correct_backward(graph, subject.order, texts=not split)
@@ -446,16 +446,17 @@ def load(request: dict, source=None) -> dict:
     if about is not None:
         answer["graph"] = about
     if parts:  # the program's with group(...) blocks (engine/groups.py)
-        grouped = _grouped(graph, parts, subject.parsed.group_kinds)
+        grouped = _grouped(graph, subject.parsed)
         answer["groups"] = [group.as_dict() for group in grouped.groups.groups.values()]
     if rest_key is not None:
         answer["rest"] = rest_key
     return answer
 
 
-def _grouped(graph: Graph, parts, kinds: dict[str, str]) -> Grouped:
+def _grouped(graph: Graph, parsed) -> Grouped:
+    """The graph with the program's groups (``parsed``: its walker: engine/program.py)."""
     try:
-        return grouped_graph(graph, parts, kinds)
+        return grouped_graph(graph, parsed.groups, parsed.group_kinds, parsed.tensor_lines)
     except GroupError as error:
         raise RequestError(str(error), "program") from None
 
@@ -473,7 +474,7 @@ def expand(request: dict, source=None) -> dict:
     parts = subject.parsed.groups if subject.what == "program" else None
     if not parts:
         raise RequestError('"expand" opens a group of a grouped graph, and this graph has no groups.')
-    level = _level(_grouped(subject.graph, parts, subject.parsed.group_kinds), request)
+    level = _level(_grouped(subject.graph, subject.parsed), request)
     return {**level, "preset": subject.preset, "program": subject.program}
 
 

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .tensor import ShapeError, broadcast_shape, checked_labels, matmul_shape, shape_text
+from .tensor import ShapeError, Tensor, broadcast_shape, checked_labels, matmul_shape, shape_text
 
-__all__ = ["Grid", "ShapeError", "elementwise", "matmul", "unary", "total", "summed", "mean", "cross_entropy"]
+__all__ = [
+    "Grid", "ShapeError", "elementwise", "matmul", "unary", "total", "summed", "mean", "cross_entropy",
+    "mirror_input", "mirrored", "line_rules",
+]  # fmt: skip
 
 # make(op, value, args, reflected=False, label=None): the value ``op`` gives on ``value`` and
 # ``args``, a key of engine.ops.OPS applied as its method (``reflected``: 2 * x is
@@ -30,12 +33,15 @@ ELEMENTWISE = ("+", "-", "*")  # what engine.tensor broadcasts; its rules are th
 
 
 class Grid:
-    """A tensor: ``rows`` of values, rectangular, at least 1×1."""
+    """A tensor: ``rows`` of values, rectangular, at least 1×1. ``mirror``: the same tensor in
+    :mod:`engine.tensor`, shape only (its numbers are ones), made by the same operations, so
+    that a line's backward step can be said as engine.tensor's rules say it (:func:`line_rules`)."""
 
-    __slots__ = ("rows",)
+    __slots__ = ("rows", "mirror")
 
-    def __init__(self, rows: list[list]):
+    def __init__(self, rows: list[list], mirror: Tensor | None = None):
         self.rows = rows
+        self.mirror = mirror
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -137,3 +143,49 @@ def cross_entropy(logits: Grid, labels: list[int], make: Make) -> Grid:
     m = len(losses)
     loss = total(losses, make)
     return Grid([[loss if m == 1 else make("/", loss, (float(m),))]])
+
+
+# -- the tensor view of a line ---------------------------------------------------------------
+# Each Grid has a mirror in engine.tensor, made by the same operations on tensors of ones, so
+# a line's backward step can be written as the tensor rules it is (``W.grad += Xᵀ · dY``),
+# each the scalar ``+=`` rule applied to every element. The rules are engine.tensor's own,
+# the ones tested against PyTorch; only their names are the line's.
+
+
+def mirror_input(shape: tuple[int, int], name: str) -> Tensor:
+    """The mirror of an input tensor ``name`` (or of a single value broadcast as 1×1)."""
+    return Tensor([[1.0] * shape[1] for _ in range(shape[0])], label=name)
+
+
+def mirrored(result: Grid, operation: Callable, operands, code: str) -> Grid:
+    """``result`` with its mirror: ``operation`` on the operands' mirrors (a number stays a
+    number), named by the ``code`` that wrote it."""
+    result.mirror = operation(*(x.mirror if isinstance(x, Grid) else x for x in operands))
+    result.mirror.label = code
+    return result
+
+
+def line_rules(steps: list[Grid], name: str) -> list[str]:
+    """A line's backward step as tensor rules, in the order the backward pass applies them:
+    ``steps`` are the tensors the line made, in the order it made them (its value last), each
+    mirror named by its code (an operation in brackets: ``(X @ W)``); ``name`` the variable it
+    assigns. The grad arriving from outside is ``dH`` (H: ``name``); a part of the line has its
+    grad written ``d(X @ W)``, set once (each part is used once); a tensor from outside the line
+    grows by ``+=``, as the scalar rule says."""
+    made = {step.mirror.label for step in steps}
+    final = steps[-1].mirror
+
+    def grad(label: str) -> str:
+        return f"d{label}" if label.startswith("(") else f"d({label})"
+
+    lines = []
+    for step in reversed(steps):
+        upstream = f"d{name}" if step.mirror is final else grad(step.mirror.label)
+        for rule in step.mirror.rules():
+            formula = rule.formula.replace("dY", upstream)
+            if rule.parent in made:  # a part of this line: its grad is set here, whole
+                formula = formula.replace(f"{rule.parent}.grad +=", f"{grad(rule.parent)} =", 1)
+            for label in made:  # tanh((X @ W)) reads tanh(X @ W)
+                formula = formula.replace(f"({label})", label) if label.startswith("(") else formula
+            lines.append(f"{formula}: {rule.shapes}")
+    return lines

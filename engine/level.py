@@ -68,6 +68,8 @@ class Grouped:
         self.groups = groups
         self._pushes: dict[int, dict] = {}
         self._shares: dict[str, dict | None] = {}
+        self.cells: dict[str, list[list[int | None]]] = {}  # a tensor's group → its elements' node ids, by row
+        self.rules: dict[str, list[str]] = {}  # a tensor's group → its line's backward step, as tensor rules
 
     @cached_property
     def edge_start(self) -> list[int]:
@@ -240,13 +242,24 @@ class View:
         return self.grouped.groups.groups[unit].kind if isinstance(unit, str) else None
 
 
-def grouped_graph(graph: Graph, parts: list[tuple[str, list]], kinds: dict[str, str] | None = None) -> Grouped:
+def grouped_graph(
+    graph: Graph, parts: list[tuple[str, list]], kinds: dict[str, str] | None = None, tensors=None
+) -> Grouped:
     """A program's graph with its ``with group(...)`` blocks (each a name and the Values made in
-    it, outermost first) as groups; a block's nodes the output doesn't use are left out."""
+    it, outermost first) as groups; a block's nodes the output doesn't use are left out.
+    ``tensors``: a tensor line's group name → the tensor it made (engine/grid.py) and its
+    backward step as tensor rules: its box draws it as a matrix (its cells: node ids, None for
+    an element the output doesn't use), and its visit says the rules."""
     index = {id(value): i for i, value in enumerate(graph.values)}
     flat = FlatGraph.from_graph(graph)
     blocks = [(name, sorted(index[id(v)] for v in members if id(v) in index)) for name, members in parts]
-    return Grouped(flat, find_groups(flat, parts=[(name, nodes) for name, nodes in blocks if nodes], kinds=kinds))
+    grouped = Grouped(flat, find_groups(flat, parts=[(name, nodes) for name, nodes in blocks if nodes], kinds=kinds))
+    for name, (grid, rules) in (tensors or {}).items():
+        group = grouped.groups.by_name(name)
+        if group is not None:
+            grouped.cells[group.id] = [[index.get(id(v)) for v in row] for row in grid.rows]
+            grouped.rules[group.id] = rules
+    return grouped
 
 
 def grouped_request(grouped: Grouped, request: dict) -> dict:
@@ -343,6 +356,13 @@ def _group(grouped: Grouped, gid: str, is_open: bool) -> dict:
         {"node": o, "label": labels[o], "data": grouped.graph.data[o], "grad": grouped.grads[o]}
         for o in group.outputs[:MAX_TERMS]
     ]
+    cells = grouped.cells.get(gid)
+    if cells is not None:  # a tensor's box draws its numbers as a matrix (web/panels/graph-matrix.js)
+        data, grads = grouped.graph.data, grouped.grads
+        out["shape"] = [len(cells), len(cells[0])]
+        out["cells"] = cells
+        out["values"] = [[None if v is None else data[v] for v in row] for row in cells]
+        out["grads"] = [[None if v is None else grads[v] for v in row] for row in cells]
     return out
 
 
@@ -543,22 +563,41 @@ def _group_frame(grouped: Grouped, gid: str, outside: dict[int, float], changes:
     more = f"; and {len(passes) - MAX_LISTED} more inputs" if len(passes) > MAX_LISTED else ""
     for p in passes:
         del p["rule_numbers"]
-    return {
+    rules = grouped.rules.get(gid) or []
+    if rules and many > 1:  # a tensor's grads are drawn in its box: named as a whole, dH
+        held = f"d{group.name.split(' ', 1)[0]}, its {many:,} outputs' grads,"
+    through = f"back through its {_count(group.size, 'node')} to {_count(count, 'input')}"
+    into = f"{held} {'goes' if many == 1 or rules else 'go'} {through}"
+    if rules and listed:  # a tensor's line: its rules in matrix form, then element by element
+        text = f"Visit {group.name}: {into}. In matrix form: {_matrix_form(rules)}. Element by element: {listed}{more}."
+    elif count:
+        text = f"Visit {group.name}: {into}" + (f": {listed}{more}." if listed else ".")
+    else:
+        text = f"{_opening(group.name, group.kind)} takes nothing from outside it, so its visit passes nothing " + (
+            "on: its 1 node now holds its grad."
+            if group.size == 1
+            else f"on: its {group.size:,} nodes now hold their grads."
+        )
+    frame = {
         "kind": "group",
         "group": gid,
         "node": main,
         "upstream": outside[main],
         "outputs": [{"node": o, "label": labels[o], "grad": outside[o]} for o in group.outputs[:MAX_TERMS]],
         "passes": passes,
-        "text": (
-            f"Visit {group.name}: {held} {'goes' if many == 1 else 'go'} back through its "
-            f"{_count(group.size, 'node')} to {_count(count, 'input')}" + (f": {listed}{more}." if listed else ".")
-            if count
-            else f"{_opening(group.name, group.kind)} takes nothing from outside it, so its visit passes nothing "
-            f"on: its {_count(group.size, 'node')} now hold their grads."
-        ),
+        "text": text,
         "changes": changes,
     }
+    if rules:
+        frame["rules"] = rules  # each with its shapes, for the details (web/panels/details.js)
+    return frame
+
+
+def _matrix_form(rules: list[str]) -> str:
+    """What a tensor line's visit adds to the tensors outside it, its tensor rules without their
+    shapes: "X.grad += d(X @ W) · Wᵀ; W.grad += Xᵀ · d(X @ W); b.grad += d(X @ W + b) summed
+    over its 4 rows" (the details list every rule, the line's own parts too, with shapes)."""
+    return "; ".join(rule.rsplit(": ", 1)[0] for rule in rules if ".grad +=" in rule)
 
 
 def _pass(labels, change: dict, outside: dict[int, float], shares) -> dict:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import io
 import math
+import operator
 import re
 import tokenize
 import warnings
@@ -30,6 +31,7 @@ from . import grid
 from .grid import Grid
 from .ops import FUNCTIONS, INFIX, MAX_EXPONENT, OPS
 from .tensor import ShapeError, checked_rows, shape_text
+from .tensor import cross_entropy as tensor_cross_entropy
 from .text import expression_text
 from .value import Value, topological_order
 
@@ -129,7 +131,15 @@ _PYTHON_OPERATORS = {
 }
 _BINARY_OPERATORS = {node: symbol for node, symbol in _PYTHON_OPERATORS.items() if symbol in INFIX}
 _RESERVED = {"Value", "tensor", "cross_entropy", *FUNCTIONS}
+_MIRRORED = {"+": operator.add, "-": operator.sub, "*": operator.mul}  # a tensor operator in engine.tensor
 TENSOR_OPERATIONS = "@, + - * (broadcasting rows and columns), tanh relu exp log, .sum(), .sum(0), .sum(1), .mean(), .T"
+
+
+def _code(node, side: str) -> str:
+    """The code of one side of a binary operation (of ``x += y`` too: its target, its value)."""
+    if isinstance(node, ast.AugAssign):
+        return ast.unparse(node.target if side == "left" else node.value)
+    return ast.unparse(getattr(node, side))
 
 
 def _where(node) -> tuple[int, int]:
@@ -177,6 +187,10 @@ class Walker:
         # Each `with group("name"):` block, outermost first: its name and the nodes made in it.
         self.groups: list[tuple[str, list]] = []
         self.group_kinds: dict[str, str] = {}  # a group that is not a with block: "tensor" (a tensor's line)
+        # a tensor line's group → the tensor it made (its shape, its cells) and its backward step
+        # as tensor rules (engine/grid.py's line_rules)
+        self.tensor_lines: dict[str, tuple[Grid, list[str]]] = {}
+        self._steps: list[Grid] = []  # the tensors the line being read has made, in order
         self._open: list[list] = []  # the blocks being read, outermost first
         self._overrides: dict[str, float] = {}
 
@@ -228,6 +242,7 @@ class Walker:
             members: list = []
             place = len(self.groups)
             self._open.append(members)
+            self._steps = []
             try:
                 self._plain_statement(statement, is_last)
             finally:
@@ -237,6 +252,8 @@ class Walker:
                 group = self._line_group_name(statement)
                 self.groups.insert(place, (group, members))
                 self.group_kinds[group] = "tensor"
+                rules = grid.line_rules(self._steps, name) if self._steps else []
+                self.tensor_lines[group] = (self.variables[name], rules)
             return
         self._plain_statement(statement, is_last)
 
@@ -367,7 +384,7 @@ class Walker:
         for i, (row, literals) in enumerate(zip(numbers, places)):
             element = [f"{name}[{i},{j}]" for j in range(len(row))]
             rows.append([self._input(x, e, literal, e) for x, e, literal in zip(row, element, literals)])
-        return Grid(rows)
+        return Grid(rows, grid.mirror_input((len(rows), len(rows[0])), name))
 
     def _tensor_number(self, node) -> float:
         number = self._expression(node, 3)
@@ -406,7 +423,10 @@ class Walker:
             return _checked_literal(node)
         if isinstance(node, ast.Name):
             if node.id in self.variables:
-                return self.variables[node.id]
+                value = self.variables[node.id]
+                if isinstance(value, Grid):
+                    value.mirror.label = node.id  # its name where this line reads it (its tensor rules)
+                return value
             if node.id in _RESERVED:
                 _fail(node, f"{node.id} is a function; call it, like {node.id}(x).")
             _fail(node, f"{node.id} is used before it has a value; assign it on an earlier line.")
@@ -414,7 +434,7 @@ class Walker:
             if isinstance(node.op, ast.USub):
                 operand = self._expression(node.operand, depth + 1)
                 if isinstance(operand, Grid):
-                    return grid.unary("neg", operand, self._maker(node))
+                    return self._tensors(node, lambda x, make: grid.unary("neg", x, make), operand, mirror=operator.neg)
                 return -operand if _is_number(operand) else self._made(self.apply("neg", operand, (), node), node)
             if isinstance(node.op, ast.UAdd):
                 return self._expression(node.operand, depth + 1)
@@ -424,7 +444,7 @@ class Walker:
             right = self._expression(node.right, depth + 1)
             if not (isinstance(left, Grid) and isinstance(right, Grid)):
                 _fail(node, "@ multiplies two tensors, like X @ W; to multiply by a number or a value, use *.")
-            return self._tensors(node, grid.matmul, left, right)
+            return self._tensors(node, grid.matmul, left, right, mirror=operator.matmul)
         if isinstance(node, ast.BinOp):
             op = _BINARY_OPERATORS.get(type(node.op))
             if op is None:
@@ -438,7 +458,7 @@ class Walker:
             value = self._expression(node.value, depth + 1)
             if not isinstance(value, Grid):
                 _fail(node, ".T transposes a tensor; a single value has nothing to transpose.")
-            return value.T
+            return self._tensors(node, lambda x, make: x.T, value, mirror=lambda x: x.T)
         if isinstance(node, ast.Attribute):
             _fail(
                 node,
@@ -453,9 +473,17 @@ class Walker:
             if op not in grid.ELEMENTWISE:
                 _fail(node, f"Tensors take {TENSOR_OPERATIONS}; {op} isn't one of them.")
             # A single value beside a tensor acts as a 1×1 tensor, broadcast to every element.
-            sides = [Grid([[x]]) if not (isinstance(x, Grid) or _is_number(x)) else x for x in (left, right)]
-            sides = [float(x) if _is_number(x) else x for x in sides]
-            return self._tensors(node, lambda a, b, make: grid.elementwise(op, a, b, make), *sides)
+            sides = [
+                x
+                if isinstance(x, Grid)
+                else float(x)
+                if _is_number(x)
+                else Grid([[x]], grid.mirror_input((1, 1), code))
+                for x, code in ((left, _code(node, "left")), (right, _code(node, "right")))
+            ]
+            return self._tensors(
+                node, lambda a, b, make: grid.elementwise(op, a, b, make), *sides, mirror=_MIRRORED[op]
+            )
         if op == "**":
             if not _is_number(right):
                 _fail(node, "The exponent after ** must be a plain number, like x ** 2.")
@@ -541,8 +569,8 @@ class Walker:
                 )
             dim = arg.value
         if function.attr == "mean":
-            return self._tensors(node, lambda x, make: grid.mean(x, make), x)
-        return self._tensors(node, lambda x, make: grid.summed(x, dim, make), x)
+            return self._tensors(node, lambda x, make: grid.mean(x, make), x, mirror=lambda x: x.mean())
+        return self._tensors(node, lambda x, make: grid.summed(x, dim, make), x, mirror=lambda x: x.sum(dim))
 
     def _cross_entropy(self, node, depth):
         """``cross_entropy(logits, [0, 2])``: softmax cross-entropy over each row, averaged."""
@@ -558,12 +586,22 @@ class Walker:
         ):
             _fail(written, "The labels are a list of whole numbers, one class per row, like [0, 2].")
         labels = [x.value for x in written.elts]
-        return self._tensors(node, lambda z, make: grid.cross_entropy(z, labels, make), logits)
+        return self._tensors(
+            node,
+            lambda z, make: grid.cross_entropy(z, labels, make),
+            logits,
+            mirror=lambda z: tensor_cross_entropy(z, labels),
+        )
 
-    def _tensors(self, node, operation, *operands):
-        """A tensor operation, its shape error said at the line with the code that wrote it."""
+    def _tensors(self, node, operation, *operands, mirror):
+        """A tensor operation, its shape error said at the line with the code that wrote it;
+        ``mirror``: the same operation in engine.tensor (for the line's tensor rules)."""
         try:
-            return operation(*operands, self._maker(node))
+            result = operation(*operands, self._maker(node))
+            # (an operation's code in brackets, so that it reads as one thing in a rule: d(o - y))
+            code = f"({ast.unparse(node)})" if isinstance(node, (ast.BinOp, ast.UnaryOp)) else ast.unparse(node)
+            self._steps.append(grid.mirrored(result, mirror, operands, code))
+            return result
         except ShapeError as error:
             _fail(node, error.named(ast.unparse(node)) + ".")
         except (TypeError, ValueError) as error:  # cross_entropy's labels
@@ -582,7 +620,9 @@ class Walker:
 
     def _function(self, node, name, argument):
         if isinstance(argument, Grid):
-            return grid.unary(name, argument, self._maker(node))
+            return self._tensors(
+                node, lambda x, make: grid.unary(name, x, make), argument, mirror=lambda x: getattr(x, name)()
+            )
         if _is_number(argument):
             return float(OPS[name].compute(float(argument))[0])  # tanh(2): a plain number
         return self._made(self.apply(name, argument, (), node), node)

@@ -14,7 +14,9 @@ import { factor, fmt } from "./lib/format.js";
 /**
  * @typedef {{id: string, name: string, kind: string, parent: string | null, groups: string[], size: number,
  *            outputs: number[], open: boolean, data: number | null, grad: number | null,
- *            shown?: {node: number, label: string, data: number, grad: number}[]}} GroupBox
+ *            shown?: {node: number, label: string, data: number, grad: number}[],
+ *            shape?: [number, number], cells?: (number | null)[][], values?: (number | null)[][],
+ *            grads?: (number | null)[][]}} GroupBox
  */
 
 export function isGrouped(answer) {
@@ -106,6 +108,7 @@ export function readLevel(answer) {
     unitNodes[e.child].parents.push(e.id);
   }
   const frame = (f) => unitFrame(f, index, shows, within, unitNodes, unitEdges);
+  const pass = (frames) => withCells(frames, frame, cellsOf(units, box));
   answer.level = { units, groups, nodes, edges, output };
   answer.boxes = box; // a group's id → its box (open or collapsed)
   answer.nodes = unitNodes;
@@ -114,9 +117,9 @@ export function readLevel(answer) {
   answer.inputs = unitNodes.filter((n) => n.is_input && !n.box).map((n) => n.id);
   answer.unused = [];
   answer.questions = [];
-  answer.forward = answer.forward.map(frame);
-  answer.backward = answer.backward.map(frame);
-  if (answer.experiment) answer.experiment = unitExperiment(answer.experiment, frame, index, unitNodes, unitEdges);
+  answer.forward = pass(answer.forward);
+  answer.backward = pass(answer.backward);
+  if (answer.experiment) answer.experiment = unitExperiment(answer.experiment, pass, index, unitNodes, unitEdges);
   return answer;
 }
 
@@ -169,11 +172,15 @@ function unitFrame(f, index, shows, within, nodes, edges) {
   // A push into a box carries a number for each of its outputs that changed. Into a tensor's
   // box, more than MAX_LABEL_LINES of them (W's 6 grads) are counted on the edge, not listed
   // there: the details and the narration list them. (A closed layer lists each neuron's.)
+  // Its rule is the tensor rule that sums those pushes up (X.grad += dY · Wᵀ, from the visit's
+  // line: engine/grid.py), not one line per element.
   for (const push of pushes) {
-    const tensor = nodes[push.parent]?.box?.kind === "tensor";
-    if (push.everyLine && tensor && push.lines.length > MAX_LABEL_LINES) {
-      push.lines = [`+= ${push.lines.length} grads`];
-    }
+    const box = nodes[push.parent]?.box;
+    if (!push.everyLine || box?.kind !== "tensor") continue;
+    if (push.lines.length > MAX_LABEL_LINES) push.lines = [`+= ${push.lines.length} grads`];
+    const name = box.name.split(" ", 1)[0];
+    const rules = (f.rules ?? []).filter((rule) => rule.startsWith(`${name}.grad +=`));
+    push.rule = rules.length ? rules.join("; ") : `each element of ${name}: its grad += the shares of its outputs`;
   }
   out.pushes = pushes;
   return out;
@@ -181,12 +188,68 @@ function unitFrame(f, index, shows, within, nodes, edges) {
 
 const MAX_LABEL_LINES = 1;
 
+// A closed tensor's box (a group with "cells": engine/level.py) draws its numbers as a
+// matrix (panels/graph-matrix.js): its data once its line has run, and its grad element by
+// element as the backward pass reaches each one. The closed tensor boxes on screen: each
+// one's unit → its box, and each element → [its box's unit, row, column].
+function cellsOf(units, box) {
+  /** @type {Map<number, GroupBox>} */
+  const boxes = new Map();
+  /** @type {Map<number, [number, number, number]>} */
+  const at = new Map();
+  units.forEach((u, unit) => {
+    const g = typeof u === "string" ? box.get(u) : null;
+    if (!g || g.open || !isMatrix(g)) return;
+    boxes.set(unit, g);
+    g.cells.forEach((row, i) => row.forEach((node, j) => node !== null && at.set(node, [unit, i, j])));
+  });
+  return { boxes, at };
+}
+
+// Whether a box is drawn as a matrix: a tensor of more than one number (a 1×1 tensor's box
+// shows its one number as any box of one output does).
+/** @param {GroupBox | null | undefined} box */
+export function isMatrix(box) {
+  return Boolean(box?.shape && box.shape[0] * box.shape[1] > 1);
+}
+
+// A pass's frames, unit-indexed (`frame`), each with the changes it makes to a tensor box's
+// matrix (field "values": its data rows, at its forward step; field "grads": its grad rows,
+// null where no push has reached an element yet). A matrix is never changed in place: each
+// change holds a new one, so that stepping back finds the one before (stepper.js's States).
+function withCells(frames, frame, { boxes, at }) {
+  if (!boxes.size) return frames.map(frame);
+  /** @type {Map<number, (number | null)[][]>} */
+  const grads = new Map();
+  const setGrad = (out, node, after) => {
+    const [unit, i, j] = at.get(node) ?? [];
+    if (unit === undefined) return;
+    const change = out.changes.find((c) => c.field === "grads" && c.node === unit);
+    const before = grads.get(unit) ?? null;
+    const [rows, columns] = boxes.get(unit).shape;
+    const matrix = change ? change.after
+      : before?.map((row) => row.slice()) ?? Array.from({ length: rows }, () => new Array(columns).fill(null));
+    matrix[i][j] = after;
+    if (!change) out.changes.push({ node: unit, field: "grads", before, after: matrix });
+    grads.set(unit, matrix);
+  };
+  return frames.map((f) => {
+    const out = frame(f);
+    if (f.kind === "group" && !("upstream" in f) && boxes.has(out.node)) { // a box's forward step
+      out.changes.push({ node: out.node, field: "values", before: null, after: boxes.get(out.node).values });
+    }
+    if (f.kind === "seed") setGrad(out, f.node, f.after);
+    for (const q of (f.kind === "group" ? f.passes : f.pushes) ?? []) setGrad(out, q.node, q.after);
+    return out;
+  });
+}
+
 // The visit-order experiment at this level, in the shape the page reads (docs/api.md's
 // Experiment): the frames unit-indexed, a push marked late when the engine says its pair of
 // units was (a push into an input already visited is harmless: not late), the grads after
 // the run beside the right ones.
-function unitExperiment(exp, frame, index, nodes, edges) {
-  const frames = exp.frames.map(frame);
+function unitExperiment(exp, pass, index, nodes, edges) {
+  const frames = pass(exp.frames);
   const pair = (parent, child) => `${parent}\u0000${child}`;
   const latePairs = new Set(exp.late.map((l) => pair(index.get(l.parent), index.get(l.child))));
   const visitedAt = new Map(); // unit → the frame that visited it

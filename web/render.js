@@ -12,6 +12,7 @@ import { showExperiment } from "./panels/experiment.js";
 import { withDigits } from "./lib/format.js";
 import { bringIntoView, say, setEnabled } from "./lib/dom.js";
 import { detailsFor, marksFor, positionText } from "./view.js";
+import { closedGroups } from "./grouped.js";
 
 /**
  * @typedef {import("./state.js").State} State
@@ -138,6 +139,10 @@ function drawGraph(w, s) {
   w.ui.placeholder.hidden = true;
   w.ui.placeholder.removeAttribute("data-prerendered"); // index.html's inlined graph is this view's now
   w.ui.svg.dataset.graph = answer.preset ?? "program";
+  // A tensor program's toggle: pressed while no group is closed (each element drawn as a node).
+  const tensors = Boolean(answer.boxes && [...answer.boxes.values()].some((g) => g.kind === "tensor"));
+  w.ui.showScalars.hidden = !tensors;
+  w.ui.showScalars.setAttribute("aria-pressed", String(tensors && closedGroups(answer) === 0));
   w.table.build(answer.nodes);
   w.program.show(answer.program);
   w.visitOrder.setNodes(answer.nodes, s.correctOrder);

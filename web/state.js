@@ -40,6 +40,7 @@
  * @typedef {{
  *   pass: "start" | "forward" | "backward" | "experiment" | "mode", index: number, total: number,
  *   frame: Frame | null, data: any[], grad: any[], tangent: any[] | null, pathsum: any[] | null,
+ *   values: any[] | null, grads: any[] | null,
  *   mode: ModeRun | null, experiment: any, final: boolean
  * }} View
  */

@@ -36,6 +36,8 @@ export function buildTrace(answer) {
     forward: answer.forward,
     forwardStates,
     fullData: answer.forward.length ? forwardStates.at(answer.forward.length - 1).data : new Array(n).fill(null),
+    // a tensor box's data rows (grouped.js): after the forward pass, every one
+    fullValues: answer.forward.length ? forwardStates.at(answer.forward.length - 1).values ?? null : null,
     backward: answer.backward,
     backwardStates: gradStates(answer.backward, n, gradStart(answer)),
     gradStart: gradStart(answer),
@@ -281,17 +283,21 @@ export class Stepper {
     const t = this.trace;
     let data, grad;
     let more = {}; // a mode's own fields (MODE_FIELDS)
+    // a closed tensor box's matrices (grouped.js): its data rows, its grad rows (null: none yet)
+    let values = null;
+    let grads = null;
     if (pass === "start") {
       data = new Array(t.n).fill(null);
       grad = new Array(t.n).fill(null);
     } else if (pass === "forward") {
-      data = t.forwardStates.at(index).data;
+      ({ data, values = null } = t.forwardStates.at(index));
       grad = new Array(t.n).fill(null);
     } else if (pass === "mode") {
       ({ data, grad, ...more } = t.modeStates.at(index));
     } else {
       data = t.fullData;
-      grad = (pass === "experiment" ? t.experimentStates : t.backwardStates).at(index).grad;
+      values = t.fullValues;
+      ({ grad, grads = null } = (pass === "experiment" ? t.experimentStates : t.backwardStates).at(index));
     }
     const frames = this.frames(pass);
     return /** @type {import("./state.js").View} */ ({
@@ -301,6 +307,8 @@ export class Stepper {
       frame: index >= 0 ? frames[index] : null,
       data,
       grad,
+      values,
+      grads,
       ...Object.fromEntries(MODE_FIELDS.map((field) => [field, more[field] ?? null])),
       mode: pass === "mode" ? t.mode : null,
       experiment: pass === "experiment" ? t.experiment : null,

@@ -51,7 +51,7 @@ import {
   buildPreset, chooseExercise, openCode, pickFinding, resetCode, runCode, showSolution,
 } from "./actions/code.js";
 import { dropAll, requestKinds } from "./actions/requests.js";
-import { openAllGroups, toggleGroup } from "./actions/groups.js";
+import { openAllGroups, showAsScalars, toggleGroup } from "./actions/groups.js";
 import { siteAddress } from "./panels/embed.js";
 import { WIDGET_HTML } from "./widget-template.js";
 import { parametersOf } from "./url.js";
@@ -125,7 +125,7 @@ function createWidget(host, shadow, options) {
       position: "position", narration: "narration", details: "details",
       placeholder: "graph-placeholder", svg: "graph", scroller: "graph-scroll",
       runOrder: "run-order", restoreOrder: "restore-order", orderStatus: "order-status",
-      experimentBody: "experiment-body",
+      experimentBody: "experiment-body", showScalars: "show-scalars",
     }).map(([key, id]) => [key, $(id)])),
   };
   // Push or pull, next to the visit order (the rule is state.why.rule: push and pull's experiment reads it too).
@@ -216,6 +216,7 @@ function createWidget(host, shadow, options) {
   w.ui.back.addEventListener("click", () => stepBack(w));
   w.ui.startBackward.addEventListener("click", () => startBackward(w));
   w.ui.reset.addEventListener("click", () => reset(w));
+  w.ui.showScalars.addEventListener("click", () => showAsScalars(w, w.ui.showScalars.ariaPressed !== "true"));
   w.ui.retry.addEventListener("click", () => boot(w));
   w.ui.runOrder.addEventListener("click", () => runOrder(w).catch((error) => engineFailed(w, error)));
   w.ui.restoreOrder.addEventListener("click", () => restoreOrder(w));

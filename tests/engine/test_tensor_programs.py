@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -273,3 +274,61 @@ def test_each_tensor_presets_numbers_are_pytorchs(preset_id):
     # The [expect] tables are the engine's numbers (tests/engine/test_preset_numbers.py); this
     # holds the engine, and so the tables, to PyTorch.
     assert_matches_torch(get_preset(preset_id)["program"])
+
+
+# -- the tensor view: each line's backward step as tensor rules, each box's matrices --------
+
+
+def test_a_lines_backward_step_is_said_as_tensor_rules_in_the_order_they_run():
+    rules = dict(Program.parse(LINEAR).tensor_lines.items())
+    assert rules["H = tanh(X @ W + b) (4×2)"][1] == [
+        "d(X @ W + b) = (1 − tanh(X @ W + b)²) ⊙ dH: 4×2 ⊙ 4×2 → 4×2",
+        "d(X @ W) = d(X @ W + b): 4×2 → 4×2",
+        "b.grad += d(X @ W + b) summed over its 4 rows: 4×2 → 1×2",
+        "X.grad += d(X @ W) · Wᵀ: 4×2 · 2×3 → 4×3",
+        "W.grad += Xᵀ · d(X @ W): 3×4 · 4×2 → 3×2",
+    ]
+    assert rules["L = H.sum() (1×1)"][1] == ["H.grad += dL copied to all 8 of its numbers: 1×1 → 4×2"]
+    assert rules["X (4×3)"][1] == []  # an input's line computes nothing
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tensor_programs())
+def test_each_rule_grows_a_tensor_the_line_reads_to_that_tensors_shape(source):
+    program = Program.parse(source)
+    shapes = {name: value.shape for name, value in program.variables.items() if hasattr(value, "shape")}
+    for group, (made, rules) in program.tensor_lines.items():
+        code = group.rsplit(" (", 1)[0]
+        if " = " not in code:  # an input: X (4×3)
+            assert rules == []
+            continue
+        read = {name for name in shapes if re.search(rf"\b{name}\b", code.split(" = ", 1)[1])}
+        grown = set()
+        for rule in rules:
+            formula, flow = rule.rsplit(": ", 1)
+            target, _ = formula.split(" ", 1)
+            result = flow.rsplit("→ ", 1)[1]
+            if target.endswith(".grad"):  # a tensor from outside the line: its own shape
+                name = target.removesuffix(".grad")
+                grown.add(name)
+                assert result == "{}×{}".format(*shapes[name]), rule
+        assert grown == read, (group, rules)
+        assert "×".join(map(str, made.shape)) in group
+
+
+def test_a_tensor_box_carries_its_matrices_and_each_visit_its_rules():
+    answer = json.loads(api.handle({"cmd": "load", "preset": "linear-layer", "expanded": []}))
+    boxes = {g["name"]: g for g in answer["groups"]}
+    expected = torch_run(LINEAR)
+    for name, shape in (("X", [4, 3]), ("W", [3, 2]), ("b", [1, 2])):
+        box = boxes[f"{name} ({shape[0]}×{shape[1]})"]
+        assert box["shape"] == shape and len(box["cells"]) == shape[0]
+        for got_row, want_row in zip(box["grads"], expected[name]):
+            assert all(math.isclose(g, w, rel_tol=1e-9, abs_tol=1e-12) for g, w in zip(got_row, want_row))
+    assert boxes["b (1×2)"]["values"] == [[0.05, -0.1]]
+    visit = next(f for f in answer["backward"] if f.get("group") == boxes["H = tanh(X @ W + b) (4×2)"]["id"])
+    assert "In matrix form: b.grad += d(X @ W + b) summed over its 4 rows;" in visit["text"]
+    assert visit["rules"][-1] == "W.grad += Xᵀ · d(X @ W): 3×4 · 4×2 → 3×2"
+    # the pushes of that one visit into b are its whole grad (b feeds nothing else): 4 rows summed
+    pushed = {p["label"]: p["after"] - p["before"] for p in visit["passes"]}
+    assert all(math.isclose(pushed[f"b[0,{j}]"], expected["b"][0][j], rel_tol=1e-9) for j in range(2))

@@ -6,8 +6,8 @@ Every preset the page's chooser offers (a new preset is walked without changing 
 stepped through every frame of its passes, and through a run of its visit order, at 390×844,
 360×740, 1280×800 and as a <grad-walk> in a 760 px lesson column on a 1280×800 page; on a
 grouped graph each closed group is opened in turn and the whole walk repeated, and so is the
-graph with its outer groups closed. One page per screen, presets switched in place, reduced
-motion; each walk is one evaluate (tests/support/overlaps.js), which steps to the end by itself.
+graph with its outer groups closed, and a tensor program shown as scalars. One page per
+screen, presets switched in place, reduced motion; each walk is one evaluate (tests/support/overlaps.js), which steps to the end by itself.
 """
 
 from pathlib import Path
@@ -149,7 +149,25 @@ def test_no_text_covers_text_in_any_frame(screen):
             toggle(screen, name)
             note(f"{preset} ({name} closed)", walk(screen))
             toggle(screen, name)
+        if scalars(screen):  # a tensor program as its scalar graph: every element a node
+            note(f"{preset} (as scalars)", walk(screen))
+            scalars(screen)
     assert not problems, report(problems)
+
+
+def scalars(page):
+    """Press "Show as scalars" where the page offers it (a tensor program); whether it did."""
+    pressed = page.evaluate(
+        """() => { const b = gwRoot().getElementById('show-scalars');
+                   if (b.hidden) return null; const was = b.ariaPressed; b.click(); return was; }"""
+    )
+    if pressed is None:
+        return False
+    page.wait_for_function(
+        "(was) => gwRoot().getElementById('show-scalars').ariaPressed !== was", arg=pressed, timeout=STEP_TIMEOUT_MS
+    )
+    settle(page)
+    return True
 
 
 def run_visit_order(page):

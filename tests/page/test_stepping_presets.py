@@ -34,7 +34,10 @@ EXPECTED = {preset_id: expected_on_screen(preset_id) for preset_id in PRESET_IDS
 def assert_value(preset, label, what, shown, expected):
     where = f"{preset}: {label}.{what}"
     assert shown != "", f"{where} is not shown"
-    if isinstance(expected, int):
+    if isinstance(expected, list):  # a tensor's box: its rows as JSON, each number to 4 digits
+        rows = json.loads(shown)
+        assert [[f"{x:.4g}" for x in row] for row in rows] == [[f"{x:.4g}" for x in row] for row in expected], where
+    elif isinstance(expected, int):
         assert shown == str(expected), f"{where} is {shown}, expected {expected}"
     else:
         assert f"{float(shown):.4g}" == f"{expected:.4g}", f"{where} is {shown}, expected ≈{expected}"
@@ -59,10 +62,12 @@ def test_every_preset_steps_forward_and_backward_to_its_expect_numbers(page, sit
         shown = nodes(page)
         assert set(shown) == set(expected), preset
         assert all(v == ("", "") for v in shown.values()), f"{preset}: something shows before step 1"
-        several = {label for label, numbers in expected.items() if numbers is None}  # boxes of a tensor
+        several = {label for label, numbers in expected.items() if numbers is None}  # a box of no one number
+        matrices = {label for label, numbers in expected.items() if numbers and isinstance(numbers[0], list)}
         checked_boxes = set()
 
-        # Forward: one more node's data per click (a box of several outputs shows none), no grads yet.
+        # Forward: one more unit's data per click (a box of several outputs shows none; a tensor's
+        # box its matrix), no grads yet.
         for k in range(1, len(expected) + 1):
             forward.click()
             shown = nodes(page)
@@ -70,10 +75,10 @@ def test_every_preset_steps_forward_and_backward_to_its_expect_numbers(page, sit
             assert computed == k if not several else computed <= k, f"{preset} forward step {k}"
             assert all(g == "" for _, g in shown.values())
             unit = page.evaluate("() => gwRoot().querySelector('svg [data-node].is-current')?.dataset.node ?? null")
-            if unit in several:  # its outputs' numbers, each named, in the narration
+            if unit in several | matrices:  # its outputs' numbers, each named, in the narration
                 assert " computes its " in page.inner_text("#narration"), f"{preset}: {unit}"
                 checked_boxes.add(unit)
-        assert computed == len(expected) - len(several) and checked_boxes == several, preset
+        assert computed == len(expected) - len(several) and checked_boxes == several | matrices, preset
         for label, numbers in expected.items():
             if numbers is not None:
                 assert_value(preset, label, "data", shown[label][0], numbers[0])
@@ -100,7 +105,10 @@ def test_every_preset_steps_forward_and_backward_to_its_expect_numbers(page, sit
             name = page.get_attribute(f"svg [data-node='{label}']", "aria-label")
             group = page.get_attribute(f"svg [data-node='{label}']", "data-group")
             start = f"{label}, a closed group of " if group else f"{label}: data "
-            said = " outputs (" if label in several else ", grad "  # a tensor's box names its outputs
+            said = " outputs (" if label in several else ", grad "  # a box of several outputs names them
+            if label in matrices:  # a tensor's box says its shape and both matrices
+                rows, columns = len(expected[label][0]), len(expected[label][0][0])
+                start, said = f"{label}, a {rows}×{columns} tensor, a closed group of ", ", grad [["
             assert name.startswith(start) and said in name, name
 
         # Step back gives exactly the previous state.

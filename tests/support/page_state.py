@@ -167,13 +167,47 @@ def _expected_units(answer, pass_, step):
                     grad[c["node"]] = c["after"]
     for v in several:
         data[v] = grad[v] = None
-    return {label[v]: [data[v], grad[v]] for v in label}
+    # A closed tensor's box of more than one number shows its matrices (web/grouped.js): its
+    # data rows once its line has run, its grad rows once a push reached one of its elements
+    # (null for an element not reached yet).
+    matrices = {unit: boxes[unit] for unit in answer["units"] if isinstance(unit, str) and _is_matrix(boxes[unit])}
+    cell = {
+        v: (unit, i, j)
+        for unit, box in matrices.items()
+        for i, row in enumerate(box["cells"])
+        for j, v in enumerate(row)
+    }
+    values = dict.fromkeys(matrices)
+    grads = dict.fromkeys(matrices)
+    if pass_ != "start":
+        for frame in forward:
+            if frame.get("kind") == "group" and frame["group"] in matrices:
+                values[frame["group"]] = matrices[frame["group"]]["values"]
+    if pass_ in ("backward", "experiment"):
+        for frame in frames[: step + 1]:
+            for c in changes(frame, answer):
+                if c["field"] == "grad" and c["node"] in cell:
+                    unit, i, j = cell[c["node"]]
+                    if grads[unit] is None:
+                        grads[unit] = [[None] * len(row) for row in matrices[unit]["cells"]]
+                    grads[unit][i][j] = c["after"]
+    expected = {label[v]: [data[v], grad[v]] for v in label}
+    for unit, box in matrices.items():
+        expected[box["name"]] = [values[unit], grads[unit]]
+    return expected
+
+
+def _is_matrix(box) -> bool:
+    """A tensor's box drawn as a matrix: one of more than one number (web/grouped.js's isMatrix)."""
+    shape = box.get("shape")
+    return bool(shape) and shape[0] * shape[1] > 1
 
 
 # One evaluate: the page's URL, pass and step, and every mismatch between its nodes and
 # the expected values (compared as JavaScript's String(Number(x)), "" for unknown).
 COMPARE_JS = """(expected) => {
-  const exact = (x) => (x === null || x === undefined ? "" : String(Number(x)));
+  // (a tensor's box: its rows as JSON, as the page writes them)
+  const exact = (x) => (x === null || x === undefined ? "" : Array.isArray(x) ? JSON.stringify(x) : String(Number(x)));
   const seen = new Set();
   const wrong = [];
   for (const g of gwRoot().querySelectorAll('#graph [data-node]')) {

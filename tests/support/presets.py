@@ -52,8 +52,9 @@ def expected_on_screen(preset_id: str) -> dict[str, tuple[int | float, int | flo
     """{label: (data, grad)} for what the page first draws of the preset once its backward
     pass is done: every node, or for a preset with groups (drawn with its innermost groups
     closed: web/grouped.js) each unit of that view, a closed group's box by its name with its
-    one output's numbers; None for a box of several outputs (a tensor), which shows none of
-    its own (its outputs' numbers are in its frames' sentences)."""
+    one output's numbers; a tensor's box of more than one number its matrices (data rows, grad
+    rows: web/panels/graph-matrix.js); None for another box of several outputs, which shows
+    none of its own (its outputs' numbers are in its frames' sentences)."""
     nodes = expected_nodes(preset_id)
     answer = json.loads(api.handle(prerender.requests_for(preset_id)["load"]))
     if not answer.get("grouped"):
@@ -66,7 +67,14 @@ def expected_on_screen(preset_id: str) -> dict[str, tuple[int | float, int | flo
             # its shown output, by the label the engine's whole answer gives it
             box = boxes[unit]
             one = len(box["outputs"]) == 1
-            out[box["name"]] = nodes[_labels(preset_id)[box["outputs"][-1]]] if one else None
+            matrix = box.get("shape") and box["shape"][0] * box["shape"][1] > 1
+            out[box["name"]] = (
+                (box["values"], box["grads"])
+                if matrix
+                else nodes[_labels(preset_id)[box["outputs"][-1]]]
+                if one
+                else None
+            )
         else:
             out[labels[unit]] = nodes[labels[unit]]
     return out

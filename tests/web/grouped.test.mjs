@@ -38,3 +38,32 @@ test("the link names open groups only when they are not the ones the graph opens
   assert.deepEqual(level, { expanded: ["g0", "g1"] });
   assert.deepEqual(grouped.levelOf({ answer: { nodes: [] } }), {});
 });
+
+test("a closed tensor's box steps as matrices: its data at its line, its grad element by element", () => {
+  const { linear } = answers();
+  const engineFrames = linear.backward.map((f) => ({ ...f }));
+  decodeAnswer(linear);
+  const unit = (name) => linear.nodes.findIndex((n) => n.label.startsWith(`${name} `));
+  const [X, b, H, L] = ["X", "b", "H", "L"].map(unit);
+  assert.ok(grouped.isMatrix(linear.nodes[X].box), "a 4×3 tensor is drawn as a matrix");
+  assert.ok(!grouped.isMatrix(linear.nodes[L].box), "a 1×1 tensor is drawn as its number");
+  const stepper = new Stepper(buildTrace(linear));
+  assert.equal(stepper.view().values, null, "nothing computed at the start");
+  stepper.next(); // X's line
+  assert.deepEqual(stepper.view().values[X], linear.nodes[X].box.values);
+  assert.equal(stepper.view().values[H], null, "H's line has not run yet");
+  stepper.startBackward(); // the seed
+  assert.equal(stepper.view().grads?.[H] ?? null, null, "no push has reached H yet");
+  stepper.next(); // L's visit: dL copied to each of H's 8 numbers
+  assert.deepEqual(stepper.view().grads[H], [[1, 1], [1, 1], [1, 1], [1, 1]]);
+  assert.equal(stepper.view().grads[b], null);
+  stepper.next(); // H's visit: b's 2 cells each take the sum of 4 rows' shares
+  const afterH = stepper.view().grads;
+  assert.deepEqual(afterH[b], linear.nodes[b].box.grads, "b feeds only H: its whole grad");
+  assert.deepEqual(afterH[X], linear.nodes[X].box.grads);
+  const hVisit = engineFrames.findIndex((f) => f.group === linear.nodes[H].unit && "upstream" in f);
+  assert.ok(linear.backward[hVisit].rules.some((r) => r.startsWith("b.grad += ") && r.includes("summed over its 4 rows")));
+  stepper.prev(); // back: the matrix before, untouched by the step after it
+  assert.equal(stepper.view().grads[b], null);
+  assert.deepEqual(stepper.view().grads[H], [[1, 1], [1, 1], [1, 1], [1, 1]]);
+});

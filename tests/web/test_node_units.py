@@ -32,6 +32,7 @@ def test_the_front_ends_logic_in_node(built_dist, tmp_path):
         "presets": {p: handle({"cmd": "load", "preset": p}) for p in PRESET_IDS if p != "small-network"},
         "expected": {p: expected_nodes(p) for p in PRESET_IDS},
         "network": handle({"cmd": "load", "preset": "small-network", "expanded": ["g0"]}),
+        "linear": handle({"cmd": "load", "preset": "linear-layer", "expanded": []}),  # tensor boxes
         "details": {p: handle({"cmd": "preset", "id": p})["preset"] for p in PRESET_IDS},
         "programs": {name: handle({"cmd": "load", "program": text}) for name, text in PROGRAMS.items()},
         "edited": {

@@ -76,7 +76,7 @@ function placeAfter(stepper, before, next, group, inside) {
 // The learner asked for every group open (the panels that answer for the whole graph
 // offer it): ask with every group shown open until none is closed (a group inside a
 // closed one is named only once that one is open), then show that view from the start.
-export async function openAllGroups(w) {
+export async function openAllGroups(w, said = "Every group is open: each node of the graph is drawn.") {
   const s = w.state;
   const answer = s.answer;
   if (!answer?.boxes) return;
@@ -100,7 +100,39 @@ export async function openAllGroups(w) {
   }
   if (next === answer) return;
   update(w, { type: "graph", answer: next, source: s.source, kind: "group", place: { pass: "start", index: -1 } },
-    "Every group is open: each node of the graph is drawn.");
+    said);
+}
+
+// "Show as scalars" (a tensor program's graph): every group open, each element of each tensor
+// its own node named X[i,j], stepped as any scalar graph; pressed again, every tensor line is
+// one box again. Either way the walk starts over, as the frames it counts are another view's.
+export async function showAsScalars(w, on) {
+  const s = w.state;
+  const answer = s.answer;
+  if (!answer?.boxes) return;
+  if (on) {
+    await openAllGroups(w, "Shown as scalars: every tensor is opened into its elements, each a node of its own, "
+      + "stepped one operation at a time.");
+    return;
+  }
+  if (!s.ready) {
+    notReady(w, "Closing every group");
+    return;
+  }
+  let next;
+  try {
+    next = await ask(w, "load", { cmd: "load", ...requestSource(s), expanded: [] });
+  } catch (error) {
+    engineFailed(w, error);
+    return;
+  }
+  if (!next || w.state.answer !== answer) return; // overtaken
+  if (!next.ok) {
+    update(w, { type: "say" }, `The groups could not be closed: ${next.error.message}`);
+    return;
+  }
+  update(w, { type: "graph", answer: next, source: s.source, kind: "group", place: { pass: "start", index: -1 } },
+    "Shown as tensors: each tensor line is one box again, its numbers drawn as matrices.");
 }
 
 function capital(text) {

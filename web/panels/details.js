@@ -33,6 +33,18 @@ export function renderDetails(container, view, answer) {
   } else {
     const n = nodes[f.node];
     parts.push(node("p", "detail-head", `Visit ${n.label} (${upstreamText(n, f)})`));
+    // A tensor's line (engine/grid.py's line_rules): its backward step in matrix form, each
+    // rule with its shapes, before the pushes element by element that it sums up.
+    if (f.rules?.length) {
+      parts.push(node("p", "detail-sub", "In matrix form, each rule the scalar += rule on every element:"));
+      const rules = node("ul", "tensor-rules");
+      for (const rule of f.rules) {
+        const li = node("li", "");
+        li.append(node("code", "", rule));
+        rules.append(li);
+      }
+      parts.push(rules);
+    }
     if (!f.pushes.length) {
       parts.push(node("p", "muted", n.box
         ? `${n.label} is a closed group with no inputs drawn outside it: it has no parents to pass its grad to.`

@@ -33,6 +33,8 @@ import { pickLayout, Viewport } from "./graph-scroll.js";
 import { fitText, textWidth } from "./graph-text.js";
 import { withFrames } from "./graph-groups.js";
 import { placeLabels } from "./graph-place.js";
+import { drawMatrix, matrixText, shadeMatrix } from "./graph-matrix.js";
+import { isMatrix } from "../grouped.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const MARKERS = ["plain", "active", "late"];
@@ -67,8 +69,14 @@ function shownNumber(x) {
   return x === null || x === undefined ? NOT_YET : fmt(x);
 }
 
-function nodeAriaLabel(node, data, grad) {
+function nodeAriaLabel(node, data, grad, values = null, grads = null) {
   const value = (x) => (x === null || x === undefined ? "not computed yet" : fmt(x));
+  if (isMatrix(node.box)) {
+    const [rows, columns] = node.box.shape;
+    return `${node.label}, a ${rows}×${columns} tensor, a closed group of ${node.box.size} nodes: `
+      + `data ${values ? matrixText(values) : "not computed yet"}, `
+      + `grad ${grads ? matrixText(grads) : "not computed yet"}. Press to open it`;
+  }
   if (node.box) {
     const outputs = node.box.shown ?? [];
     if (node.box.outputs.length > 1) {
@@ -246,6 +254,11 @@ export class GraphView {
       // A closed group's box (grouped.js): named by data-group, opened like a button.
       if (node.box) setAttrs(n.g, { "data-group": node.label, tabindex: 0, "aria-expanded": "false" });
       else for (const name of ["data-group", "tabindex", "aria-expanded"]) n.g.removeAttribute(name);
+      // A closed tensor's box: its shape, "rows,columns" (docs/page.md); a 1×1 one is written
+      // and drawn as the number it holds.
+      if (node.box?.shape) setAttrs(n.g, { "data-shape": node.box.shape.join(",") });
+      else n.g.removeAttribute("data-shape");
+      if (!isMatrix(node.box)) n.g.removeAttribute("data-value");
       n.g.removeAttribute("aria-label"); // update() writes the new one
       const resized = n.width !== w || n.height !== h;
       Object.assign(n, { node, lo: x - w / 2, hi: x + w / 2, width: w, height: h, last: {},
@@ -410,21 +423,29 @@ export class GraphView {
     this.nodes.forEach((n, i) => {
       const data = view.data[i];
       const grad = view.grad[i];
+      // a closed tensor's box: its matrices (null until its line runs, until a push reaches it)
+      const values = view.values?.[i] ?? null;
+      const grads = view.grads?.[i] ?? null;
       // A closed group's box says under it how many nodes it holds.
       const modeNote = marks.notes?.get(i) ?? null;
       const size = n.node.box?.size;
       const note = modeNote ?? (n.node.box ? `${size.toLocaleString("en")} ${size === 1 ? "node" : "nodes"}` : null);
       const last = n.last;
       // A step changes a few nodes: the rest keep their elements untouched.
-      if (!("data" in last) || !Object.is(last.data, data) || !Object.is(last.grad, grad) || last.note !== note) {
-        n.g.setAttribute("data-data", exact(data));
-        n.g.setAttribute("data-grad", exact(grad));
+      if (!("data" in last) || !Object.is(last.data, data) || !Object.is(last.grad, grad) || last.note !== note
+        || last.values !== values || last.grads !== grads) {
+        const matrix = isMatrix(n.node.box);
+        // (a tensor's box: its rows as JSON, docs/page.md; a grad once a push has reached it)
+        n.g.setAttribute("data-data", matrix ? (values ? JSON.stringify(values) : "") : exact(data));
+        n.g.setAttribute("data-grad", matrix ? (grads ? JSON.stringify(grads) : "") : exact(grad));
+        if (matrix) n.g.setAttribute("data-value", values ? JSON.stringify(values) : "");
         // (a closed group's label says its size already: a mode's note is added)
-        n.g.setAttribute("aria-label", nodeAriaLabel(n.node, data, grad) + (modeNote ? `; ${modeNote}` : ""));
-        n.g.classList.toggle("has-data", data !== null);
-        n.g.classList.toggle("has-grad", grad !== null);
+        const said = nodeAriaLabel(n.node, data, grad, values, grads);
+        n.g.setAttribute("aria-label", said + (modeNote ? `; ${modeNote}` : ""));
+        n.g.classList.toggle("has-data", (matrix ? values : data) !== null);
+        n.g.classList.toggle("has-grad", (matrix ? grads : grad) !== null);
         const noteChanged = last.note !== note;
-        Object.assign(last, { data, grad, note });
+        Object.assign(last, { data, grad, note, values, grads });
         if (n.parts) {
           showValues(n);
           if (noteChanged) setNote(n, note);
@@ -608,7 +629,7 @@ function drawNode(n) {
     return el("tspan", { class: "node-value", x: w - k.pad, "text-anchor": "end" }, text);
   };
   const dataValue = line("node-data", k.rows[0], "data");
-  n.parts = { tip, title, op, dataValue, gradValue: line("node-grad", k.rows[1], "grad") };
+  n.parts = { tip, title, op, dataValue, gradValue: line("node-grad", k.rows[1], "grad"), matrices: null };
   labelNode(n);
   showState(n);
 }
@@ -661,6 +682,7 @@ function labelNode(n) {
   fitText(parts.title, node.box ? node.short : node.label, n.width - 2 * pad - op);
   parts.dataValue.textContent = "";
   parts.gradValue.textContent = "";
+  fitMatrices(n);
   if (n.tag) showPill(n.tag, null);
   if (n.note) showPill(n.note, null);
 }
@@ -681,8 +703,37 @@ function showState(n) {
 }
 
 function showValues(n) {
+  const matrices = n.parts.matrices;
+  if (matrices) {
+    shadeMatrix(matrices.data, n.last.values ?? null);
+    shadeMatrix(matrices.grad, n.last.grads ?? null);
+    const [rows, columns] = n.node.box.shape;
+    const text = (values) => (values ? matrixText(values) : NOT_YET);
+    n.parts.tip.textContent = `${n.node.label}: a ${rows}×${columns} tensor (press to open it)\n`
+      + `data ${text(n.last.values)}\ngrad ${text(n.last.grads)}`;
+    return;
+  }
   showValue(n, n.parts.dataValue, shownNumber(n.last.data));
   showValue(n, n.parts.gradValue, shownNumber(n.last.grad));
+}
+
+// A closed tensor's box draws its data and its grad as matrices, each on its key's row, where
+// a node writes its number (the box's elements are reused: the matrices of the node drawn
+// there before go).
+function fitMatrices(n) {
+  const { parts, node } = n;
+  parts.matrices?.data.g.remove();
+  parts.matrices?.grad.g.remove();
+  parts.matrices = null;
+  if (!isMatrix(node.box)) return;
+  const k = isCompact(n) ? COMPACT : FULL;
+  const key = isCompact(n) ? 30 : 36; // the keys' width ("data", "grad") and a space
+  const height = k.rows[1] - k.rows[0] - 3;
+  const area = (baseline) => ({ x: k.pad + key, y: baseline - height + 3, width: n.width - 2 * k.pad - key, height });
+  parts.matrices = {
+    data: drawMatrix(n.g, area(k.rows[0]), node.box.shape, "data"),
+    grad: drawMatrix(n.g, area(k.rows[1]), node.box.shape, "grad"),
+  };
 }
 
 // A compact node's number that would run into its key ("data", "grad") is squeezed to

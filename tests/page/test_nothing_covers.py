@@ -7,7 +7,8 @@ stepped through every frame of its passes, and through a run of its visit order,
 360×740, 1280×800 and as a <grad-walk> in a 760 px lesson column on a 1280×800 page; on a
 grouped graph each closed group is opened in turn and the whole walk repeated, and so is the
 graph with its outer groups closed, and a tensor program shown as scalars. One page per
-screen, presets switched in place, reduced motion; each walk is one evaluate (tests/support/overlaps.js), which steps to the end by itself.
+screen, presets switched in place, reduced motion; each walk is one evaluate
+(tests/support/overlaps.js), which steps to the end by itself.
 """
 
 from pathlib import Path

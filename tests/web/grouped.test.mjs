@@ -62,7 +62,8 @@ test("a closed tensor's box steps as matrices: its data at its line, its grad el
   assert.deepEqual(afterH[b], linear.nodes[b].box.grads, "b feeds only H: its whole grad");
   assert.deepEqual(afterH[X], linear.nodes[X].box.grads);
   const hVisit = engineFrames.findIndex((f) => f.group === linear.nodes[H].unit && "upstream" in f);
-  assert.ok(linear.backward[hVisit].rules.some((r) => r.startsWith("b.grad += ") && r.includes("summed over its 4 rows")));
+  const sum = (r) => r.startsWith("b.grad += ") && r.includes("summed over its 4 rows");
+  assert.ok(linear.backward[hVisit].rules.some(sum), "b's rule is a sum over the batch's 4 rows");
   stepper.prev(); // back: the matrix before, untouched by the step after it
   assert.equal(stepper.view().grads[b], null);
   assert.deepEqual(stepper.view().grads[H], [[1, 1], [1, 1], [1, 1], [1, 1]]);

@@ -160,29 +160,51 @@ def _columns(graph: Graph, layers):
 
     Edges into one node from the same layer that skip layers on the way, if there are
     BUNDLE or more of them (99 closed samples feeding one sum), share their bend points: they
-    meet in the layer after their parents and run on as one line. Otherwise each has its own."""
+    meet in the layer after their parents and run on as one line. Likewise the edges out of
+    one node that skip layers, if there are BUNDLE or more of them (a weight that every step
+    of an unrolled loop uses), run as one line, a trunk, each leaving it at its own layer:
+    without it, a weight used at every depth of a deep chain had a line of its own to each
+    use, so the bend points grew with the square of the depth (a 1,300-node chain took 16 s
+    to lay out). Otherwise each edge has its own."""
     columns = [[] for _ in range(max(layers) + 1)]
     for node in range(len(graph)):
         columns[layers[node]].append(("n", node))
     fan_in: dict[tuple, int] = {}
+    fan_out: dict[int, int] = {}
+    reach: dict[int, int] = {}  # a node → the farthest layer its long edges go to
     for edge in graph.edges:
         if layers[edge.child] - layers[edge.parent] > 1:
             key = (edge.child, layers[edge.parent])
             fan_in[key] = fan_in.get(key, 0) + 1
+            fan_out[edge.parent] = fan_out.get(edge.parent, 0) + 1
+            reach[edge.parent] = max(reach.get(edge.parent, 0), layers[edge.child])
     chains = {}  # edge → the items it passes through, parent first, child last
-    placed = set()  # the bundles whose bend points are in their layers already
+    placed = set()  # the shared bend points in their layers already
     for edge in graph.edges:
         key = (edge.child, layers[edge.parent])
-        shared = fan_in.get(key, 0) >= BUNDLE
-        bend_key = ("to", *key) if shared else edge.id
+        first, last = layers[edge.parent], layers[edge.child]
+        if fan_in.get(key, 0) >= BUNDLE:
+            bend_key = ("to", *key)
+        elif fan_out.get(edge.parent, 0) >= BUNDLE and last - first > 1:
+            bend_key = ("from", edge.parent)
+            if last < reach[edge.parent]:
+                # on the trunk the farthest edge lays, it is only its own last bend point and
+                # child: _order reads neighbours layer to layer, so that is all it needs
+                bend = ("b", bend_key, last - first - 2)
+                chains[edge.id] = [("n", edge.parent), bend, ("n", edge.child)]
+                if bend not in placed:
+                    columns[last - 1].append(bend)
+                    placed.add(bend)
+                continue
+        else:
+            bend_key = edge.id
         items = [("n", edge.parent)]
-        for k, layer in enumerate(range(layers[edge.parent] + 1, layers[edge.child])):
+        for k, layer in enumerate(range(first + 1, last)):
             bend = ("b", bend_key, k)
-            if bend_key not in placed:
+            if bend not in placed:
                 columns[layer].append(bend)
+                placed.add(bend)
             items.append(bend)
-        if shared:
-            placed.add(bend_key)
         items.append(("n", edge.child))
         chains[edge.id] = items
     return chains, columns
@@ -265,8 +287,11 @@ def _order(columns, chains, small: bool, path=None):
     kept together when ``path`` gives each item its groups."""
     left, right = {}, {}  # item → its neighbours in the previous / next layer
     shared = set()  # the links of bend points that edges share, each listed once
+    layer_of = {item: layer for layer, items in enumerate(columns) for item in items}
     for items in chains.values():
         for a, b in zip(items, items[1:]):
+            if layer_of[b] != layer_of[a] + 1:
+                continue  # an edge leaving a trunk: its parent is layers away (its link is the trunk's)
             if a[0] == "b" or b[0] == "b":
                 if (a, b) in shared:
                     continue
@@ -374,7 +399,12 @@ def _route(graph, layers, chains, centre, along_of, o: Orientation, point):
         first, last = layers[edge.parent], layers[edge.child]
         start = (along_of(first) + half, centre[items[0]] + out_port[edge.id])
         end = (along_of(last) - half, centre[items[-1]] + in_port[edge.id])
-        middle = [(along_of(first + k), centre[item]) for k, item in enumerate(items[1:-1], 1)]
+        if len(items) == 3 and last - first > 2:
+            # an edge leaving a trunk (_columns), which the farthest edge on it draws once: drawn
+            # from its last bend point, so the points grow with the depth, not with its square
+            start, middle = (along_of(last - 1), centre[items[1]]), []
+        else:
+            middle = [(along_of(first + k), centre[item]) for k, item in enumerate(items[1:-1], 1)]
         twins = parallel[(edge.parent, edge.child)]
         if len(twins) > 1 and not middle:
             # A value used twice by one node: bow the edges apart so both are visible.

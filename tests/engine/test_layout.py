@@ -163,3 +163,30 @@ def test_many_long_edges_into_one_node_share_their_bend_points():
     routes = [drawn["edges"][e]["points"] for e in long]
     assert all(r[1:-1] == routes[0][1:-1] for r in routes)  # one line through the layers between
     assert len({tuple(r[0]) for r in routes}) == 8  # from eight places
+
+
+def test_a_weight_used_at_every_depth_runs_as_one_trunk():
+    # An unrolled loop, y = tanh(y * w + c) 60 times: w and c feed every step, each further
+    # along. Their edges run as one line each (one bend point per layer, not one per edge per
+    # layer: that grew with the square of the depth, 16 s for 429 steps), each edge leaving it
+    # just before its node; the trunk is the farthest edge's.
+    lines = ["w = -1.5", "c = 0.25", "y0 = 0.5"] + [f"y{k} = tanh(y{k - 1} * w + c)" for k in range(1, 61)]
+    program = Program.parse("\n".join(lines))
+    graph = Graph.of(program.output, program.nodes)
+    drawn = layout(graph)
+    labels = [node.label for node in program.nodes]
+    w = labels.index("w")
+    out = [e for e in graph.edges if e.parent == w]
+    assert len(out) == 60
+    points = [drawn["edges"][e.id]["points"] for e in out]
+    farthest = max(points, key=len)
+    assert len(farthest) > 60 and sum(len(p) for p in points) < 4 * len(farthest)
+    for p, edge in zip(points, out):
+        child = drawn["nodes"][edge.child]
+        assert abs(p[-1][0] - (child["x"] - drawn["node_width"] / 2)) < 1e-6  # it ends at its node
+        if p is not farthest:  # one segment: to the next layer, or off the trunk
+            assert len(p) == 2
+            from_w = abs(p[0][0] - (drawn["nodes"][w]["x"] + drawn["node_width"] / 2)) < 1e-6
+            assert from_w or tuple(p[0]) in set(map(tuple, farthest))
+    bends = sum(1 for e in out for _ in drawn["edges"][e.id]["points"][1:-1])
+    assert bends < 2 * len(farthest)

@@ -149,6 +149,29 @@ class Grouped:
         self._shares[gid] = found
         return found
 
+    def uses_inside(self, gid: str, outside: dict[int, float]) -> dict[int, list[tuple[float, float]]]:
+        """For each node outside group ``gid`` that its nodes use: each use, in the forward
+        order, as (∂user/∂node, the user's grad when the group is visited with its outputs'
+        grads ``outside``). Their products add up to what the visit passes the node: one
+        backward sweep of the group's block from those grads (in a wrong visit order they are
+        not the final ones, and neither are its nodes')."""
+        groups, graph = self.groups, self.graph
+        lo, hi = groups.block(gid)
+        position, order = self.position, groups.forward_order
+        adjoint = dict(outside)
+        found: dict[int, list[tuple[float, float]]] = {}
+        for i in range(hi - 1, lo - 1, -1):
+            v = order[i]
+            a = adjoint.get(v, 0.0)
+            for p, local in zip(graph.parents[v], graph.locals[v]):
+                if lo <= position[p] < hi:
+                    adjoint[p] = adjoint.get(p, 0.0) + local * a
+                else:
+                    found.setdefault(p, []).append((local, a))
+        for uses in found.values():
+            uses.reverse()  # (swept from the last node back)
+        return found
+
     def outside_grad(self, gid: str, out: int) -> float:
         """The grad output ``out`` of group ``gid`` holds in the right pass when the group's
         visit starts: all its consumers outside the group have pushed, none inside yet."""
@@ -556,7 +579,13 @@ def _group_frame(grouped: Grouped, gid: str, outside: dict[int, float], changes:
     many = len(group.outputs)
     # a group of more than MAX_TERMS outputs (a batch) says the sum it passes on, not its shares
     shares = grouped.shares(gid) if many <= MAX_TERMS and changes else None
-    passes = [_pass(labels, c, outside, shares) for c in changes]
+    # a tensor's line too big for shares: each input element's own pushes, one per use in the line
+    uses = None
+    if shares is None and group.kind == "tensor" and changes:
+        # every output's grad (the frame lists some: the rest are the right pass's)
+        every = {o: outside[o] if o in outside else grouped.outside_grad(gid, o) for o in group.outputs}
+        uses = grouped.uses_inside(gid, every)
+    passes = [_pass(labels, c, outside, shares, uses) for c in changes]
     grads = _listing([f"{labels[o]}.grad = {fmt(outside[o])}" for o in group.outputs[:MAX_TERMS]], many)
     held = f"its output's grad, {grads}," if many == 1 else f"its {many:,} outputs' grads, {grads},"
     listed = "; ".join(f"{p['rule_numbers']}" for p in passes[:MAX_LISTED])
@@ -600,14 +629,22 @@ def _matrix_form(rules: list[str]) -> str:
     return "; ".join(rule.rsplit(": ", 1)[0] for rule in rules if ".grad +=" in rule)
 
 
-def _pass(labels, change: dict, outside: dict[int, float], shares) -> dict:
+def _pass(labels, change: dict, outside: dict[int, float], shares, uses=None) -> dict:
     """What a closed group's visit passes into one input: ``rule``, the shares in symbols
     ("x1.grad += ∂h1/∂x1 × h1.grad + …"); ``math``, the same in numbers with their sum; and
-    ``rule_numbers``, the whole push as the visit's sentence says it."""
+    ``rule_numbers``, the whole push as the visit's sentence says it. ``uses``, for a tensor's
+    line: each input's uses in it, (local derivative, the grad of the node that uses it)."""
     p, before, after = change["node"], change["before"], change["after"]
     x = labels[p]
     added = after - before
-    if shares is None:  # too big to break into shares: the sum alone
+    if shares is None and uses and uses.get(p):  # W[0,0]: x · dy over the rows, one push per use
+        used = uses[p]
+        products = _terms_of([f"{_num(d)} × {_num(g)}" for d, g in used])
+        math_text = f"{' + '.join(products)} = {fmt(added)}"
+        if len(used) > MAX_TERMS:
+            math_text += f" ({len(used):,} uses)"
+        rule = f"{x}.grad += ∂u/∂{_name(x)} × u.grad, for each of its {len(used):,} uses u in the line"
+    elif shares is None:  # too big to break into shares: the sum alone
         math_text = fmt(added)
         rule = f"{x}.grad += the shares of its outputs"
     else:

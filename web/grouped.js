@@ -155,6 +155,7 @@ function unitFrame(f, index, shows, within, nodes, edges) {
       same.math = [same.math, q.math ?? `${factor(q.local)} × ${factor(f.upstream)} = ${fmt(contribution)}`].join("; ");
       same.change += `; ${change}`;
       same.lines.push(`${q.label} += ${fmt(contribution)}`);
+      same.elements.push(`${q.label}.grad += ${q.math ?? fmt(contribution)}`);
       same.everyLine = true; // each line is an output's own number: none may be left out
       same.contribution += Math.abs(contribution);
       continue;
@@ -164,6 +165,7 @@ function unitFrame(f, index, shows, within, nodes, edges) {
       contribution, before: whole ? q.before : null, after: whole ? q.after : null, late: false, rule,
       math: q.math ?? null, change: whole && !nodes[parent].box ? null : change,
       lines: whole ? (line ? [line] : null) : [`${q.label} += ${fmt(contribution)}`],
+      elements: [`${q.label}.grad += ${q.math ?? fmt(contribution)}`], // each output's own push
     };
     if (!whole && push.local !== null) push.math = `${factor(q.local)} × ${factor(f.upstream)} = ${fmt(contribution)}`;
     byEdge.set(edge.id, push);
@@ -181,6 +183,8 @@ function unitFrame(f, index, shows, within, nodes, edges) {
     const name = box.name.split(" ", 1)[0];
     const rules = (f.rules ?? []).filter((rule) => rule.startsWith(`${name}.grad +=`));
     push.rule = rules.length ? rules.join("; ") : `each element of ${name}: its grad += the shares of its outputs`;
+    push.math = null;
+    push.byElement = push.elements; // the details list each element's push (W[0,0]: x · dy over the rows)
   }
   out.pushes = pushes;
   return out;

@@ -332,3 +332,26 @@ def test_a_tensor_box_carries_its_matrices_and_each_visit_its_rules():
     # the pushes of that one visit into b are its whole grad (b feeds nothing else): 4 rows summed
     pushed = {p["label"]: p["after"] - p["before"] for p in visit["passes"]}
     assert all(math.isclose(pushed[f"b[0,{j}]"], expected["b"][0][j], rel_tol=1e-9) for j in range(2))
+
+
+def test_an_element_of_a_grad_is_opened_into_its_pushes_x_times_dy_over_the_rows():
+    # W[i,j].grad = Σ_r X[r,i] · dA[r,j] (A = X @ W): one push per row, each x times dy,
+    # where dy is d(X @ W)'s element, PyTorch's A.grad.
+    answer = json.loads(api.handle({"cmd": "load", "preset": "linear-layer", "expanded": []}))
+    h = next(g for g in answer["groups"] if g["name"].startswith("H = "))
+    visit = next(f for f in answer["backward"] if f.get("group") == h["id"] and "passes" in f)
+    assert get_preset("linear-layer")["program"] == LINEAR  # the preset is this file's LINEAR
+    X = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.3, -0.7], [0.2, 0.4, -1.2], [-0.3, 0.8, 1.0]], dtype=torch.float64)
+    W = torch.tensor([[0.1, -0.2], [0.4, 0.3], [-0.5, 0.6]], dtype=torch.float64, requires_grad=True)
+    A = X @ W
+    A.retain_grad()
+    torch.tanh(A + torch.tensor([[0.05, -0.1]], dtype=torch.float64)).sum().backward()
+    for i in range(3):
+        for j in range(2):
+            math_text = next(p["math"] for p in visit["passes"] if p["label"] == f"W[{i},{j}]")
+            terms = [t.split(" × ") for t in math_text.split(" = ")[0].split(" + ")]
+            assert len(terms) == 4, math_text  # one push per row of the batch
+            for r, (x, dy) in enumerate(terms):
+                assert float(x.strip("()")) == X[r, i].item()
+                assert math.isclose(float(dy.strip("()")), A.grad[r, j].item(), rel_tol=5e-4), (math_text, r)
+            assert math.isclose(float(math_text.split(" = ")[1]), W.grad[i, j].item(), rel_tol=5e-4)

@@ -56,11 +56,17 @@ export function renderDetails(container, view, answer) {
       const li = node("li", `push${p.late ? " is-late" : ""}`);
       li.append(node("code", "push-rule", p.rule));
       const math = node("div", "push-math");
-      // A closed group's push went through its nodes (grouped.js): each output's share and
-      // their sum, as the engine worked them out (p.math), never one local derivative.
-      math.append(node("span", "", p.math
-        ? (p.local === null ? `through its ${n.box?.size ?? ""} nodes: ${p.math}` : p.math)
-        : `local ${factor(p.local)} × upstream ${factor(p.upstream)} = ${fmt(p.contribution)}`));
+      if (p.byElement) { // into a tensor's box: each element's own pushes, one per use, and their sum
+        const each = node("ul", "push-elements");
+        for (const line of p.byElement) each.append(node("li", "", line));
+        math.append(each);
+      } else {
+        // A closed group's push went through its nodes (grouped.js): each output's share and
+        // their sum, as the engine worked them out (p.math), never one local derivative.
+        math.append(node("span", "", p.math
+          ? (p.local === null ? `through its ${n.box?.size ?? ""} nodes: ${p.math}` : p.math)
+          : `local ${factor(p.local)} × upstream ${factor(p.upstream)} = ${fmt(p.contribution)}`));
+      }
       li.append(math);
       const change = node("div", "push-change");
       // (into a box with several outputs: which output's grad, by its own name)

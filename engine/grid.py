@@ -152,6 +152,9 @@ def cross_entropy(logits: Grid, labels: list[int], make: Make) -> Grid:
 # the ones tested against PyTorch; only their names are the line's.
 
 
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
 def mirror_input(shape: tuple[int, int], name: str) -> Tensor:
     """The mirror of an input tensor ``name`` (or of a single value broadcast as 1×1)."""
     return Tensor([[1.0] * shape[1] for _ in range(shape[0])], label=name)
@@ -172,6 +175,15 @@ def line_rules(steps: list[Grid], name: str) -> list[str]:
     assigns. The grad arriving from outside is ``dH`` (H: ``name``); a part of the line has its
     grad written ``d(X @ W)``, set once (each part is used once); a tensor from outside the line
     grows by ``+=``, as the scalar rule says."""
+    # the same code written twice makes two tensors ((o - y) * (o - y)): each its own grad,
+    # told apart by a subscript, (o - y)₁ and (o - y)₂
+    written: dict[str, list[Tensor]] = {}
+    for step in steps:
+        written.setdefault(step.mirror.label, []).append(step.mirror)
+    for label, mirrors in written.items():
+        if len(mirrors) > 1:
+            for k, mirror in enumerate(mirrors, 1):
+                mirror.label = f"{label}{str(k).translate(_SUBSCRIPTS)}"
     made = {step.mirror.label for step in steps}
     final = steps[-1].mirror
 
@@ -179,8 +191,10 @@ def line_rules(steps: list[Grid], name: str) -> list[str]:
         return f"d{label}" if label.startswith("(") else f"d({label})"
 
     lines = []
+    # the grad from outside: dH, but d(o) for a one-letter name in lower case ("do" is a word)
+    outer = f"d({name})" if len(name) == 1 and name.islower() else f"d{name}"
     for step in reversed(steps):
-        upstream = f"d{name}" if step.mirror is final else grad(step.mirror.label)
+        upstream = outer if step.mirror is final else grad(step.mirror.label)
         for rule in step.mirror.rules():
             formula = rule.formula.replace("dY", upstream)
             if rule.parent in made:  # a part of this line: its grad is set here, whole

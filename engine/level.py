@@ -477,9 +477,14 @@ def _forward(grouped: Grouped, view: View) -> list[dict]:
                 "group": unit,
                 "node": main,
                 "data": graph.data[main],
-                "text": f"{_opening(group.name, group.kind)} computes its {_count(group.size, 'node')} from "
-                f"{_count(inputs, 'input')}: its "
-                + (f"output {values}." if len(outputs) == 1 else f"{len(outputs):,} outputs {values}."),
+                "text": (
+                    # a tensor written out in numbers computes nothing: its numbers are inputs
+                    f"{_opening(group.name, group.kind)} holds {_count(group.size, 'input')}: {values}."
+                    if not inputs and group.kind == "tensor" and all(not graph.parents[v] for v in outputs)
+                    else f"{_opening(group.name, group.kind)} computes its {_count(group.size, 'node')} from "
+                    f"{_count(inputs, 'input')}: its "
+                    + (f"output {values}." if len(outputs) == 1 else f"{len(outputs):,} outputs {values}.")
+                ),
                 "changes": [  # the outputs on screen: a box of up to MAX_TERMS lists each
                     {"node": o, "field": "data", "before": None, "after": graph.data[o]} for o in outputs if o in drawn
                 ],
@@ -578,7 +583,8 @@ def _group_frame(grouped: Grouped, gid: str, outside: dict[int, float], changes:
     count = len(grouped.groups.inputs_of(gid))
     many = len(group.outputs)
     # a group of more than MAX_TERMS outputs (a batch) says the sum it passes on, not its shares
-    shares = grouped.shares(gid) if many <= MAX_TERMS and changes else None
+    # (a tensor's line is told by its uses, x · dy, as its tensor rules are: never by shares)
+    shares = grouped.shares(gid) if many <= MAX_TERMS and changes and group.kind != "tensor" else None
     # a tensor's line too big for shares: each input element's own pushes, one per use in the line
     uses = None
     if shares is None and group.kind == "tensor" and changes:
@@ -594,7 +600,9 @@ def _group_frame(grouped: Grouped, gid: str, outside: dict[int, float], changes:
         del p["rule_numbers"]
     rules = grouped.rules.get(gid) or []
     if rules and many > 1:  # a tensor's grads are drawn in its box: named as a whole, dH
-        held = f"d{group.name.split(' ', 1)[0]}, its {many:,} outputs' grads,"
+        name = group.name.split(" ", 1)[0]
+        whole = f"d({name})" if len(name) == 1 and name.islower() else f"d{name}"  # "do" is a word
+        held = f"{whole}, its {many:,} outputs' grads,"
     through = f"back through its {_count(group.size, 'node')} to {_count(count, 'input')}"
     into = f"{held} {'goes' if many == 1 or rules else 'go'} {through}"
     if rules and listed:  # a tensor's line: its rules in matrix form, then element by element

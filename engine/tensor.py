@@ -650,7 +650,8 @@ def cross_entropy(logits: Tensor, labels: Sequence[int]) -> Tensor:
     def _describe():
         name, shape = _name(logits, "logits"), shape_text(logits.shape)
         return (
-            Rule(name, f"{name}.grad += (softmax({name}) − onehot(labels)) / {m} · dY", f"{shape} · 1×1 → {shape}"),
+            # (dY is one number, 1×1: it scales the matrix, written × as a number's product is)
+            Rule(name, f"{name}.grad += (softmax({name}) − onehot(labels)) / {m} × dY", f"{shape} × 1×1 → {shape}"),
         )
 
     out._backward, out._describe = _backward, _describe

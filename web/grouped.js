@@ -178,8 +178,8 @@ function unitFrame(f, index, shows, within, nodes, edges) {
   // line: engine/grid.py), not one line per element.
   for (const push of pushes) {
     const box = nodes[push.parent]?.box;
-    if (!push.everyLine || box?.kind !== "tensor") continue;
-    if (push.lines.length > MAX_LABEL_LINES) push.lines = [`+= ${push.lines.length} grads`];
+    if (box?.kind !== "tensor") continue;
+    if (push.everyLine && push.lines.length > MAX_LABEL_LINES) push.lines = [`+= ${push.lines.length} grads`];
     const name = box.name.split(" ", 1)[0];
     const rules = (f.rules ?? []).filter((rule) => rule.startsWith(`${name}.grad +=`));
     push.rule = rules.length ? rules.join("; ") : `each element of ${name}: its grad += the shares of its outputs`;

@@ -611,7 +611,7 @@ def test_rules_without_labels_use_each_operations_default_names():
         (lambda x, r, c: x.T, ["X.grad += dYᵀ: 3×4 → 4×3"]),
         (
             lambda x, r, c: cross_entropy(x, [0, 1, 2, 0]),
-            ["X.grad += (softmax(X) − onehot(labels)) / 4 · dY: 4×3 · 1×1 → 4×3"],
+            ["X.grad += (softmax(X) − onehot(labels)) / 4 × dY: 4×3 × 1×1 → 4×3"],
         ),
     ],
 )

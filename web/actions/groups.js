@@ -112,7 +112,7 @@ export async function showAsScalars(w, on) {
   if (!answer?.boxes) return;
   if (on) {
     await openAllGroups(w, "Shown as scalars: every tensor is opened into its elements, each a node of its own, "
-      + "stepped one operation at a time.");
+      + "stepped one operation at a time. The walk starts again from the beginning.");
     return;
   }
   if (!s.ready) {
@@ -132,7 +132,8 @@ export async function showAsScalars(w, on) {
     return;
   }
   update(w, { type: "graph", answer: next, source: s.source, kind: "group", place: { pass: "start", index: -1 } },
-    "Shown as tensors: each tensor line is one box again, its numbers drawn as matrices.");
+    "Shown as tensors: each tensor line is one box again, its numbers drawn as matrices. "
+      + "The walk starts again from the beginning.");
 }
 
 function capital(text) {

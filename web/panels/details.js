@@ -36,7 +36,8 @@ export function renderDetails(container, view, answer) {
     // A tensor's line (engine/grid.py's line_rules): its backward step in matrix form, each
     // rule with its shapes, before the pushes element by element that it sums up.
     if (f.rules?.length) {
-      parts.push(node("p", "detail-sub", "In matrix form, each rule the scalar += rule on every element:"));
+      const said = "In matrix form (each rule is the scalar += rule, applied to every element):";
+      parts.push(node("p", "detail-sub", said));
       const rules = node("ul", "tensor-rules");
       for (const rule of f.rules) {
         const li = node("li", "");
@@ -93,5 +94,6 @@ function upstreamText(n, f) {
   if (outputs.length === 1) return `its output ${outputs[0].label}.grad = ${fmt(outputs[0].grad)}`;
   const listed = outputs.map((o) => `${o.label}.grad = ${fmt(o.grad)}`).join(", ");
   const more = n.box.outputs.length > outputs.length ? ", …" : "";
-  return `its ${n.box.outputs.length} outputs' grads: ${listed}${more}`;
+  // (a tensor's are its elements: an input tensor's are no one's outputs)
+  return `its ${n.box.outputs.length} ${n.box.kind === "tensor" ? "elements" : "outputs"}' grads: ${listed}${more}`;
 }

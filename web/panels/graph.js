@@ -556,14 +556,15 @@ export class GraphView {
           path: e.line, backward: false, text: fmt(view.data[e.edge.parent]), land: () => n.parts && showValues(n),
         });
       }
-      if (pulses.length && n.parts) n.parts.dataValue.textContent = NOT_YET;
+      // (a tensor's box holds its matrix back instead: its number rows are empty)
+      if (pulses.length && n.parts && !n.parts.matrices) n.parts.dataValue.textContent = NOT_YET;
       return pulses;
     }
     for (const p of f.pushes ?? []) {
       const e = this.edgeById.get(p.edge);
       const n = this.nodes[p.parent];
       if (!e?.line || !n.parts) continue;
-      if (!pulses.some((q) => q.node === n)) n.parts.gradValue.textContent = shownNumber(p.before);
+      if (!pulses.some((q) => q.node === n) && !n.parts.matrices) n.parts.gradValue.textContent = shownNumber(p.before);
       // Its edge's label shows when the pulse has landed on its place.
       const label = e.label?.shown && e.label.at ? e.label : null;
       if (label) label.g.style.visibility = "hidden";
@@ -726,10 +727,15 @@ function fitMatrices(n) {
   parts.matrices?.grad.g.remove();
   parts.matrices = null;
   if (!isMatrix(node.box)) return;
-  const k = isCompact(n) ? COMPACT : FULL;
-  const key = isCompact(n) ? 30 : 36; // the keys' width ("data", "grad") and a space
-  const height = k.rows[1] - k.rows[0] - 3;
-  const area = (baseline) => ({ x: k.pad + key, y: baseline - height + 3, width: n.width - 2 * k.pad - key, height });
+  const compact = isCompact(n);
+  const k = compact ? COMPACT : FULL;
+  const key = compact ? 30 : 36; // the keys' width ("data", "grad") and a space
+  // each matrix on its key's row, clear of the other's and (by 4 px) of the box's border,
+  // which a visit draws thicker
+  const height = k.rows[1] - k.rows[0] - (compact ? 4 : 3);
+  const below = compact ? 1 : 3; // how far below the key's baseline it may reach
+  const width = n.width - 2 * k.pad - key;
+  const area = (baseline) => ({ x: k.pad + key, y: baseline - height + below, width, height });
   parts.matrices = {
     data: drawMatrix(n.g, area(k.rows[0]), node.box.shape, "data"),
     grad: drawMatrix(n.g, area(k.rows[1]), node.box.shape, "grad"),

@@ -15,6 +15,8 @@
 import { exact, fmt, showsMoreDigits, withDigits } from "../lib/format.js";
 import { h } from "../lib/dom.js";
 import { appendInSlices } from "../lib/slices.js";
+import { isMatrix } from "../grouped.js";
+import { matrixText } from "./graph-matrix.js";
 
 export class NodeTable {
   /** @param {HTMLElement} tbody @param {{onDigits?: (on: boolean) => void}} [callbacks] */
@@ -40,6 +42,7 @@ export class NodeTable {
     this.rows = nodes.map((node, i) => {
       const row = (this.pool[i] ??= makeRow());
       row.last = null; // a new node: update() writes all of the row
+      row.shape = isMatrix(node.box) ? node.box.shape : null; // a tensor's box: its matrices
       if (row.tr.dataset.row !== node.label) row.tr.dataset.row = node.label;
       setText(row.label, node.label);
       setText(row.expr, node.is_input ? `${node.expr} (input)` : node.expr);
@@ -98,6 +101,10 @@ export class NodeTable {
   // Row i as it is at this view.
   write(i, view, marks) {
     const row = this.rows[i];
+    if (row.shape) {
+      writeMatrices(row, i, view, marks);
+      return;
+    }
     const data = view.data[i];
     const grad = view.grad[i];
     const shouldBe = grad !== null && marks.shouldBe && marks.wrong.has(i) ? marks.shouldBe[i] : null;
@@ -134,6 +141,28 @@ export class NodeTable {
     setText(row.badge, badge);
     if (row.tr.className !== cls) row.tr.className = cls;
   }
+}
+
+// A tensor's box's row: its shape for each matrix there is (the box draws it; the whole of
+// it is the cell's tooltip), "—" until its line has run and until a push reaches it.
+function writeMatrices(row, i, view, marks) {
+  const values = view.values?.[i] ?? null;
+  const grads = view.grads?.[i] ?? null;
+  const badge = marks.current === i ? "new" : marks.visiting === i ? (marks.visitTag ?? "visiting")
+    : marks.receiving.has(i) ? "+=" : "";
+  const last = row.last;
+  if (last && last.values === values && last.grads === grads && last.badge === badge) return;
+  row.last = { values, grads, badge };
+  const [rows, columns] = row.shape;
+  for (const [cell, matrix] of [[row.data, values], [row.grad, grads]]) {
+    setText(cell, matrix ? `${rows}×${columns}` : "—");
+    cell.title = matrix ? matrixText(matrix) : "";
+    setValue(cell, matrix ? JSON.stringify(matrix) : "");
+  }
+  setText(row.badge, badge);
+  const cls = [marks.current === i ? "is-current" : "", marks.visiting === i ? "is-visiting" : "",
+    marks.receiving.has(i) ? "is-receiving" : ""].filter(Boolean).join(" ");
+  if (row.tr.className !== cls) row.tr.className = cls;
 }
 
 function setText(element, text) {

@@ -170,12 +170,15 @@ def _columns(graph: Graph, layers):
     for node in range(len(graph)):
         columns[layers[node]].append(("n", node))
     fan_in: dict[tuple, int] = {}
-    fan_out: dict[int, int] = {}
-    reach: dict[int, int] = {}  # a node → the farthest layer its long edges go to
     for edge in graph.edges:
         if layers[edge.child] - layers[edge.parent] > 1:
             key = (edge.child, layers[edge.parent])
             fan_in[key] = fan_in.get(key, 0) + 1
+    # the long edges out of each node that no bundle into a node takes: a trunk's candidates
+    fan_out: dict[int, int] = {}
+    reach: dict[int, int] = {}  # a node → the farthest layer they go to (its trunk's end)
+    for edge in graph.edges:
+        if layers[edge.child] - layers[edge.parent] > 1 and fan_in[(edge.child, layers[edge.parent])] < BUNDLE:
             fan_out[edge.parent] = fan_out.get(edge.parent, 0) + 1
             reach[edge.parent] = max(reach.get(edge.parent, 0), layers[edge.child])
     chains = {}  # edge → the items it passes through, parent first, child last

@@ -136,10 +136,11 @@ TENSOR_OPERATIONS = "@, + - * (broadcasting rows and columns), tanh relu exp log
 
 
 def _code(node, side: str) -> str:
-    """The code of one side of a binary operation (of ``x += y`` too: its target, its value)."""
-    if isinstance(node, ast.AugAssign):
-        return ast.unparse(node.target if side == "left" else node.value)
-    return ast.unparse(getattr(node, side))
+    """The code of one side of a binary operation (of ``x += y`` too: its target, its value),
+    an operation in brackets, so that a rule reads it as one thing: ``X * (a + b)``."""
+    part = (node.target if side == "left" else node.value) if isinstance(node, ast.AugAssign) else getattr(node, side)
+    code = ast.unparse(part)
+    return f"({code})" if isinstance(part, (ast.BinOp, ast.UnaryOp)) else code
 
 
 def _where(node) -> tuple[int, int]:
@@ -254,6 +255,9 @@ class Walker:
                 self.group_kinds[group] = "tensor"
                 rules = grid.line_rules(self._steps, name) if self._steps else []
                 self.tensor_lines[group] = (self.variables[name], rules)
+                # later lines' rules name it as the line that made it does (an alias, Y = X,
+                # makes no tensor: its rules say X, whose box it is)
+                self.variables[name].mirror.label = name
             return
         self._plain_statement(statement, is_last)
 
@@ -423,10 +427,7 @@ class Walker:
             return _checked_literal(node)
         if isinstance(node, ast.Name):
             if node.id in self.variables:
-                value = self.variables[node.id]
-                if isinstance(value, Grid):
-                    value.mirror.label = node.id  # its name where this line reads it (its tensor rules)
-                return value
+                return self.variables[node.id]
             if node.id in _RESERVED:
                 _fail(node, f"{node.id} is a function; call it, like {node.id}(x).")
             _fail(node, f"{node.id} is used before it has a value; assign it on an earlier line.")

@@ -508,7 +508,7 @@ def _elementwise(op: str, left, right):
                 if isinstance(other, Tensor):
                     inputs += f" ⊙ {shape_text(other.shape)}"
                 else:
-                    share = f"{names[1 - k]} · dY"  # a number times dY
+                    share = f"{names[1 - k]} × dY"  # a number times dY (· is a matrix product)
             summed, over = _summed_over(shape, side.shape)
             if summed:
                 share = (f"({share})" if " " in share else share) + f" summed over its {over}"

@@ -180,9 +180,11 @@ function unitFrame(f, index, shows, within, nodes, edges) {
     const box = nodes[push.parent]?.box;
     if (box?.kind !== "tensor") continue;
     if (push.everyLine && push.lines.length > MAX_LABEL_LINES) push.lines = [`+= ${push.lines.length} grads`];
+    // (a tensor line's visit: its rules name each tensor outside it; a node's own push keeps its rule)
     const name = box.name.split(" ", 1)[0];
     const rules = (f.rules ?? []).filter((rule) => rule.startsWith(`${name}.grad +=`));
-    push.rule = rules.length ? rules.join("; ") : `each element of ${name}: its grad += the shares of its outputs`;
+    if (!rules.length) continue;
+    push.rule = rules.join("; ");
     push.math = null;
     push.byElement = push.elements; // the details list each element's push (W[0,0]: x · dy over the rows)
   }

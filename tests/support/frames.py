@@ -35,3 +35,9 @@ def pushes(frame: dict, answer: dict) -> list[dict]:
         }
         for p in frame["pushes"]
     ]
+
+
+def is_matrix(box: dict) -> bool:
+    """A tensor's box the page draws as a matrix: one of more than one number (web/grouped.js's isMatrix)."""
+    shape = box.get("shape")
+    return bool(shape) and shape[0] * shape[1] > 1

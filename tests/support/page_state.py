@@ -17,7 +17,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from buildtools.prerender import outer_groups
 from engine.api import handle
-from tests.support.frames import changes
+from tests.support.frames import changes, is_matrix
 
 SETTLE_TIMEOUT_S = 20.0
 
@@ -170,7 +170,7 @@ def _expected_units(answer, pass_, step):
     # A closed tensor's box of more than one number shows its matrices (web/grouped.js): its
     # data rows once its line has run, its grad rows once a push reached one of its elements
     # (null for an element not reached yet).
-    matrices = {unit: boxes[unit] for unit in answer["units"] if isinstance(unit, str) and _is_matrix(boxes[unit])}
+    matrices = {unit: boxes[unit] for unit in answer["units"] if isinstance(unit, str) and is_matrix(boxes[unit])}
     cell = {
         v: (unit, i, j)
         for unit, box in matrices.items()
@@ -195,12 +195,6 @@ def _expected_units(answer, pass_, step):
     for unit, box in matrices.items():
         expected[box["name"]] = [values[unit], grads[unit]]
     return expected
-
-
-def _is_matrix(box) -> bool:
-    """A tensor's box drawn as a matrix: one of more than one number (web/grouped.js's isMatrix)."""
-    shape = box.get("shape")
-    return bool(shape) and shape[0] * shape[1] > 1
 
 
 # One evaluate: the page's URL, pass and step, and every mismatch between its nodes and

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from buildtools import prerender
 from engine import api
+from tests.support.frames import is_matrix
 
 PRESETS_DIR = Path(__file__).resolve().parents[2] / "presets"
 PRESET_IDS = sorted(path.stem for path in PRESETS_DIR.glob("*.toml"))
@@ -67,10 +68,9 @@ def expected_on_screen(preset_id: str) -> dict[str, tuple[int | float, int | flo
             # its shown output, by the label the engine's whole answer gives it
             box = boxes[unit]
             one = len(box["outputs"]) == 1
-            matrix = box.get("shape") and box["shape"][0] * box["shape"][1] > 1
             out[box["name"]] = (
                 (box["values"], box["grads"])
-                if matrix
+                if is_matrix(box)
                 else nodes[_labels(preset_id)[box["outputs"][-1]]]
                 if one
                 else None

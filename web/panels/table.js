@@ -101,13 +101,6 @@ export class NodeTable {
   // Row i as it is at this view.
   write(i, view, marks) {
     const row = this.rows[i];
-    if (row.shape) {
-      writeMatrices(row, i, view, marks);
-      return;
-    }
-    const data = view.data[i];
-    const grad = view.grad[i];
-    const shouldBe = grad !== null && marks.shouldBe && marks.wrong.has(i) ? marks.shouldBe[i] : null;
     let badge = "";
     if (marks.current === i) badge = "new";
     if (marks.visiting === i) badge = marks.visitTag ?? "visiting";
@@ -118,6 +111,13 @@ export class NodeTable {
       marks.receiving.has(i) ? "is-receiving" : "",
       marks.wrong.has(i) ? "is-wrong" : "",
     ].filter(Boolean).join(" ");
+    if (row.shape) {
+      writeMatrices(row, i, view, badge, cls);
+      return;
+    }
+    const data = view.data[i];
+    const grad = view.grad[i];
+    const shouldBe = grad !== null && marks.shouldBe && marks.wrong.has(i) ? marks.shouldBe[i] : null;
     // A step changes a few rows: the rest (hundreds, in a big program) keep theirs.
     const last = row.last;
     if (last && Object.is(last.data, data) && Object.is(last.grad, grad) && Object.is(last.shouldBe, shouldBe)
@@ -145,14 +145,12 @@ export class NodeTable {
 
 // A tensor's box's row: its shape for each matrix there is (the box draws it; the whole of
 // it is the cell's tooltip), "—" until its line has run and until a push reaches it.
-function writeMatrices(row, i, view, marks) {
+function writeMatrices(row, i, view, badge, cls) {
   const values = view.values?.[i] ?? null;
   const grads = view.grads?.[i] ?? null;
-  const badge = marks.current === i ? "new" : marks.visiting === i ? (marks.visitTag ?? "visiting")
-    : marks.receiving.has(i) ? "+=" : "";
   const last = row.last;
-  if (last && last.values === values && last.grads === grads && last.badge === badge) return;
-  row.last = { values, grads, badge };
+  if (last && last.values === values && last.grads === grads && last.badge === badge && last.cls === cls) return;
+  row.last = { values, grads, badge, cls };
   const [rows, columns] = row.shape;
   for (const [cell, matrix] of [[row.data, values], [row.grad, grads]]) {
     setText(cell, matrix ? `${rows}×${columns}` : "—");
@@ -160,8 +158,6 @@ function writeMatrices(row, i, view, marks) {
     setValue(cell, matrix ? JSON.stringify(matrix) : "");
   }
   setText(row.badge, badge);
-  const cls = [marks.current === i ? "is-current" : "", marks.visiting === i ? "is-visiting" : "",
-    marks.receiving.has(i) ? "is-receiving" : ""].filter(Boolean).join(" ");
   if (row.tr.className !== cls) row.tr.className = cls;
 }
 
